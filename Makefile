@@ -1,0 +1,63 @@
+# Everything runs from the project's own virtualenv (.venv), created on first use.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+
+.PHONY: install run demo worker beat test test-sqlite lint format schema bench check-deploy clean
+
+$(BIN)/.installed: requirements.txt requirements-dev.txt
+	@$(PY) -c 'import sys; assert sys.version_info >= (3, 11), sys.version' \
+	  || { echo "Python 3.11+ needed: make PY=/path/to/python3.11 ..."; exit 1; }
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements-dev.txt
+	touch $@
+
+install: $(BIN)/.installed
+
+# The service with demo data at http://127.0.0.1:$(PORT) (SQLite, tasks in-process).
+demo: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py seed_demo
+	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+
+run: demo
+
+# With REDIS_URL set, tasks go to Redis: run a worker and beat beside the server.
+worker: install
+	$(BIN)/celery -A config worker -l info
+
+beat: install
+	$(BIN)/celery -A config beat -l info
+
+# The whole test suite, on PostgreSQL and Redis at 127.0.0.1 unless DATABASE_URL and
+# REDIS_URL say otherwise (DATABASE_URL=sqlite:///test.sqlite3 REDIS_URL= for no servers;
+# the PostgreSQL-only concurrency tests are then skipped). CI runs exactly this.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+test: install
+	DATABASE_URL=$${DATABASE_URL-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL-$(TEST_REDIS_URL)} \
+	  $(BIN)/python -m pytest -q -n 2 --dist loadfile --create-db $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+schema: install
+	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file openapi.json
+
+bench: install
+	$(BIN)/python bench/run.py
+
+check-deploy: install
+	DJANGO_SETTINGS_MODULE=config.settings.production SECRET_KEY=$$(head -c 48 /dev/urandom | base64) \
+	  SITE_URL=https://taxi.example ALLOWED_HOSTS=taxi.example \
+	  $(BIN)/python manage.py check --deploy --fail-level WARNING
+
+clean:
+	rm -rf $(VENV) db.sqlite3 staticfiles

@@ -1,0 +1,39 @@
+"""Who is calling: the presented API key (any of the three headers) or the client IP."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpRequest
+
+# Contract 1.2: a key may come in any of these; the first one present wins.
+KEY_HEADERS = ("HTTP_X_SERVICE_AI_KEY", "HTTP_X_API_KEY")
+
+
+def presented_api_key(request: HttpRequest) -> str | None:
+    """The raw API key the caller presented, or None when it presented none."""
+    for header in KEY_HEADERS:
+        value = request.META.get(header, "").strip()
+        if value:
+            return value
+    authorization = request.META.get("HTTP_AUTHORIZATION", "")
+    scheme, _, credentials = authorization.partition(" ")
+    if scheme.lower() == "bearer" and credentials.strip():
+        return credentials.strip()
+    return None
+
+
+def client_ip(request: HttpRequest) -> str:
+    if getattr(settings, "USE_X_FORWARDED_FOR", False):
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+        if forwarded:
+            return forwarded.split(",")[0].strip()
+    return request.META.get("REMOTE_ADDR", "") or "unknown"
+
+
+def signer_slug(request: HttpRequest) -> str | None:
+    """The account slug named by an HMAC-signed request (x-partner or x-operator)."""
+    for header in ("HTTP_X_PARTNER", "HTTP_X_OPERATOR"):
+        value = request.META.get(header, "").strip()
+        if value:
+            return value
+    return None

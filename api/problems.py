@@ -1,0 +1,239 @@
+"""RFC 9457 problem details: the one place where errors become responses.
+
+Services raise :class:`Problem` (or a DRF exception); the DRF exception handler and the
+Django-level handlers below turn every error under ``/api/`` into
+``application/problem+json`` with a stable ``code`` (contract section 1.1).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse
+from rest_framework import exceptions as drf_exceptions
+from rest_framework.views import exception_handler as drf_exception_handler
+
+logger = logging.getLogger(__name__)
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+# Default title for every code the API uses; a Problem may give a more specific one.
+TITLES = {
+    "invalid_input": "Invalid input",
+    "invalid_body": "Invalid request body",
+    "pickup_in_past": "Pickup time is in the past",
+    "email_rejected": "Email address rejected",
+    "vehicle_too_small": "Vehicle too small for the party",
+    "content_rejected": "Content rejected",
+    "batch_too_large": "Batch too large",
+    "unauthenticated": "Authentication required",
+    "permission_denied": "Permission denied",
+    "email_mismatch": "Email does not match the booking",
+    "passenger_blocked": "Passenger blocked",
+    "partner_not_allowed": "Partner not allowed to book",
+    "bridge_paused": "Operator bridge paused",
+    "operator_not_approved": "Operator not approved for live intake",
+    "not_found": "Not found",
+    "booking_not_found": "Booking not found",
+    "quote_not_found": "Quote not found",
+    "job_not_found": "Job not found",
+    "offer_not_found": "Offer not found",
+    "method_not_allowed": "Method not allowed",
+    "not_acceptable": "Not acceptable",
+    "quote_already_redeemed": "Quote already redeemed",
+    "not_cancellable": "Booking cannot be cancelled",
+    "invalid_transition": "Status change not allowed",
+    "offer_closed": "Offer no longer open",
+    "idempotency_conflict": "Request with this Idempotency-Key is in progress",
+    "quote_expired": "Quote expired",
+    "payload_too_large": "Request body too large",
+    "unsupported_media_type": "Unsupported media type",
+    "address_not_found": "Address not found",
+    "outside_service_area": "Outside service area",
+    "idempotency_key_reuse": "Idempotency-Key reused with a different request",
+    "tariff_incomplete": "Tariff cannot price this journey",
+    "rate_limited": "Too many requests",
+    "email_limit": "Too many requests for this email",
+    "daily_job_limit": "Daily job limit reached",
+    "daily_bridge_limit": "Daily operator bridge limit reached",
+    "server_error": "Internal server error",
+}
+
+
+class Problem(Exception):
+    """A domain error with its HTTP status and stable code."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        detail: str = "",
+        *,
+        title: str | None = None,
+        errors: dict[str, list[str]] | None = None,
+        headers: dict[str, str] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(detail or code)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.title = title or TITLES.get(code) or HTTPStatus(status).phrase
+        self.errors = errors
+        self.headers = headers or {}
+        self.extra = extra or {}
+
+    def as_body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "type": problem_type_url(self.code),
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail or self.title,
+            "code": self.code,
+        }
+        if self.errors is not None:
+            body["errors"] = self.errors
+        body.update(self.extra)
+        return body
+
+
+class RateLimited(Problem):
+    def __init__(self, retry_after: int, code: str = "rate_limited", detail: str = "") -> None:
+        retry_after = max(1, int(retry_after))
+        super().__init__(
+            429,
+            code,
+            detail or f"Rate limit exceeded; retry in {retry_after} seconds.",
+            headers={"Retry-After": str(retry_after)},
+            extra={"retryAfter": retry_after},
+        )
+
+
+def problem_type_url(code: str) -> str:
+    return f"{settings.SITE_URL}/problems/{code.replace('_', '-')}"
+
+
+def problem_response(problem: Problem) -> HttpResponse:
+    response = HttpResponse(
+        json.dumps(problem.as_body()), status=problem.status, content_type=PROBLEM_CONTENT_TYPE
+    )
+    for name, value in problem.headers.items():
+        response[name] = value
+    return response
+
+
+def validation_problem(errors: Any, detail: str = "") -> Problem:
+    return Problem(
+        400,
+        "invalid_input",
+        detail or "The request has invalid fields; see errors.",
+        errors=_normalise_errors(errors),
+    )
+
+
+def _normalise_errors(errors: Any) -> dict[str, list[str]]:
+    """Flatten DRF's nested error structure into {field: [messages]}."""
+    flat: dict[str, list[str]] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                name = key if not prefix else f"{prefix}.{key}"
+                if key == "non_field_errors" and not prefix:
+                    name = "non_field_errors"
+                walk(name, inner)
+        elif isinstance(value, list):
+            if all(not isinstance(v, dict | list) for v in value):
+                flat.setdefault(prefix or "non_field_errors", []).extend(str(v) for v in value)
+            else:
+                for index, inner in enumerate(value):
+                    walk(f"{prefix}[{index}]" if prefix else f"[{index}]", inner)
+        else:
+            flat.setdefault(prefix or "non_field_errors", []).append(str(value))
+
+    walk("", errors)
+    return flat
+
+
+def problem_from_exception(exc: Exception) -> Problem | None:
+    """Map a DRF or Django exception to a Problem; None for anything unexpected."""
+    if isinstance(exc, Problem):
+        return exc
+    if isinstance(exc, drf_exceptions.ValidationError):
+        return validation_problem(exc.detail)
+    if isinstance(exc, drf_exceptions.ParseError):
+        return Problem(400, "invalid_body", f"The body is not valid JSON: {exc.detail}")
+    if isinstance(exc, drf_exceptions.AuthenticationFailed | drf_exceptions.NotAuthenticated):
+        return Problem(
+            401, "unauthenticated", str(exc.detail), headers={"WWW-Authenticate": "Bearer"}
+        )
+    if isinstance(exc, drf_exceptions.PermissionDenied | PermissionDenied):
+        return Problem(403, "permission_denied", str(getattr(exc, "detail", "")) or "")
+    if isinstance(exc, drf_exceptions.NotFound | Http404):
+        return Problem(404, "not_found", "No such resource.")
+    if isinstance(exc, drf_exceptions.MethodNotAllowed):
+        return Problem(405, "method_not_allowed", str(exc.detail))
+    if isinstance(exc, drf_exceptions.NotAcceptable):
+        return Problem(406, "not_acceptable", str(exc.detail))
+    if isinstance(exc, drf_exceptions.UnsupportedMediaType):
+        return Problem(415, "unsupported_media_type", str(exc.detail))
+    if isinstance(exc, drf_exceptions.Throttled):
+        return RateLimited(int(exc.wait or 60))
+    if isinstance(exc, drf_exceptions.APIException):
+        return Problem(exc.status_code, "invalid_input", str(exc.detail))
+    return None
+
+
+def problem_exception_handler(exc: Exception, context: dict) -> HttpResponse | None:
+    """DRF EXCEPTION_HANDLER: every error raised inside an API view becomes problem JSON."""
+    problem = problem_from_exception(exc)
+    if problem is None:
+        # Let DRF (or Django's 500 handler) deal with truly unexpected errors.
+        return drf_exception_handler(exc, context)
+    return problem_response(problem)
+
+
+def _is_api(request) -> bool:
+    return request.path.startswith("/api/") or request.path.startswith("/mcp")
+
+
+def handler400(request, exception=None):
+    from django.core.exceptions import RequestDataTooBig
+
+    if isinstance(exception, RequestDataTooBig) or "RequestDataTooBig" in type(exception).__name__:
+        problem = Problem(413, "payload_too_large", "The request body is too large.")
+    else:
+        problem = Problem(400, "invalid_body", "The request could not be understood.")
+    if _is_api(request):
+        return problem_response(problem)
+    return HttpResponse(problem.title, status=problem.status, content_type="text/plain")
+
+
+def handler403(request, exception=None):
+    problem = Problem(403, "permission_denied", "You may not do that.")
+    if _is_api(request):
+        return problem_response(problem)
+    from django.views.defaults import permission_denied
+
+    return permission_denied(request, exception)
+
+
+def handler404(request, exception=None):
+    if _is_api(request):
+        return problem_response(Problem(404, "not_found", f"No API resource at {request.path}."))
+    from django.views.defaults import page_not_found
+
+    return page_not_found(request, exception)
+
+
+def handler500(request):
+    if _is_api(request):
+        return problem_response(Problem(500, "server_error", "Something went wrong on our side."))
+    from django.views.defaults import server_error
+
+    return server_error(request)

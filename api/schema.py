@@ -1,0 +1,81 @@
+"""OpenAPI 3.1 description (contract section 8) and the shared problem schema."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, inline_serializer
+from rest_framework import serializers
+
+from api.problems import TITLES
+
+ProblemSerializer = inline_serializer(
+    name="Problem",
+    fields={
+        "type": serializers.URLField(),
+        "title": serializers.CharField(),
+        "status": serializers.IntegerField(),
+        "detail": serializers.CharField(),
+        "code": serializers.ChoiceField(choices=sorted(TITLES)),
+        "errors": serializers.DictField(
+            child=serializers.ListField(child=serializers.CharField()), required=False
+        ),
+        "retryAfter": serializers.IntegerField(required=False),
+    },
+)
+
+_DESCRIPTIONS = {
+    400: "Invalid input (problem JSON; `errors` names the fields).",
+    401: "Missing or invalid credentials.",
+    403: "Forbidden for this caller.",
+    404: "Not found.",
+    409: "Conflict with the current state, or the Idempotency-Key is in flight.",
+    410: "Gone.",
+    413: "Request body too large.",
+    422: "Could not be processed (unlocatable address, Idempotency-Key reuse).",
+    429: "Rate limited; see the Retry-After header.",
+}
+
+
+def problem_responses(*statuses: int, **descriptions: str) -> dict[int, OpenApiResponse]:
+    """Error responses for extend_schema(responses=...): every one is problem JSON."""
+    return {
+        status: OpenApiResponse(
+            response=ProblemSerializer,
+            description=descriptions.get(f"s{status}", _DESCRIPTIONS.get(status, "Error.")),
+        )
+        for status in statuses
+    }
+
+
+def example(name: str, value, **kwargs) -> OpenApiExample:
+    return OpenApiExample(name, value=value, **kwargs)
+
+
+def public_paths_only(endpoints, **kwargs):
+    return [e for e in endpoints if e[0].startswith("/api/public")]
+
+
+def add_servers(result, generator, request, public):
+    result["servers"] = [{"url": domain.rstrip("/")} for domain in settings.CONNECTED_DOMAINS]
+    # Problem responses are served as application/problem+json.
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            if not isinstance(operation, dict):
+                continue
+            for status, response in operation.get("responses", {}).items():
+                content = response.get("content", {})
+                if str(status)[0] in "45" and "application/json" in content:
+                    content["application/problem+json"] = content.pop("application/json")
+    components = result.setdefault("components", {}).setdefault("securitySchemes", {})
+    components.update(
+        {
+            "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "X-Service-AI-Key"},
+            "ApiKeyXHeader": {"type": "apiKey", "in": "header", "name": "x-api-key"},
+            "BearerKey": {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "API key as Bearer token",
+            },
+        }
+    )
+    return result

@@ -1,0 +1,63 @@
+"""Every error under /api/ is RFC 9457 problem JSON with a stable code (contract 1.1)."""
+
+import pytest
+from django.test import override_settings
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("api.tests.urls")]
+
+PROBE_LIMITS = {"probe": "1000/h"}
+
+
+def assert_problem(response, status: int, code: str):
+    assert response.status_code == status, response.content
+    assert response["Content-Type"] == "application/problem+json"
+    body = response.json()
+    assert body["status"] == status
+    assert body["code"] == code
+    assert body["type"] == f"https://taxi.example/problems/{code.replace('_', '-')}"
+    assert body["title"]
+    assert body["detail"]
+    return body
+
+
+def test_unknown_api_route_is_problem_404(client):
+    assert_problem(client.get("/api/public/v1/nothing-here"), 404, "not_found")
+
+
+def test_malformed_json_is_invalid_body(client):
+    with override_settings(RATELIMITS=PROBE_LIMITS):
+        response = client.post("/api/probe", data="{not json", content_type="application/json")
+    assert_problem(response, 400, "invalid_body")
+
+
+def test_wrong_method_is_problem_405(client):
+    with override_settings(RATELIMITS=PROBE_LIMITS):
+        response = client.put("/api/probe", data="{}", content_type="application/json")
+    assert_problem(response, 405, "method_not_allowed")
+
+
+def test_oversized_body_is_problem_413(client):
+    with override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=100, RATELIMITS=PROBE_LIMITS):
+        response = client.post(
+            "/api/probe", data='{"name": "' + "x" * 500 + '"}', content_type="application/json"
+        )
+    assert_problem(response, 413, "payload_too_large")
+
+
+def test_unexpected_exception_is_problem_500(client, monkeypatch):
+    from api.tests import urls
+
+    def explode(self, request):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(urls.ProbeView, "get", explode)
+    client.raise_request_exception = False
+    with override_settings(RATELIMITS=PROBE_LIMITS):
+        response = client.get("/api/probe")
+    assert_problem(response, 500, "server_error")
+
+
+def test_non_api_404_stays_html(client):
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("text/html")

@@ -1,0 +1,49 @@
+"""Rate limits per key and per IP answer 429 with Retry-After (contract 1.4)."""
+
+import pytest
+from django.test import override_settings
+
+from api.tests.test_problems import assert_problem
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("api.tests.urls")]
+
+
+@override_settings(RATELIMITS={"probe": "3/h"})
+def test_fourth_anonymous_call_in_the_hour_is_429(client):
+    for _ in range(3):
+        assert client.get("/api/probe").status_code == 200
+    response = client.get("/api/probe")
+    body = assert_problem(response, 429, "rate_limited")
+    retry_after = int(response["Retry-After"])
+    assert 0 < retry_after <= 3600
+    assert body["retryAfter"] == retry_after
+
+
+@override_settings(RATELIMITS={"probe": "2/h"})
+def test_limits_are_per_ip(client):
+    for _ in range(2):
+        client.get("/api/probe", REMOTE_ADDR="10.0.0.1")
+    assert client.get("/api/probe", REMOTE_ADDR="10.0.0.1").status_code == 429
+    assert client.get("/api/probe", REMOTE_ADDR="10.0.0.2").status_code == 200
+
+
+@override_settings(RATELIMITS={"probe": "2/h"})
+def test_keyed_calls_count_per_key_not_per_ip(client, make_account):
+    first, second = make_account("partner", name="One"), make_account("partner", name="Two")
+    for _ in range(2):
+        assert client.get("/api/probe", HTTP_X_API_KEY=first.raw_key).status_code == 200
+    assert client.get("/api/probe", HTTP_X_API_KEY=first.raw_key).status_code == 429
+    assert client.get("/api/probe", HTTP_X_API_KEY=second.raw_key).status_code == 200
+
+
+@override_settings(RATELIMITS={"probe": "2/h"})
+def test_account_limit_overrides_default(client, make_account):
+    generous = make_account("partner", name="Big", rate_limit="100/h")
+    for _ in range(5):
+        assert client.get("/api/probe", HTTP_X_API_KEY=generous.raw_key).status_code == 200
+
+
+@override_settings(RATELIMITS={"probe": "1/h"}, RATELIMIT_ENABLE=False)
+def test_limits_can_be_switched_off_for_benchmarks(client):
+    for _ in range(3):
+        assert client.get("/api/probe").status_code == 200

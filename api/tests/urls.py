@@ -1,0 +1,29 @@
+"""A probe endpoint to exercise the shared API machinery in isolation."""
+
+from django.urls import path
+from rest_framework.response import Response
+
+from api.views import PublicAPIView
+from partners.models import Account
+
+
+class ProbeView(PublicAPIView):
+    ratelimit_scope = "probe"
+
+    def get(self, request):
+        account = getattr(request, "account", None)
+        return Response({"account": account.slug if account else None})
+
+    def post(self, request):
+        # Creates one row per call so that idempotency can be counted.
+        Account.objects.create(
+            kind="agent", name=request.data["name"], slug=request.data["name"]
+        )
+        return Response({"created": request.data["name"]}, status=201)
+
+
+urlpatterns = [
+    path("api/probe", ProbeView.as_view()),
+]
+
+from api.problems import handler400, handler403, handler404, handler500  # noqa: E402, F401

@@ -1,0 +1,16 @@
+from django.urls import include, path
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
+
+from api.views import OpenAPIJsonView
+
+urlpatterns = [
+    path("openapi.json", OpenAPIJsonView.as_view(), name="openapi"),
+    path("v1/openapi.json", OpenAPIJsonView.as_view(), name="openapi-v1"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="api-docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="openapi"), name="api-redoc"),
+    path("", include("pricing.api.urls")),
+    path("", include("bookings.api.urls")),
+    path("", include("partners.api.urls")),
+    path("", include("drivers.api.urls")),
+    path("", include("dispatch.api.urls")),
+]

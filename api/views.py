@@ -1,0 +1,38 @@
+"""The base of every public API view, and the schema and docs views."""
+
+from __future__ import annotations
+
+from drf_spectacular.views import SpectacularAPIView
+from rest_framework.renderers import JSONRenderer
+from rest_framework.views import APIView
+
+from api.ratelimits import ratelimit_enforce
+from partners.authentication import PUBLIC_AUTHENTICATION
+
+
+class PublicAPIView(APIView):
+    """Anonymous or keyed (contract 1.2); rate limited per key or IP under ``ratelimit_scope``."""
+
+    authentication_classes = PUBLIC_AUTHENTICATION
+    permission_classes: list = []
+    ratelimit_scope: str | None = None
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        # Authentication is lazy in DRF; touch it so a bad key is 401 before anything else.
+        request.auth  # noqa: B018
+        if self.ratelimit_scope:
+            ratelimit_enforce(request, self.ratelimit_scope)
+
+
+class OpenAPIJsonView(SpectacularAPIView):
+    """GET /api/public/openapi.json and /api/public/v1/openapi.json."""
+
+    renderer_classes = [JSONRenderer]
+    authentication_classes: list = []
+    permission_classes: list = []
+
+    def get(self, request, *args, **kwargs):
+        response = super().get(request, *args, **kwargs)
+        response["Content-Type"] = "application/json"
+        return response

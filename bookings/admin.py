@@ -1,0 +1,152 @@
+"""Back office for the shared dispatch table."""
+
+from __future__ import annotations
+
+import csv
+
+from django.contrib import admin, messages
+from django.http import HttpResponse
+from django.utils import timezone
+
+from bookings.models import Booking, BookingEvent, EmailConfirmation, Passenger, PaymentRecord
+from bookings.services import passenger_block
+
+
+class BookingEventInline(admin.TabularInline):
+    model = BookingEvent
+    extra = 0
+    can_delete = False
+    fields = ("sequence", "type", "from_status", "to_status", "actor", "created_at", "detail")
+    readonly_fields = fields
+    ordering = ("sequence",)
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class PaymentRecordInline(admin.TabularInline):
+    model = PaymentRecord
+    extra = 0
+    can_delete = False
+    fields = ("occurred_at", "kind", "amount", "method", "reference", "processor_fee", "driver")
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+# The booking record a UK private hire operator must keep (Local Government (Miscellaneous
+# Provisions) Act 1976 s56 and licensing conditions): who, when booked, when and where
+# from and to, the fare quoted, the driver and licence, the vehicle, any subcontractor.
+STATUTORY_COLUMNS = [
+    ("Reference", lambda b: b.reference),
+    ("Passenger name", lambda b: b.passenger_name),
+    ("Passenger phone", lambda b: b.passenger_phone),
+    ("Time booked (UTC)", lambda b: b.created_at.isoformat()),
+    ("Pickup time (UTC)", lambda b: b.pickup_time.isoformat()),
+    ("Pickup", lambda b: b.pickup),
+    ("Destination", lambda b: b.dropoff),
+    ("Fare quoted (GBP)", lambda b: f"{b.fare}"),
+    ("Driver", lambda b: b.driver.name if b.driver else ""),
+    ("Driver licence", lambda b: b.driver.licence_number if b.driver else ""),
+    ("Licensing authority", lambda b: b.driver.licensing_authority if b.driver else ""),
+    ("Vehicle registration", lambda b: b.vehicle.registration if b.vehicle else ""),
+    ("Subcontracted to", lambda b: b.subcontracted_to.name if b.subcontracted_to else ""),
+    ("Source", lambda b: b.source),
+    ("Status", lambda b: b.status),
+]
+
+
+@admin.register(Booking)
+class BookingAdmin(admin.ModelAdmin):
+    list_display = (
+        "reference",
+        "status",
+        "source",
+        "pickup_time",
+        "pickup",
+        "dropoff",
+        "fare",
+        "passenger_name",
+        "driver",
+        "created_at",
+    )
+    list_filter = (
+        "status",
+        "source",
+        "dispatch_queue",
+        "vehicle_type",
+        ("pickup_time", admin.DateFieldListFilter),
+        ("created_at", admin.DateFieldListFilter),
+    )
+    search_fields = ("reference", "passenger_email", "passenger_phone", "passenger_name", "job_ref")
+    date_hierarchy = "pickup_time"
+    list_select_related = ("driver",)
+    raw_id_fields = ("quote", "passenger", "driver", "vehicle", "account", "subcontracted_to")
+    readonly_fields = (
+        "reference",
+        "sequence",
+        "quote",
+        "fare",
+        "applied_rules",
+        "tariff_source",
+        "created_at",
+        "updated_at",
+    )
+    inlines = [BookingEventInline, PaymentRecordInline]
+    actions = ["export_statutory_record", "block_passenger"]
+
+    @admin.action(description="Export the statutory booking record (CSV)")
+    def export_statutory_record(self, request, queryset):
+        response = HttpResponse(content_type="text/csv")
+        stamp = timezone.now().strftime("%Y%m%d-%H%M")
+        response["Content-Disposition"] = f'attachment; filename="booking-record-{stamp}.csv"'
+        writer = csv.writer(response)
+        writer.writerow([title for title, _ in STATUTORY_COLUMNS])
+        for booking in queryset.select_related("driver", "vehicle", "subcontracted_to"):
+            writer.writerow([value(booking) for _, value in STATUTORY_COLUMNS])
+        return response
+
+    @admin.action(description="Block the passengers of the selected bookings")
+    def block_passenger(self, request, queryset):
+        emails = {b.passenger_email for b in queryset if b.passenger_email}
+        for email in emails:
+            passenger_block(email=email, reason=f"blocked by {request.user} from booking admin")
+        self.message_user(request, f"Blocked {len(emails)} passenger(s).", messages.SUCCESS)
+
+
+@admin.register(Passenger)
+class PassengerAdmin(admin.ModelAdmin):
+    list_display = ("email", "name", "phone", "email_verified_at", "blocked", "created_at")
+    list_filter = ("blocked", ("email_verified_at", admin.EmptyFieldListFilter))
+    search_fields = ("email", "phone", "name")
+    actions = ["block", "unblock"]
+
+    @admin.action(description="Block from booking")
+    def block(self, request, queryset):
+        queryset.update(blocked=True)
+
+    @admin.action(description="Unblock")
+    def unblock(self, request, queryset):
+        queryset.update(blocked=False, blocked_reason="")
+
+
+@admin.register(PaymentRecord)
+class PaymentRecordAdmin(admin.ModelAdmin):
+    list_display = ("booking", "kind", "amount", "method", "processor_fee", "occurred_at")
+    list_filter = ("kind", "method")
+    search_fields = ("booking__reference", "reference")
+    raw_id_fields = ("booking", "driver")
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(EmailConfirmation)
+class EmailConfirmationAdmin(admin.ModelAdmin):
+    list_display = ("passenger", "created_at", "used_at")
+    search_fields = ("passenger__email",)
+    readonly_fields = ("passenger", "token", "booking", "created_at", "used_at")

@@ -1,0 +1,35 @@
+"""Reads of bookings for the public endpoints."""
+
+from __future__ import annotations
+
+from api.problems import Problem
+from bookings.models import Booking
+
+
+def booking_get_for_passenger(*, reference: str, email: str) -> Booking:
+    """The booking with this reference if ``email`` matches its passenger (case-insensitive).
+
+    404 ``booking_not_found`` for an unknown reference; 403 ``email_mismatch`` otherwise.
+    """
+    booking = (
+        Booking.objects.select_related("driver", "vehicle")
+        .prefetch_related("payment_records")
+        .filter(reference=reference.upper())
+        .first()
+    )
+    if booking is None:
+        raise Problem(404, "booking_not_found", f"No booking with reference {reference}.")
+    if not booking.passenger_email or booking.passenger_email.lower() != email.strip().lower():
+        raise Problem(403, "email_mismatch", "The email does not match this booking.")
+    return booking
+
+
+def booking_get_by_reference(reference: str) -> Booking:
+    booking = (
+        Booking.objects.select_related("driver", "vehicle")
+        .filter(reference=reference.upper())
+        .first()
+    )
+    if booking is None:
+        raise Problem(404, "booking_not_found", f"No booking with reference {reference}.")
+    return booking

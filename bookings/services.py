@@ -1,0 +1,436 @@
+"""The booking engine. Every entry point (website, public API, agents, partner, operator
+and supplier intake) creates and changes bookings through these functions only.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.urls import reverse
+from django.utils import timezone
+
+from api.problems import Problem
+from bookings import events
+from bookings.models import (
+    Booking,
+    BookingSource,
+    BookingStatus,
+    EmailConfirmation,
+    Passenger,
+    PaymentMethod,
+    PaymentRecord,
+)
+from bookings.passengers import email_assess
+from bookings.references import reference_generate
+from bookings.transitions import CANCELLABLE, TERMINAL, statuses_that_may_become
+
+logger = logging.getLogger(__name__)
+
+# The union of the seed's payment enums (2.5, 2.6, 2.7), stored normalised (contract 3).
+PAYMENT_METHOD_ALIASES = {
+    "cash_to_driver": PaymentMethod.CASH,
+    "cash": PaymentMethod.CASH,
+    "card_to_driver": PaymentMethod.CARD,
+    "card": PaymentMethod.CARD,
+    "account": PaymentMethod.ACCOUNT,
+    "pay_driver": PaymentMethod.DIRECT,
+    "direct_to_driver": PaymentMethod.DIRECT,
+    "bank_transfer": PaymentMethod.BANK_TRANSFER,
+}
+
+STATUS_EVENT_TYPES = {
+    BookingStatus.CANCELLED: events.CANCELLED,
+    BookingStatus.COMPLETED: events.COMPLETED,
+}
+
+
+@dataclass
+class PassengerDetails:
+    name: str = ""
+    email: str = ""
+    phone: str = ""  # already E.164
+
+
+@dataclass
+class BookingDraft:
+    """Everything a new booking needs besides its price."""
+
+    source: str
+    pickup_time: datetime
+    passenger: PassengerDetails
+    payment_method: str = PaymentMethod.CASH
+    account: Any = None
+    job_ref: str = ""
+    agent: str = ""
+    flight_number: str = ""
+    notes: str = ""
+    dispatch_queue: str = "network"
+    extra: dict = field(default_factory=dict)
+
+
+def booking_status_url(booking: Booking) -> str:
+    return settings.SITE_URL + reverse("booking-status-page", args=[booking.reference])
+
+
+def booking_pay_driver_url(booking: Booking) -> str:
+    return settings.SITE_URL + reverse("booking-pay-driver-page", args=[booking.reference])
+
+
+def _priced_fields(priced) -> dict[str, Any]:
+    return {
+        "pickup": priced.pickup.label[:300] if hasattr(priced, "pickup") else "",
+        "dropoff": priced.dropoff.label[:300] if hasattr(priced, "dropoff") else "",
+        "pickup_lat": priced.pickup.lat,
+        "pickup_lng": priced.pickup.lng,
+        "dropoff_lat": priced.dropoff.lat,
+        "dropoff_lng": priced.dropoff.lng,
+        "passengers": priced.passengers,
+        "vehicle_type": priced.vehicle_type,
+        "wheelchair_access": priced.vehicle_type == "wav",
+        "fare": priced.fare,
+        "currency": priced.currency,
+        "distance_miles": priced.distance_miles,
+        "duration_minutes": priced.duration_minutes,
+        "applied_rules": priced.applied_rules,
+        "tariff_source": priced.tariff_source,
+    }
+
+
+def _quote_fields(quote) -> dict[str, Any]:
+    return {
+        "pickup": quote.pickup[:300],
+        "dropoff": quote.dropoff[:300],
+        "pickup_lat": quote.pickup_lat,
+        "pickup_lng": quote.pickup_lng,
+        "dropoff_lat": quote.dropoff_lat,
+        "dropoff_lng": quote.dropoff_lng,
+        "passengers": quote.passengers,
+        "vehicle_type": quote.vehicle_type,
+        "wheelchair_access": quote.vehicle_type == "wav",
+        "meet_and_greet": quote.meet_and_greet,
+        "fare": quote.fare,
+        "currency": quote.currency,
+        "distance_miles": quote.distance_miles,
+        "duration_minutes": quote.duration_minutes,
+        "applied_rules": quote.applied_rules,
+        "tariff_source": quote.tariff_source,
+    }
+
+
+def passenger_get_or_create(*, email: str, name: str = "", phone: str = "") -> Passenger | None:
+    if not email:
+        return None
+    passenger, _ = Passenger.objects.get_or_create(
+        email=email.lower(), defaults={"name": name[:200], "phone": phone}
+    )
+    return passenger
+
+
+def _insert_booking(*, draft: BookingDraft, journey: dict[str, Any], quote=None) -> Booking:
+    """INSERT one booking with a fresh reference; retried on the (rare) reference clash."""
+    passenger = passenger_get_or_create(
+        email=draft.passenger.email, name=draft.passenger.name, phone=draft.passenger.phone
+    )
+    for _ in range(5):
+        booking = Booking(
+            reference=reference_generate(),
+            source=draft.source,
+            account=draft.account,
+            job_ref=draft.job_ref,
+            quote=quote,
+            agent=draft.agent[:100],
+            dispatch_queue=draft.dispatch_queue,
+            passenger=passenger,
+            passenger_name=draft.passenger.name[:200],
+            passenger_email=draft.passenger.email.lower(),
+            passenger_phone=draft.passenger.phone,
+            pickup_time=draft.pickup_time,
+            flight_number=draft.flight_number[:20],
+            notes=draft.notes,
+            payment_method=draft.payment_method,
+            **journey,
+        )
+        try:
+            with transaction.atomic():
+                booking.save(force_insert=True)
+        except IntegrityError as exc:
+            if (
+                "reference" in str(exc).lower()
+                and Booking.objects.filter(reference=booking.reference).exists()
+            ):
+                continue
+            raise
+        events.booking_event_record(
+            booking=booking,
+            type=events.CREATED,
+            actor=_actor(draft),
+            to_status=booking.status,
+            detail={"source": draft.source},
+        )
+        return booking
+    raise Problem(503, "server_error", "Could not allocate a booking reference; retry.")
+
+
+def _actor(draft: BookingDraft) -> str:
+    if draft.account is not None:
+        return f"account:{draft.account.slug}"
+    if draft.agent:
+        return f"agent:{draft.agent}"
+    return f"{draft.source}:passenger"
+
+
+@transaction.atomic
+def booking_create(*, draft: BookingDraft, priced) -> Booking:
+    """Create a live booking from a journey priced on the spot (instant and v1 forms).
+
+    Guarantees: one row, one ``booking.created`` event, dispatch starts after commit.
+    """
+    return _insert_booking(draft=draft, journey=_priced_fields(priced))
+
+
+def booking_redeem_quote(*, quote, draft: BookingDraft) -> tuple[Booking, bool]:
+    """Redeem ``quote`` once into a booking; returns (booking, created).
+
+    A quote is redeemable once (seed 2.4), enforced by the unique one-to-one from booking
+    to quote: concurrent redemptions race on that constraint, exactly one INSERT wins.
+    A retry with the same passenger phone and email gets the same booking back; anyone
+    else gets 409 ``quote_already_redeemed`` (contract 2.3).
+    """
+    if getattr(quote, "booking", None) is None:
+        try:
+            with transaction.atomic():
+                booking = _insert_booking(draft=draft, journey=_quote_fields(quote), quote=quote)
+                type(quote).objects.filter(pk=quote.pk).update(redeemed_at=timezone.now())
+            return booking, True
+        except IntegrityError:
+            pass  # lost the race: the winner's booking now exists
+    booking = Booking.objects.get(quote_id=quote.pk)
+    same_passenger = (
+        booking.passenger_phone == draft.passenger.phone
+        and booking.passenger_email.lower() == draft.passenger.email.lower()
+    )
+    if not same_passenger:
+        raise Problem(
+            409,
+            "quote_already_redeemed",
+            f"Quote {quote.pk} has already been redeemed by another booking.",
+        )
+    return booking, False
+
+
+def booking_status_change(
+    *,
+    booking: Booking,
+    to_status: str,
+    actor: str,
+    detail: dict | None = None,
+    **changes: Any,
+) -> Booking:
+    """Move a booking along the state machine (contract 3.1).
+
+    The UPDATE is guarded by the current status, so two concurrent changes cannot both
+    apply (no lost update): the loser gets 409 ``invalid_transition``. ``changes`` are
+    extra columns written in the same UPDATE (driver, vehicle, ...).
+    """
+    with transaction.atomic():
+        allowed_from = statuses_that_may_become(to_status)
+        updated = Booking.objects.filter(pk=booking.pk, status__in=allowed_from).update(
+            status=to_status, sequence=F("sequence") + 1, updated_at=timezone.now(), **changes
+        )
+        if not updated:
+            current = Booking.objects.filter(pk=booking.pk).values_list("status", flat=True).first()
+            raise Problem(
+                409,
+                "invalid_transition",
+                f"Booking {booking.reference} cannot go from {current} to {to_status}.",
+            )
+        from_status = booking.status
+        booking.refresh_from_db()
+        events.booking_event_record(
+            booking=booking,
+            type=STATUS_EVENT_TYPES.get(to_status, events.STATUS_CHANGED),
+            actor=actor,
+            from_status=from_status,
+            to_status=to_status,
+            detail=detail,
+        )
+    return booking
+
+
+def booking_cancel(*, booking: Booking, actor: str, reason: str = "") -> Booking:
+    """Cancel before ``on_board`` (contract 3.3); cancelling twice is a no-op."""
+    if booking.status == BookingStatus.CANCELLED:
+        return booking
+    if booking.status not in CANCELLABLE:
+        raise Problem(
+            409,
+            "not_cancellable",
+            f"Booking {booking.reference} is {booking.status} and can no longer be cancelled.",
+        )
+    try:
+        return booking_status_change(
+            booking=booking,
+            to_status=BookingStatus.CANCELLED,
+            actor=actor,
+            detail={"reason": reason[:500]} if reason else None,
+            cancel_reason=reason[:500],
+        )
+    except Problem:
+        booking.refresh_from_db()
+        if booking.status == BookingStatus.CANCELLED:
+            return booking
+        raise
+
+
+def booking_amend(*, booking: Booking, actor: str, changes: dict[str, Any]) -> Booking:
+    """Change journey details of a booking that has not finished; records booking.amended."""
+    if booking.status in TERMINAL:
+        raise Problem(409, "not_cancellable", f"Booking {booking.reference} is {booking.status}.")
+    with transaction.atomic():
+        Booking.objects.filter(pk=booking.pk).update(
+            sequence=F("sequence") + 1, updated_at=timezone.now(), **changes
+        )
+        booking.refresh_from_db()
+        events.booking_event_record(
+            booking=booking,
+            type=events.AMENDED,
+            actor=actor,
+            from_status=booking.status,
+            to_status=booking.status,
+            detail={"fields": sorted(changes)},
+        )
+    return booking
+
+
+def payment_record_append(
+    *,
+    booking: Booking,
+    amount: Decimal,
+    method: str,
+    kind: str = PaymentRecord.Kind.PAYMENT,
+    reference: str = "",
+    processor_fee: Decimal = Decimal("0.00"),
+    driver=None,
+    occurred_at: datetime | None = None,
+) -> PaymentRecord:
+    """Append a settlement event to the booking's immutable payment record (seed 6.3)."""
+    return PaymentRecord.objects.create(
+        booking=booking,
+        kind=kind,
+        amount=amount,
+        method=method[:20],
+        reference=reference[:100],
+        processor_fee=processor_fee,
+        driver=driver or booking.driver,
+        occurred_at=occurred_at or timezone.now(),
+    )
+
+
+def payment_state(records: list[PaymentRecord], fare: Decimal) -> str:
+    """unpaid, part_paid, paid or refunded, derived from the records (contract 3.2)."""
+    paid = sum((r.amount for r in records if r.kind == PaymentRecord.Kind.PAYMENT), Decimal(0))
+    refunded = sum((r.amount for r in records if r.kind == PaymentRecord.Kind.REFUND), Decimal(0))
+    if refunded > 0 and refunded >= paid:
+        return "refunded"
+    net = paid - refunded
+    if net <= 0:
+        return "unpaid"
+    return "paid" if net >= fare else "part_paid"
+
+
+# --- passenger email verification (contract 3.4) --------------------------------------
+
+
+def email_confirmation_send(*, passenger: Passenger, booking: Booking | None = None) -> str:
+    """Email a one-time confirmation link; returns the link."""
+    token = secrets.token_urlsafe(32)
+    EmailConfirmation.objects.create(passenger=passenger, token=token, booking=booking)
+    link = settings.SITE_URL + reverse("passenger-confirm-email", args=[token])
+    subject = "Confirm your email"
+    lines = [f"Please confirm your email address: {link}"]
+    if booking is not None:
+        subject = f"Your taxi booking {booking.reference}"
+        lines = [
+            f"Booking {booking.reference}: {booking.pickup} to {booking.dropoff}",
+            f"Pickup: {timezone.localtime(booking.pickup_time):%a %d %b %Y %H:%M}",
+            f"Fare: {booking.fare} {booking.currency}, paid to your driver directly.",
+            f"Track it: {booking_status_url(booking)}",
+            f"Confirm your email: {link}",
+        ]
+    transaction.on_commit(
+        lambda: send_mail(subject, "\n".join(lines), None, [passenger.email], fail_silently=True)
+    )
+    return link
+
+
+def email_confirmation_redeem(*, token: str) -> Passenger | None:
+    """Mark the passenger's email verified; a link works once."""
+    with transaction.atomic():
+        confirmation = (
+            EmailConfirmation.objects.select_for_update()
+            .select_related("passenger")
+            .filter(token=token, used_at__isnull=True)
+            .first()
+        )
+        if confirmation is None:
+            return None
+        now = timezone.now()
+        if confirmation.created_at < now - timedelta(days=7):
+            return None
+        confirmation.used_at = now
+        confirmation.save(update_fields=["used_at"])
+        passenger = confirmation.passenger
+        if passenger.email_verified_at is None:
+            passenger.email_verified_at = now
+            passenger.save(update_fields=["email_verified_at"])
+        return passenger
+
+
+def passenger_verify(*, email: str) -> dict[str, Any]:
+    """Judge an email; send a confirmation link when acceptable and not yet verified."""
+    verdict = email_assess(email)
+    result = {
+        "email": verdict.email,
+        "valid": verdict.valid,
+        "disposable": verdict.disposable,
+        "role": verdict.role,
+        "verified": False,
+        "verificationSent": False,
+    }
+    if not verdict.acceptable:
+        return result
+    with transaction.atomic():
+        passenger = passenger_get_or_create(email=verdict.email)
+        result["verified"] = passenger.email_verified_at is not None
+        if not result["verified"] and not passenger.blocked:
+            email_confirmation_send(passenger=passenger)
+            result["verificationSent"] = True
+    return result
+
+
+def passenger_block(*, email: str, reason: str = "") -> Passenger:
+    passenger = passenger_get_or_create(email=email)
+    passenger.blocked = True
+    passenger.blocked_reason = reason[:200]
+    passenger.save(update_fields=["blocked", "blocked_reason"])
+    return passenger
+
+
+__all__ = [
+    "BookingDraft",
+    "BookingSource",
+    "PassengerDetails",
+    "booking_cancel",
+    "booking_create",
+    "booking_redeem_quote",
+    "booking_status_change",
+]

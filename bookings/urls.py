@@ -1,0 +1,18 @@
+from django.urls import path
+
+from bookings import views
+
+urlpatterns = [
+    path("book/", views.book_page, name="book-page"),
+    path("booking/<str:reference>/", views.booking_status_page, name="booking-status-page"),
+    path(
+        "booking/<str:reference>/pay/",
+        views.booking_pay_driver_page,
+        name="booking-pay-driver-page",
+    ),
+    path(
+        "passenger/confirm/<str:token>/",
+        views.passenger_confirm_email,
+        name="passenger-confirm-email",
+    ),
+]

@@ -1,0 +1,35 @@
+"""Test settings: PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set (CI sets both)."""
+
+import os
+
+from .base import *  # noqa: F403
+from .base import CACHES, REDIS_URL, env
+
+DEBUG = False
+SITE_URL = "https://taxi.example"
+CONNECTED_DOMAINS = ["https://taxi.example", "https://book.example"]
+ALLOWED_HOSTS = ["testserver", "taxi.example", "book.example", "127.0.0.1", "localhost"]
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_BROKER_URL = "memory://"
+WEBHOOK_ALLOW_PRIVATE_NETWORKS = True
+NOTIFICATION_BACKEND = "console"
+RATELIMIT_ENABLE = True
+
+if REDIS_URL:
+    # Each xdist worker gets its own Redis database so that flushing between tests
+    # never touches another worker's counters.
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or "0"
+    base_url = REDIS_URL.rsplit("/", 1)[0] if REDIS_URL.count("/") > 2 else REDIS_URL
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"{base_url}/{1 + int(worker) % 14}",
+            "KEY_PREFIX": "test",
+        }
+    }
+else:
+    CACHES = CACHES
+
+DATABASE_ENGINE_IS_POSTGRES = env("DATABASE_URL", default="").startswith("postgres")

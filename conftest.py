@@ -1,0 +1,43 @@
+"""Fixtures shared by every app's tests."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from rest_framework.test import APIClient
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    # Rate-limit counters live in the cache; every test starts from zero.
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def api_client() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def make_account(db):
+    from partners.services import account_create
+
+    def make(kind: str = "partner", name: str | None = None, **kwargs):
+        name = name or f"Test {kind}"
+        account, raw_key = account_create(kind=kind, name=name, **kwargs)
+        account.raw_key = raw_key
+        return account
+
+    return make
+
+
+def pytest_collection_modifyitems(config, items):
+    skip_pg = pytest.mark.skip(reason="needs PostgreSQL (set DATABASE_URL=postgres://...)")
+    for item in items:
+        if "postgres" in item.keywords and connection.vendor != "postgresql":
+            item.add_marker(skip_pg)
+        if "slow" in item.keywords and not config.getoption("-m"):
+            item.add_marker(pytest.mark.skip(reason="slow load test: run from the benchmarks"))
