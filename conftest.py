@@ -41,3 +41,11 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_pg)
         if "slow" in item.keywords and not config.getoption("-m"):
             item.add_marker(pytest.mark.skip(reason="slow load test: run from the benchmarks"))
+
+
+@pytest.fixture
+def tariffs(db):
+    """The council tariffs shipped with the project, loaded as seed_demo loads them."""
+    from pricing.loaders import tariffs_load
+
+    tariffs_load()

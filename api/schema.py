@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
@@ -79,3 +80,38 @@ def add_servers(result, generator, request, public):
         }
     )
     return result
+
+
+class AccountKeyScheme(OpenApiAuthenticationExtension):
+    """API key in X-Service-AI-Key, x-api-key or Authorization: Bearer (seed section 5)."""
+
+    target_class = "partners.authentication.AccountKeyAuthentication"
+    name = ["ApiKeyHeader", "ApiKeyXHeader", "BearerKey"]
+    priority = 1
+
+    def get_security_definition(self, auto_schema):
+        return [
+            {"type": "apiKey", "in": "header", "name": "X-Service-AI-Key"},
+            {"type": "apiKey", "in": "header", "name": "x-api-key"},
+            {"type": "http", "scheme": "bearer", "description": "The API key as a Bearer token."},
+        ]
+
+
+class HmacScheme(OpenApiAuthenticationExtension):
+    """Raw body signed with HMAC SHA-256: x-partner / x-operator + x-signature (+ x-timestamp)."""
+
+    target_class = "partners.authentication.HmacSignatureAuthentication"
+    name = "HmacSignature"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "x-signature",
+            "description": (
+                "Hex HMAC-SHA256 of the raw request body (optionally `sha256=`-prefixed) with the "
+                "account's signing secret; `x-partner` or `x-operator` names the account. With "
+                "`x-timestamp` (Unix seconds) the signature covers `{timestamp}.{body}` and must "
+                "be within 300 s of now."
+            ),
+        }

@@ -1,11 +1,11 @@
 from django.urls import include, path
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
-from api.views import OpenAPIJsonView
+from api.views import OpenAPIJsonV1View, OpenAPIJsonView
 
 urlpatterns = [
     path("openapi.json", OpenAPIJsonView.as_view(), name="openapi"),
-    path("v1/openapi.json", OpenAPIJsonView.as_view(), name="openapi-v1"),
+    path("v1/openapi.json", OpenAPIJsonV1View.as_view(), name="openapi-v1"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="openapi"), name="api-redoc"),
     path("", include("pricing.api.urls")),

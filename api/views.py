@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
@@ -25,6 +27,12 @@ class PublicAPIView(APIView):
             ratelimit_enforce(request, self.ratelimit_scope)
 
 
+@extend_schema(
+    operation_id="openapi_description",
+    summary="This OpenAPI 3.1 description",
+    responses={200: OpenApiTypes.OBJECT},
+    tags=["service"],
+)
 class OpenAPIJsonView(SpectacularAPIView):
     """GET /api/public/openapi.json and /api/public/v1/openapi.json."""
 
@@ -36,3 +44,10 @@ class OpenAPIJsonView(SpectacularAPIView):
         response = super().get(request, *args, **kwargs)
         response["Content-Type"] = "application/json"
         return response
+
+
+@extend_schema(
+    operation_id="openapi_description_v1", responses={200: OpenApiTypes.OBJECT}, tags=["service"]
+)
+class OpenAPIJsonV1View(OpenAPIJsonView):
+    pass

@@ -73,6 +73,8 @@ def phone_to_e164(raw: str, region: str = "GB") -> str | None:
         number = phonenumbers.parse(raw, region)
     except phonenumbers.NumberParseException:
         return None
-    if not phonenumbers.is_valid_number(number):
+    # "Possible" rather than "valid": Ofcom's drama ranges (07700 900xxx) and newly issued
+    # ranges must not be refused; the contract's line is "unparseable is 400".
+    if not phonenumbers.is_possible_number(number):
         return None
     return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)

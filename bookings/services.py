@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -74,7 +74,10 @@ class BookingDraft:
     flight_number: str = ""
     notes: str = ""
     dispatch_queue: str = "network"
-    extra: dict = field(default_factory=dict)
+    # The addresses as the caller wrote them; the geocoder's labels are used when blank.
+    pickup: str = ""
+    dropoff: str = ""
+    meet_and_greet: bool = False
 
 
 def booking_status_url(booking: Booking) -> str:
@@ -85,10 +88,11 @@ def booking_pay_driver_url(booking: Booking) -> str:
     return settings.SITE_URL + reverse("booking-pay-driver-page", args=[booking.reference])
 
 
-def _priced_fields(priced) -> dict[str, Any]:
+def _priced_fields(priced, draft: BookingDraft) -> dict[str, Any]:
     return {
-        "pickup": priced.pickup.label[:300] if hasattr(priced, "pickup") else "",
-        "dropoff": priced.dropoff.label[:300] if hasattr(priced, "dropoff") else "",
+        "pickup": (draft.pickup or priced.pickup.label)[:300],
+        "dropoff": (draft.dropoff or priced.dropoff.label)[:300],
+        "meet_and_greet": draft.meet_and_greet,
         "pickup_lat": priced.pickup.lat,
         "pickup_lng": priced.pickup.lng,
         "dropoff_lat": priced.dropoff.lat,
@@ -194,7 +198,7 @@ def booking_create(*, draft: BookingDraft, priced) -> Booking:
 
     Guarantees: one row, one ``booking.created`` event, dispatch starts after commit.
     """
-    return _insert_booking(draft=draft, journey=_priced_fields(priced))
+    return _insert_booking(draft=draft, journey=_priced_fields(priced, draft))
 
 
 def booking_redeem_quote(*, quote, draft: BookingDraft) -> tuple[Booking, bool]:

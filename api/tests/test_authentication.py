@@ -40,7 +40,9 @@ def test_anonymous_call_is_allowed(client):
     assert client.get("/api/probe").json() == {"account": None}
 
 
-@pytest.mark.parametrize("header", ["HTTP_X_SERVICE_AI_KEY", "HTTP_X_API_KEY", "HTTP_AUTHORIZATION"])
+@pytest.mark.parametrize(
+    "header", ["HTTP_X_SERVICE_AI_KEY", "HTTP_X_API_KEY", "HTTP_AUTHORIZATION"]
+)
 def test_unknown_key_is_401_not_anonymous(client, make_account, header):
     account = make_account("partner")
     wrong = account.raw_key[:-2] + ("AA" if not account.raw_key.endswith("AA") else "BB")
@@ -72,8 +74,11 @@ def test_hmac_signed_body_authenticates(client, make_account):
     account = make_account("partner", name="Signer")
     body = json.dumps({"name": "hmac-made"}).encode()
     response = client.post(
-        "/api/probe", data=body, content_type="application/json",
-        HTTP_X_PARTNER=account.slug, HTTP_X_SIGNATURE=_sign(account.signing_secret, body),
+        "/api/probe",
+        data=body,
+        content_type="application/json",
+        HTTP_X_PARTNER=account.slug,
+        HTTP_X_SIGNATURE=_sign(account.signing_secret, body),
     )
     assert response.status_code == 201
 
@@ -83,8 +88,12 @@ def test_hmac_with_sha256_prefix_and_timestamp(client, make_account):
     body = b'{"name": "timed-made"}'
     now = str(int(time.time()))
     response = client.post(
-        "/api/probe", data=body, content_type="application/json", HTTP_X_OPERATOR=account.slug,
-        HTTP_X_TIMESTAMP=now, HTTP_X_SIGNATURE="sha256=" + _sign(account.signing_secret, body, now),
+        "/api/probe",
+        data=body,
+        content_type="application/json",
+        HTTP_X_OPERATOR=account.slug,
+        HTTP_X_TIMESTAMP=now,
+        HTTP_X_SIGNATURE="sha256=" + _sign(account.signing_secret, body, now),
     )
     assert response.status_code == 201
 
@@ -94,8 +103,12 @@ def test_hmac_stale_timestamp_is_401(client, make_account):
     body = b'{"name": "stale"}'
     old = str(int(time.time()) - 301)
     response = client.post(
-        "/api/probe", data=body, content_type="application/json", HTTP_X_PARTNER=account.slug,
-        HTTP_X_TIMESTAMP=old, HTTP_X_SIGNATURE=_sign(account.signing_secret, body, old),
+        "/api/probe",
+        data=body,
+        content_type="application/json",
+        HTTP_X_PARTNER=account.slug,
+        HTTP_X_TIMESTAMP=old,
+        HTTP_X_SIGNATURE=_sign(account.signing_secret, body, old),
     )
     assert_problem(response, 401, "unauthenticated")
 
@@ -104,8 +117,11 @@ def test_hmac_of_another_body_is_401(client, make_account):
     account = make_account("partner", name="Tamper")
     signature = _sign(account.signing_secret, b'{"name": "original"}')
     response = client.post(
-        "/api/probe", data=b'{"name": "tampered"}', content_type="application/json",
-        HTTP_X_PARTNER=account.slug, HTTP_X_SIGNATURE=signature,
+        "/api/probe",
+        data=b'{"name": "tampered"}',
+        content_type="application/json",
+        HTTP_X_PARTNER=account.slug,
+        HTTP_X_SIGNATURE=signature,
     )
     assert_problem(response, 401, "unauthenticated")
     assert not account.__class__.objects.filter(slug="tampered").exists()
@@ -113,7 +129,10 @@ def test_hmac_of_another_body_is_401(client, make_account):
 
 def test_hmac_unknown_account_is_401(client):
     response = client.post(
-        "/api/probe", data=b"{}", content_type="application/json",
-        HTTP_X_PARTNER="nobody", HTTP_X_SIGNATURE="00",
+        "/api/probe",
+        data=b"{}",
+        content_type="application/json",
+        HTTP_X_PARTNER="nobody",
+        HTTP_X_SIGNATURE="00",
     )
     assert_problem(response, 401, "unauthenticated")

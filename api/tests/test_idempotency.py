@@ -22,8 +22,11 @@ def post(client, name: str, key: str | None = "key-1", **extra):
     headers = {"HTTP_IDEMPOTENCY_KEY": key} if key is not None else {}
     with override_settings(RATELIMITS=LIMITS):
         return client.post(
-            "/api/probe", data=json.dumps({"name": name}), content_type="application/json",
-            **headers, **extra,
+            "/api/probe",
+            data=json.dumps({"name": name}),
+            content_type="application/json",
+            **headers,
+            **extra,
         )
 
 
@@ -59,9 +62,7 @@ def test_key_is_scoped_per_caller(client, make_account):
 def test_key_in_flight_is_409(client):
     from api.idempotency import _digest, caller_fingerprint  # noqa: F401
 
-    IdempotencyRecord.objects.create(
-        scope="x", request_hash="y", method="POST", path="/api/probe"
-    )
+    IdempotencyRecord.objects.create(scope="x", request_hash="y", method="POST", path="/api/probe")
     # Simulate the in-flight state for this exact scope by claiming it first.
     record = IdempotencyRecord.objects.get(scope="x")
     from django.test import RequestFactory
@@ -91,7 +92,9 @@ def test_error_responses_that_invite_retry_are_not_stored(client):
     with override_settings(RATELIMITS={"probe": "1/h"}):
         client.get("/api/probe")
         limited = client.post(
-            "/api/probe", data=b'{"name": "eps"}', content_type="application/json",
+            "/api/probe",
+            data=b'{"name": "eps"}',
+            content_type="application/json",
             HTTP_IDEMPOTENCY_KEY="k",
         )
     assert limited.status_code == 429

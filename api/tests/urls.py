@@ -16,9 +16,7 @@ class ProbeView(PublicAPIView):
 
     def post(self, request):
         # Creates one row per call so that idempotency can be counted.
-        Account.objects.create(
-            kind="agent", name=request.data["name"], slug=request.data["name"]
-        )
+        Account.objects.create(kind="agent", name=request.data["name"], slug=request.data["name"])
         return Response({"created": request.data["name"]}, status=201)
 
 

@@ -8,7 +8,7 @@ urlpatterns = [
         "bookings/instant", views.AliasBookingInstantView.as_view(), name="alias-bookings-instant"
     ),
     path("v1/booking", views.V1BookingCreateView.as_view(), name="v1-booking"),
-    path("v1/bookings", views.V1BookingCreateView.as_view(), name="v1-bookings"),
+    path("v1/bookings", views.V1BookingsCreateView.as_view(), name="v1-bookings"),
     path("v1/booking/<str:ref>", views.V1BookingDetailView.as_view(), name="v1-booking-detail"),
     path("v1/passenger-verify", views.PassengerVerifyView.as_view(), name="v1-passenger-verify"),
 ]

@@ -5,9 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from pricing.selectors import quote_get_for_redemption
-from pricing.services import quote_price
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework.response import Response
 
 from api.problems import Problem, validation_problem
@@ -33,6 +31,8 @@ from bookings.services import (
     passenger_verify,
     payment_state,
 )
+from pricing.selectors import quote_get_for_redemption
+from pricing.services import quote_price
 
 # A pickup this far in the past is still "now" (clock skew, slow networks).
 PICKUP_GRACE = timedelta(minutes=2)
@@ -177,6 +177,8 @@ class AliasBookingInstantView(PublicAPIView):
             source=_source(request, agent),
             account=getattr(request, "account", None),
             agent=agent,
+            pickup=data["pickup_address"],
+            dropoff=data["dropoff_address"],
             pickup_time=pickup_time,
             passenger=PassengerDetails(
                 name=data["passenger_name"], email=email, phone=data["passenger_phone_whatsapp"]
@@ -246,6 +248,8 @@ class V1BookingCreateView(PublicAPIView):
         draft = BookingDraft(
             source=_source(request),
             account=account,
+            pickup=data["pickup"],
+            dropoff=data["dropoff"],
             pickup_time=data["departAt"],
             passenger=PassengerDetails(
                 name=data["passengerName"], email=email, phone=data["passengerPhone"]
@@ -399,3 +403,12 @@ class PassengerVerifyView(PublicAPIView):
     def post(self, request):
         data = _validated(s.PassengerVerifyRequestSerializer, request.data)
         return Response(passenger_verify(email=data["email"]))
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="bookings_create_v1", summary="Create a booking (plural path of /v1/booking)"
+    )
+)
+class V1BookingsCreateView(V1BookingCreateView):
+    """POST /api/public/v1/bookings: the plural path named by the seed (section 4)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import date, timedelta
+from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
@@ -17,12 +17,54 @@ from pricing.loaders import tariffs_load
 
 DEMO_DRIVERS = [
     # name, city, lat, lng, authority, vehicle (make, model, colour, class, seats, wav)
-    ("Asha Khan", "Leeds", 53.7997, -1.5492, "Leeds City Council", ("Toyota", "Corolla", "Silver", "saloon", 4, False)),
-    ("Tom Price", "Leeds", 53.8008, -1.5491, "Leeds City Council", ("LEVC", "TX", "Black", "wav", 5, True)),
-    ("Priya Shah", "Manchester", 53.4808, -2.2426, "Manchester City Council", ("Skoda", "Octavia", "Blue", "estate", 4, False)),
-    ("Dan Roberts", "London", 51.5074, -0.1278, "Transport for London", ("Mercedes", "E-Class", "Black", "executive", 4, False)),
-    ("Nina Evans", "Brighton", 50.8225, -0.1372, "Brighton & Hove City Council", ("Ford", "Galaxy", "Grey", "mpv", 7, False)),
-    ("Sam Okafor", "York", 53.9590, -1.0815, "City of York Council", ("Toyota", "Prius", "White", "saloon", 4, False)),
+    (
+        "Asha Khan",
+        "Leeds",
+        53.7997,
+        -1.5492,
+        "Leeds City Council",
+        ("Toyota", "Corolla", "Silver", "saloon", 4, False),
+    ),
+    (
+        "Tom Price",
+        "Leeds",
+        53.8008,
+        -1.5491,
+        "Leeds City Council",
+        ("LEVC", "TX", "Black", "wav", 5, True),
+    ),
+    (
+        "Priya Shah",
+        "Manchester",
+        53.4808,
+        -2.2426,
+        "Manchester City Council",
+        ("Skoda", "Octavia", "Blue", "estate", 4, False),
+    ),
+    (
+        "Dan Roberts",
+        "London",
+        51.5074,
+        -0.1278,
+        "Transport for London",
+        ("Mercedes", "E-Class", "Black", "executive", 4, False),
+    ),
+    (
+        "Nina Evans",
+        "Brighton",
+        50.8225,
+        -0.1372,
+        "Brighton & Hove City Council",
+        ("Ford", "Galaxy", "Grey", "mpv", 7, False),
+    ),
+    (
+        "Sam Okafor",
+        "York",
+        53.9590,
+        -1.0815,
+        "City of York Council",
+        ("Toyota", "Prius", "White", "saloon", 4, False),
+    ),
 ]
 
 
@@ -49,22 +91,37 @@ class Command(BaseCommand):
             driver, created = Driver.objects.get_or_create(
                 licence_number=f"DEMO-{index:04d}",
                 defaults={
-                    "name": name, "phone": f"+4477009000{index:02d}", "stage": DriverStage.TRIAL,
-                    "approved_at": now, "licensing_authority": authority,
-                    "licence_expiry": date.today() + timedelta(days=365), "base_city": city,
-                    "base_lat": lat, "base_lng": lng, "operating_radius_km": 30,
+                    "name": name,
+                    "phone": f"+4477009000{index:02d}",
+                    "stage": DriverStage.TRIAL,
+                    "approved_at": now,
+                    "licensing_authority": authority,
+                    "licence_expiry": timezone.localdate() + timedelta(days=365),
+                    "base_city": city,
+                    "base_lat": lat,
+                    "base_lng": lng,
+                    "operating_radius_km": 30,
                     "network": NetworkTier.NATIONAL if index == 4 else NetworkTier.LOCAL,
-                    "online": True, "last_lat": lat, "last_lng": lng, "last_seen_at": now,
+                    "online": True,
+                    "last_lat": lat,
+                    "last_lng": lng,
+                    "last_seen_at": now,
                     "max_jobs": 1,
                 },
             )
             if created:
                 make, model, colour, vehicle_class, seats, wav = vehicle
                 Vehicle.objects.create(
-                    driver=driver, make=make, model=model, colour=colour,
-                    registration=f"DM{index:02d} DEM", vehicle_class=vehicle_class, seats=seats,
-                    wheelchair_accessible=wav, licensing_authority=authority,
-                    plate_expiry=date.today() + timedelta(days=365),
+                    driver=driver,
+                    make=make,
+                    model=model,
+                    colour=colour,
+                    registration=f"DM{index:02d} DEM",
+                    vehicle_class=vehicle_class,
+                    seats=seats,
+                    wheelchair_accessible=wav,
+                    licensing_authority=authority,
+                    plate_expiry=timezone.localdate() + timedelta(days=365),
                 )
             else:
                 Driver.objects.filter(pk=driver.pk).update(online=True, last_seen_at=now)
@@ -81,7 +138,14 @@ class Command(BaseCommand):
             if Account.objects.filter(slug=slug).exists():
                 continue
             account, raw_key = account_create(kind=kind, name=name, slug=slug, approved=True)
-            issued.append({"slug": slug, "kind": kind, "apiKey": raw_key, "signingSecret": account.signing_secret})
+            issued.append(
+                {
+                    "slug": slug,
+                    "kind": kind,
+                    "apiKey": raw_key,
+                    "signingSecret": account.signing_secret,
+                }
+            )
         return issued
 
     def _admin(self) -> None:

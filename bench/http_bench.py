@@ -1,0 +1,217 @@
+"""HTTP benchmarks: /v1/quote and /bookings/instant against the one-row reference view.
+
+Runs the production configuration under gunicorn (2 workers) on PostgreSQL, with rate
+limiting on (the benchmark key's own limit is set high enough not to trip), and drives
+it with wrk over loopback. Prints one table.
+
+    .venv/bin/python bench/http_bench.py [--duration 10] [--connections 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PG_ADMIN_URL = os.environ.get("BENCH_PG_ADMIN", "postgres://postgres@127.0.0.1:5432/postgres")
+DB_NAME = "dtd_bench"
+PORT = int(os.environ.get("BENCH_PORT", "8765"))
+PYTHON = sys.executable
+
+LUA = """
+wrk.method = "POST"
+wrk.body = [[%(body)s]]
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["x-api-key"] = "%(key)s"
+"""
+
+TARGETS = [
+    (
+        "reference one-row insert",
+        "/bench/reference",
+        {"pickup": "Leeds station", "dropoff": "York", "passengers": 2},
+    ),
+    (
+        "POST /api/public/v1/quote",
+        "/api/public/v1/quote",
+        {"pickup": "Leeds station", "dropoff": "York", "passengers": 2},
+    ),
+    (
+        "POST /api/public/bookings/instant",
+        "/api/public/bookings/instant",
+        {
+            "pickup_address": "Leeds station",
+            "dropoff_address": "York",
+            "passenger_count": 2,
+            "passenger_name": "Bench Passenger",
+            "passenger_phone_whatsapp": "+447700900123",
+        },
+    ),
+]
+
+
+def env() -> dict[str, str]:
+    base = PG_ADMIN_URL.rsplit("/", 1)[0]
+    values = dict(os.environ)
+    values.update(
+        DJANGO_SETTINGS_MODULE="bench.settings",
+        DATABASE_URL=f"{base}/{DB_NAME}",
+        REDIS_URL=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/3"),
+        SECRET_KEY="bench-secret-key-not-for-production-" + "x" * 20,
+        SITE_URL=f"http://127.0.0.1:{PORT}",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        CELERY_TASK_ALWAYS_EAGER="0",
+        NOTIFICATION_BACKEND="console",
+        EMAIL_BACKEND="django.core.mail.backends.dummy.EmailBackend",
+        PYTHONPATH=str(ROOT),
+    )
+    return values
+
+
+def manage(*args: str) -> str:
+    result = subprocess.run(
+        [PYTHON, "manage.py", *args],
+        cwd=ROOT,
+        env=env(),
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return result.stdout
+
+
+def prepare() -> str:
+    base = PG_ADMIN_URL
+    subprocess.run(["psql", base, "-qc", f"DROP DATABASE IF EXISTS {DB_NAME}"], check=True)
+    subprocess.run(["psql", base, "-qc", f"CREATE DATABASE {DB_NAME}"], check=True)
+    manage("migrate", "--noinput")
+    manage("shell", "-c", "from pricing.loaders import tariffs_load; tariffs_load()")
+    out = manage(
+        "create_account",
+        "--kind",
+        "agent",
+        "--name",
+        "Bench Agent",
+        "--approved",
+        "--rate-limit",
+        "100000000/h",
+    )
+    return json.loads(out.strip().splitlines()[-1])["apiKey"]
+
+
+def wait_ready(url: str, timeout: float = 30) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=1)  # noqa: S310
+            return
+        except Exception:  # noqa: BLE001
+            time.sleep(0.3)
+    raise RuntimeError("server did not start")
+
+
+def parse_wrk(output: str) -> dict[str, float]:
+    def ms(text: str) -> float:
+        value, unit = re.match(r"([\d.]+)(us|ms|s)", text).groups()
+        return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    p50 = ms(re.search(r"50%\s+(\S+)", output).group(1))
+    p99 = ms(re.search(r"99%\s+(\S+)", output).group(1))
+    non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
+    total = int(re.search(r"(\d+) requests in", output).group(1))
+    return {
+        "rps": rps,
+        "p50": p50,
+        "p99": p99,
+        "errors": int(non2xx.group(1)) if non2xx else 0,
+        "total": total,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--duration", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=8)
+    args = parser.parse_args()
+    if not shutil.which("wrk"):
+        print("wrk is needed: apt-get install -y wrk", file=sys.stderr)
+        return 2
+    key = prepare()
+    server = subprocess.Popen(
+        [
+            PYTHON,
+            "-m",
+            "gunicorn",
+            "config.wsgi",
+            "-w",
+            "2",
+            "-b",
+            f"127.0.0.1:{PORT}",
+            "--env",
+            "DJANGO_SETTINGS_MODULE=bench.settings",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env(),
+    )
+    rows = []
+    try:
+        wait_ready(f"http://127.0.0.1:{PORT}/admin/login/")
+        with tempfile.TemporaryDirectory() as tmp:
+            for label, path, body in TARGETS:
+                script = Path(tmp) / "post.lua"
+                script.write_text(LUA % {"body": json.dumps(body), "key": key})
+                url = f"http://127.0.0.1:{PORT}{path}"
+                subprocess.run(
+                    ["wrk", "-t1", "-c2", "-d2s", "-s", str(script), url],
+                    capture_output=True,
+                    check=True,
+                )  # warm-up
+                out = subprocess.run(
+                    [
+                        "wrk",
+                        "-t2",
+                        f"-c{args.connections}",
+                        f"-d{args.duration}s",
+                        "--latency",
+                        "-s",
+                        str(script),
+                        url,
+                    ],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+                rows.append((label, parse_wrk(out)))
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=20)
+    reference = rows[0][1]["rps"]
+    print(
+        f"\nHTTP benchmark: gunicorn 2 workers, PostgreSQL, rate limits on, wrk "
+        f"{args.connections} connections x {args.duration}s"
+    )
+    print(f"{'endpoint':36} {'req/s':>8} {'vs ref':>7} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8}")
+    for label, row in rows:
+        print(
+            f"{label:36} {row['rps']:8.0f} {row['rps'] / reference:7.0%} {row['p50']:8.1f} "
+            f"{row['p99']:8.1f} {row['errors']:8d}"
+        )
+    print("targets: quote >= 70% of reference and p99 < 50 ms; instant >= 50% and p99 < 100 ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

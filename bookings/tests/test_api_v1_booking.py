@@ -1,0 +1,191 @@
+"""POST /api/public/v1/booking(s): the current form and the quote-redeeming form (seed 2.7)."""
+
+from datetime import timedelta
+
+import pytest
+from django.core import mail
+from django.test import override_settings
+from django.utils import timezone
+
+from api.tests.test_problems import assert_problem
+from bookings.models import Booking, Passenger
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tariffs")]
+
+
+def body(future, **overrides):
+    payload = {
+        "pickup": "Leeds station",
+        "dropoff": "Harrogate",
+        "departAt": future.isoformat().replace("+00:00", "Z"),
+        "passengerName": "Grace Hopper",
+        "passengerEmail": "grace.hopper@example.co.uk",
+        "passengerPhone": "+447700900321",
+        "passengers": 2,
+    }
+    payload.update(overrides)
+    return payload
+
+
+@pytest.mark.parametrize("path", ["/api/public/v1/booking", "/api/public/v1/bookings"])
+def test_current_form_creates_booking_with_links(api_client, future, path):
+    response = api_client.post(path, body(future), format="json")
+    assert response.status_code == 201, response.content
+    answer = response.json()
+    booking = Booking.objects.get(reference=answer["bookingReference"])
+    assert answer["status"] == "confirmed"
+    assert answer["statusUrl"] == f"https://taxi.example/booking/{booking.reference}/"
+    assert answer["payDriverUrl"] == f"https://taxi.example/booking/{booking.reference}/pay/"
+    assert answer["fareGBP"] == float(booking.fare)
+    assert answer["currency"] == "GBP"
+    assert answer["pickupTime"] == future.isoformat().replace("+00:00", "Z")
+    assert booking.pickup_time == future
+
+
+def test_confirmation_link_is_emailed_and_confirms(
+    api_client, client, future, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api_client.post("/api/public/v1/booking", body(future), format="json")
+    reference = response.json()["bookingReference"]
+    assert len(mail.outbox) == 1
+    message = mail.outbox[0]
+    assert message.to == ["grace.hopper@example.co.uk"]
+    assert reference in message.subject
+    link = next(word for word in message.body.split() if "/passenger/confirm/" in word)
+    page = client.get(link.replace("https://taxi.example", ""))
+    assert page.status_code == 200
+    assert Passenger.objects.get(email="grace.hopper@example.co.uk").email_verified_at is not None
+    # One-time: the second use is refused.
+    assert client.get(link.replace("https://taxi.example", "")).status_code == 404
+
+
+def test_vehicle_type_alias_is_accepted(api_client, future):
+    response = api_client.post(
+        "/api/public/v1/booking", body(future, vehicle_type="executive"), format="json"
+    )
+    assert response.status_code == 201
+    assert Booking.objects.get().vehicle_type == "executive"
+
+
+def test_pickup_in_the_past_is_400(api_client):
+    past = timezone.now() - timedelta(hours=1)
+    response = api_client.post("/api/public/v1/booking", body(past), format="json")
+    assert "departAt" in assert_problem(response, 400, "pickup_in_past")["errors"]
+    assert not Booking.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "email", ["someone@mailinator.com", "info@example.co.uk", "noreply@example.co.uk"]
+)
+def test_disposable_and_role_emails_are_rejected(api_client, future, email):
+    response = api_client.post(
+        "/api/public/v1/booking", body(future, passengerEmail=email), format="json"
+    )
+    assert "passengerEmail" in assert_problem(response, 400, "email_rejected")["errors"]
+    assert not Booking.objects.exists()
+
+
+def test_blocked_passenger_is_403(api_client, future):
+    Passenger.objects.create(email="grace.hopper@example.co.uk", blocked=True)
+    response = api_client.post("/api/public/v1/booking", body(future), format="json")
+    assert_problem(response, 403, "passenger_blocked")
+    assert not Booking.objects.exists()
+
+
+def test_partner_without_booking_permission_is_403(api_client, future, make_account):
+    account = make_account("partner")
+    account.can_book = False
+    account.save()
+    response = api_client.post(
+        "/api/public/v1/booking", body(future), format="json", HTTP_X_API_KEY=account.raw_key
+    )
+    assert_problem(response, 403, "partner_not_allowed")
+
+
+def test_partner_supplied_fare_is_used(api_client, future, make_account):
+    account = make_account("partner", name="Fare Setter")
+    response = api_client.post(
+        "/api/public/v1/booking",
+        body(future, fareGBP=42.5),
+        format="json",
+        HTTP_AUTHORIZATION=f"Bearer {account.raw_key}",
+    )
+    assert response.status_code == 201
+    booking = Booking.objects.get()
+    assert str(booking.fare) == "42.50"
+    assert booking.account == account
+
+
+def test_unconfirmed_email_gets_eight_checks_an_hour(api_client, future):
+    with override_settings(RATELIMITS={**_limits(), "booking": "100/h"}):
+        for _ in range(8):
+            assert (
+                api_client.post("/api/public/v1/booking", body(future), format="json").status_code
+                == 201
+            )
+        response = api_client.post("/api/public/v1/booking", body(future), format="json")
+    assert_problem(response, 429, "email_limit")
+    assert response["Retry-After"]
+
+
+def test_too_many_bookings_from_one_email_is_429(api_client, future):
+    Passenger.objects.create(email="grace.hopper@example.co.uk", email_verified_at=timezone.now())
+    with override_settings(
+        RATELIMITS={**_limits(), "booking": "100/h", "booking_per_email": "3/d"}
+    ):
+        for _ in range(3):
+            assert (
+                api_client.post("/api/public/v1/booking", body(future), format="json").status_code
+                == 201
+            )
+        response = api_client.post("/api/public/v1/booking", body(future), format="json")
+    assert_problem(response, 429, "email_limit")
+
+
+def test_redeeming_form_books_the_quote(api_client, quote_factory):
+    quote = quote_factory()
+    response = api_client.post(
+        "/api/public/v1/booking",
+        {
+            "quote_id": str(quote.pk),
+            "passenger_name": "Ada Lovelace",
+            "passenger_email": "ada.lovelace@example.co.uk",
+            "passenger_phone": "+447700900111",
+            "payment_method": "direct_to_driver",
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    booking = Booking.objects.get(reference=response.json()["bookingReference"])
+    assert booking.quote == quote
+    assert booking.fare == quote.fare
+    assert booking.payment_method == "direct_to_driver"
+    assert response.json()["payDriverUrl"].endswith("/pay/")
+
+
+def test_failed_request_leaves_no_rows(api_client, future):
+    before = {model: model.objects.count() for model in (Booking, Passenger)}
+    api_client.post(
+        "/api/public/v1/booking", body(future, dropoff="Qwxzzy Nowhereville"), format="json"
+    )
+    assert {model: model.objects.count() for model in (Booking, Passenger)} == before
+
+
+def _limits():
+    from django.conf import settings
+
+    return dict(settings.RATELIMITS)
+
+
+def test_retry_with_idempotency_key_replays_the_booking(api_client, future):
+    first = api_client.post(
+        "/api/public/v1/booking", body(future), format="json", HTTP_IDEMPOTENCY_KEY="abc-123"
+    )
+    again = api_client.post(
+        "/api/public/v1/booking", body(future), format="json", HTTP_IDEMPOTENCY_KEY="abc-123"
+    )
+    assert first.status_code == again.status_code == 201
+    assert again.json()["bookingReference"] == first.json()["bookingReference"]
+    assert again["Idempotent-Replayed"] == "true"
+    assert Booking.objects.count() == 1

@@ -1,0 +1,89 @@
+"""The booking state machine (contract 3.1): legal moves only, no lost updates."""
+
+import threading
+
+import pytest
+from django.db import connection
+
+from api.problems import Problem
+from bookings.models import Booking, BookingEvent, BookingStatus
+from bookings.services import booking_status_change
+from bookings.transitions import TRANSITIONS, transition_allowed
+
+pytestmark = pytest.mark.django_db
+
+
+def test_happy_path_is_legal():
+    path = ["confirmed", "offered", "accepted", "en_route", "arrived", "on_board", "completed"]
+    assert all(transition_allowed(a, b) for a, b in zip(path, path[1:], strict=False))
+
+
+@pytest.mark.parametrize(
+    ("current", "target"),
+    [
+        ("completed", "cancelled"),
+        ("on_board", "cancelled"),
+        ("cancelled", "confirmed"),
+        ("confirmed", "completed"),
+        ("offered", "on_board"),
+        ("no_show", "completed"),
+    ],
+)
+def test_illegal_moves_are_refused(current, target):
+    assert not transition_allowed(current, target)
+
+
+def test_every_status_has_a_row():
+    assert set(TRANSITIONS) == set(BookingStatus.values)
+
+
+def test_change_appends_an_event_and_bumps_the_sequence(booking_factory):
+    booking = booking_factory()
+    booking_status_change(booking=booking, to_status="offered", actor="dispatch")
+    booking_status_change(booking=booking, to_status="confirmed", actor="dispatch")
+    booking.refresh_from_db()
+    assert booking.sequence == 3
+    events = list(BookingEvent.objects.filter(booking=booking).order_by("sequence"))
+    assert [(e.sequence, e.from_status, e.to_status) for e in events] == [
+        (2, "confirmed", "offered"),
+        (3, "offered", "confirmed"),
+    ]
+
+
+def test_illegal_change_is_409_and_writes_nothing(booking_factory):
+    booking = booking_factory(status="completed")
+    with pytest.raises(Problem) as caught:
+        booking_status_change(booking=booking, to_status="offered", actor="x")
+    assert caught.value.status == 409
+    assert not BookingEvent.objects.filter(booking=booking).exists()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_changes_cannot_both_apply(booking_factory):
+    booking = booking_factory(status="offered")
+    barrier = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def move(target):
+        barrier.wait()
+        try:
+            booking_status_change(
+                booking=Booking.objects.get(pk=booking.pk), to_status=target, actor=target
+            )
+            outcomes.append(target)
+        except Problem:
+            outcomes.append("refused")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=move, args=(t,)) for t in ("accepted", "cancelled")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    booking.refresh_from_db()
+    assert outcomes.count("refused") <= 1
+    # Accepted then cancelled is legal too; what must never happen is a lost update.
+    assert booking.sequence == 1 + len([o for o in outcomes if o != "refused"])
+    assert BookingEvent.objects.filter(booking=booking).count() == booking.sequence - 1
