@@ -51,3 +51,24 @@ class OpenAPIJsonView(SpectacularAPIView):
 )
 class OpenAPIJsonV1View(OpenAPIJsonView):
     pass
+
+
+def problem_type_page(request, slug: str):
+    """The human-readable page behind each problem ``type`` URL (RFC 9457 section 3.1.1)."""
+    from django.http import Http404
+    from django.shortcuts import render
+
+    from api.problems import TITLES
+
+    code = slug.replace("-", "_")
+    if code not in TITLES:
+        raise Http404("Unknown problem type")
+    return render(request, "api/problem.html", {"code": code, "title": TITLES[code]})
+
+
+def problem_index_page(request):
+    from django.shortcuts import render
+
+    from api.problems import TITLES
+
+    return render(request, "api/problems.html", {"problems": sorted(TITLES.items())})

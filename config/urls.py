@@ -2,10 +2,13 @@ from django.contrib import admin
 from django.urls import include, path
 
 from api import problems
+from api.views import problem_index_page, problem_type_page
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/public/", include("api.urls")),
+    path("problems/", problem_index_page, name="problem-index"),
+    path("problems/<slug:slug>", problem_type_page, name="problem-type"),
     path("", include("bookings.urls")),
 ]
 

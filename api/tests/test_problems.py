@@ -61,3 +61,11 @@ def test_non_api_404_stays_html(client):
     response = client.get("/no-such-page/")
     assert response.status_code == 404
     assert response["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.urls("config.urls")
+def test_problem_type_url_is_a_page(client):
+    response = client.get("/problems/quote-expired")
+    assert response.status_code == 200
+    assert b"Quote expired" in response.content
+    assert client.get("/problems/no-such-problem").status_code == 404
