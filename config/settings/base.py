@@ -224,4 +224,3 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
-FORMS_URLFIELD_ASSUME_HTTPS = True
