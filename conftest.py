@@ -9,11 +9,16 @@ from rest_framework.test import APIClient
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache():
-    # Rate-limit counters live in the cache; every test starts from zero.
+def _fresh_state():
+    # Rate-limit counters live in the cache and compiled tariffs in the process; tests
+    # roll back their rows, so neither may leak from one test into the next.
+    from pricing.catalogue import tariff_catalogue_clear
+
     cache.clear()
+    tariff_catalogue_clear()
     yield
     cache.clear()
+    tariff_catalogue_clear()
 
 
 @pytest.fixture

@@ -75,19 +75,15 @@ ALIAS_FIELD_NAMES = {
 
 def _price_alias(data, pickup_time, account):
     """Price an alias request; errors name the alias form's snake_case fields."""
-    try:
-        return quote_price(
-            pickup=data["pickup_address"],
-            dropoff=data["dropoff_address"],
-            passengers=data["passenger_count"],
-            vehicle_type=data.get("vehicle_type"),
-            depart_at=pickup_time,
-            account=account,
-        )
-    except Problem as problem:
-        if problem.errors:
-            problem.errors = {ALIAS_FIELD_NAMES.get(k, k): v for k, v in problem.errors.items()}
-        raise
+    return quote_price(
+        pickup=data["pickup_address"],
+        dropoff=data["dropoff_address"],
+        passengers=data["passenger_count"],
+        vehicle_type=data.get("vehicle_type"),
+        depart_at=pickup_time,
+        account=account,
+        field_names=ALIAS_FIELD_NAMES,
+    )
 
 
 def _v1_response(booking, status: int) -> Response:

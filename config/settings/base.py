@@ -195,6 +195,35 @@ RATELIMITS = {
 # Idempotency keys are kept this long (contract 1.3).
 IDEMPOTENCY_RETENTION_HOURS = 24
 
+# --- Pricing (issue 3) -----------------------------------------------------------------
+# Geocoder and router are swappable: the offline defaults need no network; the
+# postcodes.io geocoder resolves full UK postcodes when switched on.
+PRICING_GEOCODER = env("PRICING_GEOCODER", default="pricing.geocoding.OfflineGeocoder")
+PRICING_ROUTER = env("PRICING_ROUTER", default="pricing.routing.GreatCircleRouter")
+PRICING_POSTCODES_IO_URL = env("PRICING_POSTCODES_IO_URL", default="https://api.postcodes.io")
+PRICING_GEOCODER_TIMEOUT = env.float("PRICING_GEOCODER_TIMEOUT", default=3.0)
+# Road distance = great-circle distance x this factor.
+PRICING_ROAD_FACTOR = env.float("PRICING_ROAD_FACTOR", default=1.3)
+# (up to miles, average mph): duration from distance bands.
+PRICING_SPEED_BANDS = ((2.0, 9.0), (6.0, 11.5), (20.0, 25.0), (60.0, 40.0), (None, 55.0))
+PRICING_NIGHT_SPEED_FACTOR = 1.25  # 22:00-06:00 London time: emptier roads
+PRICING_METER_CRUISE_MPH = 20  # time below this speed is charged as waiting time
+# Fare factor per vehicle class; wav never above saloon (Equality Act 2010 s165).
+PRICING_VEHICLE_FACTORS = {
+    "saloon": "1.00",
+    "estate": "1.10",
+    "executive": "1.40",
+    "luxury": "1.80",
+    "5seater": "1.20",
+    "6seater": "1.30",
+    "7seater": "1.40",
+    "mpv": "1.50",
+    "wav": "1.00",
+}
+PRICING_MEET_AND_GREET_GBP = "25.00"  # seed section 8
+PRICING_QUOTE_TTL_HOURS = 24  # seed 2.4
+PRICING_PAST_TOLERANCE_SECONDS = 300  # departAt further in the past is 400 pickup_in_past
+
 BOOKING_REFERENCE_PREFIX = env("BOOKING_REFERENCE_PREFIX", default="DTD")
 
 # Notifications: "console" prints job cards; "twilio" sends SMS and WhatsApp for real.

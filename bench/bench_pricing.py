@@ -1,0 +1,130 @@
+"""Pricing benchmark: pure fare function throughput and offline geocoder cost.
+
+Run: .venv/bin/python bench/bench_pricing.py
+Targets (issue: pricing): >= 20,000 fares/s in one process; geocoder lookup median
+< 0.2 ms; geocoder load < 1 s and < 100 MB RSS added.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import statistics
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def bench_geocoder() -> list[tuple[str, str, str]]:
+    from pricing.gazetteer import gazetteer_get
+    from pricing.geocoding import OfflineGeocoder
+
+    before = rss_mb()
+    start = time.perf_counter()
+    gazetteer_get()
+    load_s = time.perf_counter() - start
+    added = rss_mb() - before
+    geocoder = OfflineGeocoder()
+    queries = [
+        "Heathrow Airport",
+        "LHR",
+        "Manchester Airport",
+        "Leeds",
+        "York",
+        "Harrogate",
+        "London King's Cross",
+        "Leeds station",
+        "10 Downing Street, London",
+        "Station Road, Harrogate",
+        "Grassington",
+        "Paris",
+        "Xyzzy Plugh",
+    ]
+    timings = []
+    for _ in range(200):
+        for query in queries:
+            t0 = time.perf_counter()
+            geocoder.geocode(query)
+            timings.append(time.perf_counter() - t0)
+    median_ms = statistics.median(timings) * 1000
+    p99_ms = sorted(timings)[int(len(timings) * 0.99)] * 1000
+    return [
+        ("geocoder load time", f"{load_s:.3f} s", "< 1 s"),
+        ("geocoder RSS added", f"{added:.1f} MB", "< 100 MB"),
+        ("geocoder lookup median", f"{median_ms:.4f} ms", "< 0.2 ms"),
+        ("geocoder lookup p99", f"{p99_ms:.4f} ms", ""),
+    ]
+
+
+def bench_fares() -> list[tuple[str, str, str]]:
+    import django
+
+    django.setup()
+    from django.db import connection
+
+    from pricing.catalogue import tariff_compiled_get
+    from pricing.fares import FareOptions, fare_compute
+    from pricing.loaders import tariffs_load
+    from pricing.models import Tariff
+
+    # A throwaway in-memory database: the pure function never touches it.
+    connection.settings_dict["NAME"] = ":memory:"
+    from django.core.management import call_command
+
+    call_command("migrate", "pricing", verbosity=0)
+    tariffs_load()
+    london = ZoneInfo("Europe/London")
+    compiled = [
+        tariff_compiled_get(Tariff.objects.get(reference=r))
+        for r in ("manchester-2023-09", "tfl-2017-06", "glasgow-2025", "south-glos-2023-24")
+    ]
+    journeys = [
+        (Decimal(metres), Decimal(seconds), dt.datetime(2025, 6, day, hour, 0, tzinfo=london))
+        for metres, seconds in ((1609, 400), (5000, 900), (16093, 2600), (48280, 3600))
+        for day, hour in ((4, 12), (4, 23), (7, 10))
+    ]
+    options = FareOptions(passengers=3, vehicle_factor=Decimal("1.4"), meet_and_greet=True)
+    rows = []
+    for tariff in compiled:
+        count = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < 1.0:
+            for distance, duration, when in journeys:
+                fare_compute(
+                    tariff,
+                    distance_m=distance,
+                    duration_s=duration,
+                    depart_at=when,
+                    options=options,
+                )
+            count += len(journeys)
+        rate = count / (time.perf_counter() - start)
+        rows.append((f"fares/s ({tariff.reference})", f"{rate:,.0f}", ">= 20,000"))
+    return rows
+
+
+def main() -> None:
+    rows = bench_geocoder() + bench_fares()
+    width = max(len(r[0]) for r in rows)
+    print(f"{'metric':<{width}}  {'result':>14}  target")
+    print("-" * (width + 28))
+    for name, value, target in rows:
+        print(f"{name:<{width}}  {value:>14}  {target}")
+
+
+if __name__ == "__main__":
+    main()

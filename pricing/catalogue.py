@@ -1,0 +1,186 @@
+"""Compiled tariffs, cached per process (issue: pricing, "precompute tariff bands").
+
+Tariffs change rarely and are read on every quote, so each process keeps them compiled
+(:mod:`pricing.fares` dataclasses). Freshness is checked with one cheap aggregate query per
+quote (row count and latest ``updated_at``), which holds across processes and admin edits:
+editing a band, extra or area touches its tariff's ``updated_at`` (signals below).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from dataclasses import dataclass, field
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db.models import Count, Max
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
+from django.utils import timezone
+
+from pricing.fares import CompiledBand, CompiledExtra, CompiledTariff, windows_compile
+from pricing.models import (
+    Tariff,
+    TariffArea,
+    TariffBand,
+    TariffExtra,
+    TariffKind,
+    TariffLifecycle,
+)
+
+
+def tariff_source(tariff: Tariff) -> dict:
+    """tariffSource as quotes show it (contract 2.1), with the data's status and
+    uncertainty marks kept visible (shared/data/README.md)."""
+    effective = tariff.effective_from.isoformat() if tariff.effective_from else None
+    if tariff.effective_date_text:
+        effective = tariff.effective_date_text
+    sources = tariff.sources or []
+    return {
+        "kind": tariff.kind,
+        "name": tariff.authority,
+        "reference": tariff.reference,
+        "effectiveFrom": effective,
+        "status": tariff.status_text or tariff.get_lifecycle_display(),
+        "uncertain": list(tariff.uncertain or []),
+        "sourceUrl": sources[0].get("address") if sources else None,
+    }
+
+
+def _d(value) -> Decimal | None:
+    return None if value is None else Decimal(value)
+
+
+def tariff_compile(tariff: Tariff) -> CompiledTariff:
+    """ORM tariff (with bands, extras and areas prefetched or fetched) -> plain structure."""
+    time_bands, tail_bands = [], []
+    for band in tariff.bands.all():
+        compiled = CompiledBand(
+            name=band.name,
+            position=band.position,
+            windows=windows_compile(band.windows or []),
+            excludes=windows_compile(band.excludes or []),
+            flag_fall=_d(band.flag_fall_gbp),
+            flag_fall_distance=_d(band.flag_fall_distance_m),
+            increment_distance=_d(band.increment_distance_m),
+            increment_price=_d(band.increment_price_gbp),
+            increment_seconds=_d(band.waiting_seconds_per_increment),
+            until_distance=_d(band.until_distance_m),
+            after_distance=_d(band.applies_after_distance_m),
+            multiplier=_d(band.multiplier),
+            multiplier_of=band.multiplier_of,
+            uncertain=tuple(band.uncertain or ()),
+        )
+        (tail_bands if compiled.is_tail else time_bands).append(compiled)
+    extras = tuple(
+        CompiledExtra(
+            name=extra.name,
+            kind=extra.kind,
+            amount=_d(extra.amount_gbp),
+            percent=_d(extra.percent),
+            threshold=extra.passenger_threshold,
+            windows=windows_compile(extra.windows or []),
+            uncertain=extra.uncertain,
+        )
+        for extra in tariff.extras.all()
+        if extra.kind != "on_request" and (extra.amount_gbp is not None or extra.percent)
+    )
+    return CompiledTariff(
+        id=tariff.pk,
+        version=tariff.updated_at.isoformat() if tariff.updated_at else "",
+        reference=tariff.reference,
+        kind=tariff.kind,
+        name=tariff.name,
+        authority=tariff.authority,
+        tz=ZoneInfo(getattr(settings, "TARIFF_TIME_ZONE", "Europe/London")),
+        time_bands=tuple(sorted(time_bands, key=lambda b: b.position)),
+        tail_bands=tuple(sorted(tail_bands, key=lambda b: b.after_distance)),
+        extras=extras,
+        source=tariff_source(tariff),
+        areas=tuple((a.lat, a.lng, float(a.radius_km)) for a in tariff.areas.all()),
+        account_id=tariff.account_id,
+        effective_from=tariff.effective_from,
+        lifecycle=tariff.lifecycle,
+    )
+
+
+@dataclass
+class Catalogue:
+    """Active tariffs by role, each list newest effective date first."""
+
+    fingerprint: tuple = ()
+    councils: list[CompiledTariff] = field(default_factory=list)
+    operator: list[CompiledTariff] = field(default_factory=list)
+    worldwide: list[CompiledTariff] = field(default_factory=list)
+    by_account: dict[int, list[CompiledTariff]] = field(default_factory=dict)
+
+
+_compiled: dict[tuple[int, str], CompiledTariff] = {}
+_catalogue = Catalogue()
+_lock = threading.Lock()
+
+
+def _newest_first(tariff: CompiledTariff):
+    return -(tariff.effective_from or dt.date.min).toordinal()
+
+
+def tariff_catalogue_get() -> Catalogue:
+    """The compiled active tariffs; rebuilt only when a tariff changed (one query)."""
+    global _catalogue
+    stats = Tariff.objects.aggregate(count=Count("id"), last=Max("updated_at"))
+    fingerprint = (stats["count"], stats["last"])
+    if _catalogue.fingerprint == fingerprint:
+        return _catalogue
+    with _lock:
+        tariffs = Tariff.objects.filter(is_active=True).prefetch_related("bands", "extras", "areas")
+        catalogue = Catalogue(fingerprint=fingerprint)
+        for tariff in tariffs:
+            key = (tariff.pk, tariff.updated_at.isoformat())
+            compiled = _compiled.get(key)
+            if compiled is None:
+                compiled = _compiled[key] = tariff_compile(tariff)
+            if tariff.lifecycle != TariffLifecycle.CURRENT:
+                continue
+            if tariff.account_id is not None:
+                catalogue.by_account.setdefault(tariff.account_id, []).append(compiled)
+            elif tariff.kind == TariffKind.COUNCIL:
+                catalogue.councils.append(compiled)
+            elif tariff.kind == TariffKind.WORLDWIDE:
+                catalogue.worldwide.append(compiled)
+            else:
+                catalogue.operator.append(compiled)
+        for group in (
+            catalogue.councils,
+            catalogue.operator,
+            catalogue.worldwide,
+            *catalogue.by_account.values(),
+        ):
+            group.sort(key=_newest_first)
+        _catalogue = catalogue
+    return catalogue
+
+
+def tariff_compiled_get(tariff: Tariff) -> CompiledTariff:
+    """One tariff compiled, cached until it is saved again (any lifecycle)."""
+    key = (tariff.pk, tariff.updated_at.isoformat())
+    compiled = _compiled.get(key)
+    if compiled is None:
+        compiled = _compiled[key] = tariff_compile(tariff)
+    return compiled
+
+
+def tariff_catalogue_clear() -> None:
+    """Forget every compiled tariff (tests roll back rows the fingerprint may not see)."""
+    global _catalogue
+    _compiled.clear()
+    _catalogue = Catalogue()
+
+
+@receiver([post_save, post_delete], sender=TariffBand)
+@receiver([post_save, post_delete], sender=TariffExtra)
+@receiver([post_save, post_delete], sender=TariffArea)
+def _tariff_touch(sender, instance, **kwargs) -> None:
+    # A changed band must invalidate the compiled tariff in every process: bump the parent.
+    Tariff.objects.filter(pk=instance.tariff_id).update(updated_at=timezone.now())

@@ -1,0 +1,575 @@
+"""The fare: one pure function over a compiled tariff (issue "pricing", contract 1 and 2.1).
+
+A tariff in the database is compiled once into plain frozen dataclasses holding Decimals
+(``tariff_compile``); :func:`fare_compute` works only on that structure, so pricing a
+journey does no ORM or database work and can be benchmarked on its own.
+
+Meter model (shared/data/README.md): the flag fall covers the first
+``flag_fall_distance_m``; after it the meter advances one increment per
+``increment_distance_m`` travelled or per ``waiting_seconds_per_increment`` spent below the
+changeover speed. We know a journey only as a distance and a duration, so the time the cab
+spends crawling or stopped is estimated as the part of the duration not explained by
+moving at a cruise speed (``cruise_mps``); distance and waiting are accumulated in one
+increment counter, as a meter does, and an increment is charged as soon as it starts
+(this reproduces Brighton & Hove's published 1 and 2 mile fares exactly). A band with
+``applies_after_distance_m`` (TfL Tariff 4 beyond six miles) prices the distance beyond,
+and the increment already paid at the switch carries over.
+
+Money: Decimal only, every line rounded half-up to 2 dp; a ``rounding`` line keeps the sum
+of the lines equal to the fare (contract 2.1: appliedRules reproduce the fare).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+from zoneinfo import ZoneInfo
+
+from pricing.holidays import is_bank_holiday
+
+CENT = Decimal("0.01")
+ZERO = Decimal(0)
+ONE = Decimal(1)
+HUNDRED = Decimal(100)
+UNIT_PRECISION = Decimal("0.000001")
+
+# Which window made a band (or a timed surcharge) apply decides between overlapping ones:
+# a dated festive window beats a public holiday, which beats the weekly pattern.
+PRECEDENCE_WEEKLY = 10
+PRECEDENCE_HOLIDAY = 20
+PRECEDENCE_ANNUAL = 30
+
+DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+MINUTES_PER_DAY = 24 * 60
+MINUTES_PER_WEEK = 7 * MINUTES_PER_DAY
+YEAR_END_KEY = 12_31_2400
+YEAR_START_KEY = 1_01_0000
+
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+    )
+}
+
+
+class TariffIncomplete(Exception):
+    """The tariff lacks a figure needed for this journey (shared/data/README.md: never
+    invent a missing figure). Selection skips such tariffs; direct callers get this."""
+
+
+# --- windows -----------------------------------------------------------------------------
+
+
+def _minutes(hhmm: str) -> int:
+    hours, minutes = hhmm.strip().split(":")
+    return int(hours) * 60 + int(minutes)
+
+
+def _annual_key(month_day: str, hhmm: str) -> int:
+    """'12-24', '20:00' -> 12242000 (comparable within a year)."""
+    month, day = (int(p) for p in month_day.split("-"))
+    return month * 1_000_000 + day * 10_000 + int(hhmm.replace(":", ""))
+
+
+@dataclass(frozen=True, slots=True)
+class Windows:
+    """When something applies, as integer intervals for constant-time matching.
+
+    ``weekly``: [start, end) minutes of the week (Monday 00:00 = 0), wraps pre-split.
+    ``annual``: [start, end) keys MMDDhhmm within a year, wraps pre-split.
+    ``holiday``: every minute of an England and Wales bank holiday.
+    """
+
+    weekly: tuple[tuple[int, int], ...] = ()
+    annual: tuple[tuple[int, int], ...] = ()
+    holiday: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.weekly or self.annual or self.holiday)
+
+    def precedence(self, week_minute: int, annual_key: int, holiday: bool) -> int:
+        """0 when no window matches, else the strongest matching kind."""
+        for start, end in self.annual:
+            if start <= annual_key < end:
+                return PRECEDENCE_ANNUAL
+        if holiday and self.holiday:
+            return PRECEDENCE_HOLIDAY
+        for start, end in self.weekly:
+            if start <= week_minute < end:
+                return PRECEDENCE_WEEKLY
+        return 0
+
+
+def windows_compile(specs: list[dict]) -> Windows:
+    """Compile stored window specs (see ``pricing.models.TariffBand.windows``)."""
+    weekly: list[tuple[int, int]] = []
+    annual: list[tuple[int, int]] = []
+    holiday = False
+
+    def add_weekly(start: int, end: int) -> None:
+        start %= MINUTES_PER_WEEK
+        end = start + ((end - start) % MINUTES_PER_WEEK or MINUTES_PER_WEEK)
+        if end <= MINUTES_PER_WEEK:
+            weekly.append((start, end))
+        else:
+            weekly.extend([(start, MINUTES_PER_WEEK), (0, end - MINUTES_PER_WEEK)])
+
+    for spec in specs:
+        kind = spec["type"]
+        if kind == "public_holiday":
+            holiday = True
+        elif kind == "weekly":
+            start, end = _minutes(spec["start"]), _minutes(spec["end"])
+            length = (end - start) % MINUTES_PER_DAY or MINUTES_PER_DAY
+            for day in spec["days"]:
+                offset = DAY_NAMES.index(day) * MINUTES_PER_DAY
+                add_weekly(offset + start, offset + start + length)
+        elif kind == "weekly_span":
+            (from_day, from_time), (to_day, to_time) = (
+                s.split() for s in (spec["from"], spec["to"])
+            )
+            add_weekly(
+                DAY_NAMES.index(from_day) * MINUTES_PER_DAY + _minutes(from_time),
+                DAY_NAMES.index(to_day) * MINUTES_PER_DAY + _minutes(to_time),
+            )
+        elif kind == "annual":
+            start = _annual_key(*spec["from"].split())
+            end = _annual_key(*spec["to"].split())
+            if start < end:
+                annual.append((start, end))
+            else:  # crosses New Year
+                annual.extend([(start, YEAR_END_KEY + 1), (YEAR_START_KEY, end)])
+        else:
+            raise ValueError(f"Unknown window type {kind!r}")
+    return Windows(weekly=tuple(weekly), annual=tuple(annual), holiday=holiday)
+
+
+# --- compiled tariff ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledBand:
+    name: str
+    position: int
+    windows: Windows
+    excludes: Windows
+    flag_fall: Decimal | None
+    flag_fall_distance: Decimal | None
+    increment_distance: Decimal | None
+    increment_price: Decimal | None
+    increment_seconds: Decimal | None
+    until_distance: Decimal | None = None
+    after_distance: Decimal | None = None
+    multiplier: Decimal | None = None
+    multiplier_of: str = ""
+    uncertain: tuple[str, ...] = ()
+
+    @property
+    def is_tail(self) -> bool:
+        return self.after_distance is not None
+
+    @property
+    def is_complete(self) -> bool:
+        if self.multiplier is not None:
+            return bool(self.multiplier_of)
+        meter = (self.increment_distance, self.increment_price, self.increment_seconds)
+        if (
+            any(v is None for v in meter)
+            or not self.increment_distance
+            or not self.increment_seconds
+        ):
+            return False
+        return self.is_tail or (self.flag_fall is not None and self.flag_fall_distance is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledExtra:
+    name: str
+    kind: str
+    amount: Decimal | None
+    percent: Decimal | None
+    threshold: int
+    windows: Windows
+    uncertain: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledTariff:
+    """Everything :func:`fare_compute` needs, free of the ORM."""
+
+    id: int
+    version: str
+    reference: str
+    kind: str
+    name: str
+    authority: str
+    tz: ZoneInfo
+    time_bands: tuple[CompiledBand, ...]
+    tail_bands: tuple[CompiledBand, ...]
+    extras: tuple[CompiledExtra, ...]
+    source: dict = field(hash=False, compare=False)
+    # (lat, lng, radius_km) circles where this tariff is the local one.
+    areas: tuple[tuple[float, float, float], ...] = ()
+    account_id: int | None = None
+    effective_from: dt.date | None = None
+    lifecycle: str = "current"
+
+    def band_at(self, local: dt.datetime) -> CompiledBand:
+        """The time band in force at local time ``local`` (Europe/London)."""
+        week_minute = local.weekday() * MINUTES_PER_DAY + local.hour * 60 + local.minute
+        annual_key = local.month * 1_000_000 + local.day * 10_000 + local.hour * 100 + local.minute
+        holiday = is_bank_holiday(local.date())
+        best: CompiledBand | None = None
+        best_precedence = 0
+        for band in self.time_bands:
+            precedence = band.windows.precedence(week_minute, annual_key, holiday)
+            if precedence > best_precedence and not band.excludes.precedence(
+                week_minute, annual_key, holiday
+            ):
+                best, best_precedence = band, precedence
+        if best is None:
+            raise TariffIncomplete(f"{self.name}: no tariff band covers {local:%a %d %b %H:%M}.")
+        return best
+
+    def band_named(self, name: str) -> CompiledBand:
+        for band in self.time_bands:
+            if band.name == name or band.name.startswith(name + " "):
+                return band
+        raise TariffIncomplete(f"{self.name}: band '{name}' not found.")
+
+    def can_price(self, local: dt.datetime, distance_m: Decimal) -> bool:
+        """Whether every figure this journey needs is known (selection skips it if not)."""
+        try:
+            band = self.band_at(local)
+            if band.multiplier is not None:
+                band = self.band_named(band.multiplier_of)
+        except TariffIncomplete:
+            return False
+        if not band.is_complete:
+            return False
+        return all(t.is_complete for t in self.tail_bands if t.after_distance < distance_m)
+
+
+@dataclass(frozen=True, slots=True)
+class FareOptions:
+    passengers: int = 1
+    vehicle_type: str = "saloon"
+    vehicle_factor: Decimal = ONE
+    meet_and_greet: bool = False
+    meet_and_greet_gbp: Decimal = Decimal("25.00")
+    pickup_is_airport: bool = False
+    dropoff_is_airport: bool = False
+    # Speed above which a meter charges by distance (≈ 20 mph): see the module docstring.
+    cruise_mps: Decimal = Decimal("8.94")
+
+
+@dataclass(frozen=True, slots=True)
+class FareResult:
+    fare: Decimal
+    applied_rules: list[dict]
+    band: str
+    uncertain: tuple[str, ...]
+
+
+# --- the pure function -------------------------------------------------------------------
+
+
+def _fmt(value: Decimal) -> str:
+    text = f"{value:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _money(value: Decimal) -> Decimal:
+    return value.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def _ceil_units(units: Decimal) -> int:
+    if units <= ZERO:
+        return 0
+    # Quantise first so that Decimal division noise never adds a spurious increment.
+    return int(units.quantize(UNIT_PRECISION).to_integral_value(rounding=ROUND_CEILING))
+
+
+def fare_compute(
+    tariff: CompiledTariff,
+    *,
+    distance_m: Decimal,
+    duration_s: Decimal,
+    depart_at: dt.datetime,
+    options: FareOptions,
+) -> FareResult:
+    """Price one journey. Pure: no I/O, no settings, no clock.
+
+    Guarantees: the fare is a Decimal with 2 dp, half-up; ``applied_rules`` itemise every
+    component ({code, label, amountGBP}) and their amounts sum exactly to the fare; the
+    band is chosen from ``depart_at`` in the tariff's local time. Raises
+    :class:`TariffIncomplete` when a needed figure is missing.
+    """
+    local = depart_at.astimezone(tariff.tz)
+    band = tariff.band_at(local)
+    uncertain: tuple[str, ...] = band.uncertain
+    meter_band = band
+    if band.multiplier is not None:
+        meter_band = tariff.band_named(band.multiplier_of)
+    if not meter_band.is_complete:
+        raise TariffIncomplete(f"{tariff.name}: '{meter_band.name}' has missing figures.")
+
+    lines: list[tuple[str, str, Decimal]] = []
+    waiting = duration_s - distance_m / options.cruise_mps
+    if waiting < ZERO:
+        waiting = ZERO
+
+    # Segment 1: the time band, up to where a distance band takes over (TfL Tariff 4).
+    tails = [t for t in tariff.tail_bands if t.after_distance < distance_m]
+    seg_end = distance_m
+    if meter_band.until_distance is not None and meter_band.until_distance < seg_end:
+        seg_end = meter_band.until_distance
+    if tails and tails[0].after_distance < seg_end:
+        seg_end = tails[0].after_distance
+    share = seg_end / distance_m if distance_m else ONE
+    inc_d = meter_band.increment_distance
+    units = (seg_end - meter_band.flag_fall_distance) / inc_d + (
+        waiting * share
+    ) / meter_band.increment_seconds
+    count = _ceil_units(units)
+    lines.append(
+        (
+            "flag_fall",
+            f"{meter_band.name}: flag fall, first {_fmt(meter_band.flag_fall_distance)} m",
+            meter_band.flag_fall,
+        )
+    )
+    if count:
+        lines.append(
+            (
+                "metered",
+                f"{meter_band.name}: {count} x £{_fmt(meter_band.increment_price)} per "
+                f"{_fmt(inc_d)} m or {_fmt(meter_band.increment_seconds)} s",
+                meter_band.increment_price * count,
+            )
+        )
+    # What the last increment paid for beyond seg_end carries into the next band.
+    carried_m = (count - units) * inc_d if count else ZERO
+    seg_start = seg_end
+    for index, tail in enumerate(tails):
+        if not tail.is_complete:
+            raise TariffIncomplete(f"{tariff.name}: '{tail.name}' has missing figures.")
+        seg_end = tails[index + 1].after_distance if index + 1 < len(tails) else distance_m
+        seg_len = seg_end - seg_start
+        share = seg_len / distance_m
+        units = (seg_len - carried_m) / tail.increment_distance + (
+            waiting * share
+        ) / tail.increment_seconds
+        count = _ceil_units(units)
+        if count:
+            lines.append(
+                (
+                    "metered_beyond",
+                    f"{tail.name}: {count} x £{_fmt(tail.increment_price)} per "
+                    f"{_fmt(tail.increment_distance)} m or {_fmt(tail.increment_seconds)} s",
+                    tail.increment_price * count,
+                )
+            )
+        carried_m = (count - units) * tail.increment_distance if count else ZERO
+        seg_start = seg_end
+        uncertain += tail.uncertain
+
+    metered = sum((amount for _, _, amount in lines), ZERO)
+    if band.multiplier is not None:
+        lines.append(
+            (
+                "festive_multiplier",
+                f"{band.name}: x{_fmt(band.multiplier)} of {meter_band.name}",
+                metered * (band.multiplier - ONE),
+            )
+        )
+        metered *= band.multiplier
+    if options.vehicle_factor != ONE:
+        lines.append(
+            (
+                "vehicle_class",
+                f"{options.vehicle_type}: x{_fmt(options.vehicle_factor)} of the metered fare",
+                metered * (options.vehicle_factor - ONE),
+            )
+        )
+
+    lines.extend(_extras(tariff, local, metered, options))
+    if options.meet_and_greet:
+        lines.append(("meet_and_greet", "Airport meet and greet", options.meet_and_greet_gbp))
+
+    exact = sum((amount for _, _, amount in lines), ZERO)
+    fare = _money(exact)
+    rules = [
+        {"code": code, "label": label, "amountGBP": _money(amount)} for code, label, amount in lines
+    ]
+    drift = fare - sum((r["amountGBP"] for r in rules), ZERO)
+    if drift:
+        rules.append({"code": "rounding", "label": "Rounding to the penny", "amountGBP": drift})
+    return FareResult(fare=fare, applied_rules=rules, band=band.name, uncertain=uncertain)
+
+
+def _extras(
+    tariff: CompiledTariff, local: dt.datetime, metered: Decimal, options: FareOptions
+) -> list[tuple[str, str, Decimal]]:
+    lines: list[tuple[str, str, Decimal]] = []
+    timed: CompiledExtra | None = None
+    timed_precedence = 0
+    week_minute = annual_key = 0
+    holiday = False
+    if any(e.kind == "time_surcharge" for e in tariff.extras):
+        week_minute = local.weekday() * MINUTES_PER_DAY + local.hour * 60 + local.minute
+        annual_key = local.month * 1_000_000 + local.day * 10_000 + local.hour * 100 + local.minute
+        holiday = is_bank_holiday(local.date())
+    for extra in tariff.extras:
+        kind = extra.kind
+        if kind == "per_passenger":
+            extra_people = options.passengers - extra.threshold
+            if extra_people > 0:
+                lines.append(
+                    (
+                        "extra_passenger",
+                        f"{extra.name} (x{extra_people})",
+                        extra.amount * extra_people,
+                    )
+                )
+        elif kind == "party_flat" and options.passengers > extra.threshold:
+            lines.append(("party_surcharge", extra.name, extra.amount))
+        elif kind == "party_percent" and options.passengers > extra.threshold:
+            lines.append(
+                (
+                    "party_surcharge",
+                    f"{extra.name} ({_fmt(extra.percent)}%)",
+                    metered * extra.percent / HUNDRED,
+                )
+            )
+        elif kind == "time_surcharge":
+            # Timed surcharges replace each other ("instead of night"): the strongest wins.
+            precedence = extra.windows.precedence(week_minute, annual_key, holiday)
+            if precedence > timed_precedence:
+                timed, timed_precedence = extra, precedence
+        elif (kind == "airport_pickup" and options.pickup_is_airport) or (
+            kind == "airport_dropoff" and options.dropoff_is_airport
+        ):
+            lines.append(("airport_charge", extra.name, extra.amount))
+    if timed is not None:
+        lines.append(("time_surcharge", timed.name, timed.amount))
+    return lines
+
+
+# --- parsing of the councils' wording (used by the loader) -------------------------------
+
+_TIME = r"(\d{1,2}:\d{2})"
+_DATE = r"(\d{1,2}) ([A-Z][a-z]{2})"
+_RE_SPAN = re.compile(rf"^{_TIME} {_DATE} ?(?:-|to) ?{_TIME} {_DATE}$")
+_RE_DAY_TO_TIME = re.compile(rf"^{_DATE} to {_TIME} {_DATE}$")
+_RE_TIMES_ON_DATES = re.compile(rf"^{_TIME}-{_TIME} ((?:\d{{1,2}} [A-Z][a-z]{{2}}(?: and )?)+)$")
+_RE_WEEKLY = re.compile(
+    rf"^(?:also )?(Mon|Tue|Wed|Thu|Fri|Sat|Sun)-(Mon|Tue|Wed|Thu|Fri|Sat|Sun) "
+    rf"{_TIME}-{_TIME}$"
+)
+_RE_SUNDAYS = re.compile(rf"^Sundays(?: {_TIME}-{_TIME})?$")
+_RE_WEEK_SPAN = re.compile(
+    rf"(Mon|Tue|Wed|Thu|Fri|Sat|Sun) {_TIME}-(Mon|Tue|Wed|Thu|Fri|Sat|Sun) {_TIME}"
+)
+_RE_DAILY = re.compile(rf"{_TIME}-{_TIME}")
+_HOLIDAY_WORDS = re.compile(r"\b(?:public|bank) holidays?\b", re.IGNORECASE)
+_EXCLUDE_WORDS = re.compile(r"^(?:excludes|not)\b", re.IGNORECASE)
+
+
+def _md(day: str, month: str) -> str:
+    return f"{_MONTHS[month]:02d}-{int(day):02d}"
+
+
+def _hhmm(text: str) -> str:
+    hours, minutes = text.split(":")
+    return f"{int(hours):02d}:{minutes}"
+
+
+def _day_range(first: str, last: str) -> list[str]:
+    i, j = DAY_NAMES.index(first), DAY_NAMES.index(last)
+    return [DAY_NAMES[(i + k) % 7] for k in range((j - i) % 7 + 1)]
+
+
+def special_dates_parse(text: str) -> tuple[list[dict], list[dict]] | None:
+    """Council wording for a special period -> (windows, excludes); None if not understood.
+
+    Understood forms are the ones in pricing/data/council_tariffs.json, e.g.
+    "20:00 24 Dec-06:00 27 Dec", "25 Dec to 07:00 26 Dec", "18:00-24:00 24 Dec and 31 Dec",
+    "06:00-10:00 1 Jan", "also Sat-Sun 05:00-22:00", "Sundays 06:00-21:00",
+    "bank holidays 24h", "excludes public holidays", "Fri 18:00-Mon 06:00".
+    """
+    text = text.strip()
+    windows: list[dict] = []
+    for part in (p.strip() for p in text.split(";")):
+        if m := _RE_SPAN.match(part):
+            t1, d1, m1, t2, d2, m2 = m.groups()
+            windows.append(
+                {
+                    "type": "annual",
+                    "from": f"{_md(d1, m1)} {_hhmm(t1)}",
+                    "to": f"{_md(d2, m2)} {_hhmm(t2)}",
+                }
+            )
+        elif m := _RE_DAY_TO_TIME.match(part):
+            d1, m1, t2, d2, m2 = m.groups()
+            windows.append(
+                {
+                    "type": "annual",
+                    "from": f"{_md(d1, m1)} 00:00",
+                    "to": f"{_md(d2, m2)} {_hhmm(t2)}",
+                }
+            )
+        elif m := _RE_TIMES_ON_DATES.match(part):
+            t1, t2, dates = m.groups()
+            for day, month in re.findall(r"(\d{1,2}) ([A-Z][a-z]{2})", dates):
+                start = f"{_md(day, month)} {_hhmm(t1)}"
+                if t2 == "24:00":
+                    nxt = dt.date(2001, _MONTHS[month], int(day)) + dt.timedelta(days=1)
+                    end = f"{nxt:%m-%d} 00:00"
+                else:
+                    end = f"{_md(day, month)} {_hhmm(t2)}"
+                windows.append({"type": "annual", "from": start, "to": end})
+        elif m := _RE_WEEKLY.match(part):
+            first, last, t1, t2 = m.groups()
+            windows.append(
+                {
+                    "type": "weekly",
+                    "days": _day_range(first, last),
+                    "start": _hhmm(t1),
+                    "end": _hhmm(t2),
+                }
+            )
+        elif m := _RE_SUNDAYS.match(part):
+            t1, t2 = m.groups()
+            windows.append(
+                {
+                    "type": "weekly",
+                    "days": ["Sun"],
+                    "start": _hhmm(t1 or "00:00"),
+                    "end": _hhmm(t2 or "24:00"),
+                }
+            )
+        elif m := _RE_WEEK_SPAN.search(part):
+            d1, t1, d2, t2 = m.groups()
+            windows.append(
+                {"type": "weekly_span", "from": f"{d1} {_hhmm(t1)}", "to": f"{d2} {_hhmm(t2)}"}
+            )
+        elif _HOLIDAY_WORDS.search(part):
+            if _EXCLUDE_WORDS.match(part):
+                return [], [{"type": "public_holiday"}]
+            windows.append({"type": "public_holiday"})
+        elif m := _RE_DAILY.search(part):
+            windows.append(
+                {
+                    "type": "weekly",
+                    "days": list(DAY_NAMES),
+                    "start": _hhmm(m[1]),
+                    "end": _hhmm(m[2]),
+                }
+            )
+        else:
+            return None
+    return windows, []

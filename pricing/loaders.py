@@ -1,0 +1,305 @@
+"""Loading the councils' published tariffs (pricing/data/council_tariffs.json) into the DB.
+
+Figures are never retyped: every amount, distance and time comes from the JSON (parsed with
+``Decimal``, so 0.2 stays exactly 0.2). What the JSON says only in words (which band
+applies when, what an extra is for) is translated by :func:`pricing.fares.special_dates_parse`
+and the small :data:`EXTRA_RULES` table; wording we cannot translate is kept and marked
+uncertain rather than guessed. Status, sources and uncertainty marks are kept verbatim.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from pricing.fares import special_dates_parse
+from pricing.geocoding import OfflineGeocoder
+from pricing.models import (
+    ExtraKind,
+    Tariff,
+    TariffArea,
+    TariffBand,
+    TariffExtra,
+    TariffKind,
+    TariffLifecycle,
+)
+
+DATA_FILE = Path(__file__).resolve().parent / "data" / "council_tariffs.json"
+
+# Where each council's table applies: (town resolved by the offline geocoder, radius km).
+# Circles approximate the licensing areas; the admin can refine them per tariff.
+COUNCIL_AREAS: dict[str, list[tuple[str, int]]] = {
+    "Transport for London": [("London", 25)],
+    "Manchester City Council": [("Manchester", 9), ("Manchester Airport", 4)],
+    "Glasgow City Council": [("Glasgow", 10)],
+    "Cambridge City Council": [("Cambridge", 6)],
+    "South Gloucestershire Council": [("Yate", 8), ("Thornbury", 5), ("Bristol Parkway", 4)],
+    "Brighton & Hove City Council": [("Brighton", 5), ("Hove", 4)],
+    "North Yorkshire Council": [
+        ("Harrogate", 12),
+        ("Scarborough", 12),
+        ("Northallerton", 15),
+        ("Skipton", 12),
+        ("Selby", 10),
+        ("Ripon", 8),
+        ("Whitby", 8),
+    ],
+    "Bracknell Forest Council": [("Bracknell", 7)],
+}
+
+# What each published extra means for a quote: (kind, passengers included before it applies).
+# Extras not listed here (soiling, luggage, bicycles, maxima) are loaded as on_request:
+# they are shown in the admin but never added to a quote.
+EXTRA_RULES: dict[str, tuple[str, int]] = {
+    "each passenger additional to hirer": (ExtraKind.PER_PASSENGER, 1),
+    "each additional passenger": (ExtraKind.PER_PASSENGER, 1),
+    "5+ passengers, each (if agreed at booking)": (ExtraKind.PER_PASSENGER, 4),
+    "5+ passengers": (ExtraKind.PARTY_FLAT, 4),
+    "more than 4 passengers": (ExtraKind.PARTY_PERCENT, 4),
+    "airport terminal drop-off barrier": (ExtraKind.AIRPORT_DROPOFF, 0),
+    "airport terminal pick-up barrier": (ExtraKind.AIRPORT_PICKUP, 0),
+}
+_TIMED_EXTRA = re.compile(r"\d{1,2}:\d{2}|public holiday|bank holiday", re.IGNORECASE)
+_NOT_AUTOMATIC = re.compile(
+    r"fouling|soiling|if diesel|bicycle|suitcase|animal|call-out|ranks", re.IGNORECASE
+)
+
+# The network's own approved rate (seed 1.1: "a licensed operator's approved rate"), used
+# where no loaded council table covers the pickup. Ours, not a council's: editable in admin.
+NETWORK_TARIFF: dict[str, Any] = {
+    "reference": "network-standard",
+    "name": "Direct-to-Driver network rate",
+    "authority": "Direct-to-Driver network",
+    "kind": TariffKind.OPERATOR,
+    "effective_date": "2025-01-01",
+    "bands": [
+        {
+            "name": "Day",
+            "windows": [
+                {
+                    "type": "weekly",
+                    "days": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
+                    "start": "06:00",
+                    "end": "22:00",
+                }
+            ],
+            "excludes": [{"type": "public_holiday"}],
+            "flag_fall_gbp": "3.60",
+            "flag_fall_distance_m": "400",
+            "increment_distance_m": "160",
+            "increment_price_gbp": "0.20",
+            "waiting_seconds_per_increment": "36",
+        },
+        {
+            "name": "Night and public holidays",
+            "windows": [
+                {
+                    "type": "weekly",
+                    "days": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
+                    "start": "22:00",
+                    "end": "06:00",
+                },
+                {"type": "public_holiday"},
+            ],
+            "flag_fall_gbp": "4.60",
+            "flag_fall_distance_m": "400",
+            "increment_distance_m": "130",
+            "increment_price_gbp": "0.20",
+            "waiting_seconds_per_increment": "30",
+        },
+    ],
+}
+WORLDWIDE_TARIFF: dict[str, Any] = {
+    "reference": "worldwide-standard",
+    "name": "Worldwide partner-fleet rate",
+    "authority": "Direct-to-Driver network (worldwide)",
+    "kind": TariffKind.WORLDWIDE,
+    "effective_date": "2025-01-01",
+    "bands": [
+        {
+            "name": "Worldwide",
+            "windows": [
+                {
+                    "type": "weekly",
+                    "days": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
+                    "start": "00:00",
+                    "end": "24:00",
+                }
+            ],
+            "flag_fall_gbp": "5.00",
+            "flag_fall_distance_m": "1000",
+            "increment_distance_m": "200",
+            "increment_price_gbp": "0.35",
+            "waiting_seconds_per_increment": "40",
+        },
+    ],
+}
+
+
+def lifecycle_from_status(status: str | None) -> str:
+    text = (status or "").lower()
+    if "historical" in text or "superseded" in text:
+        return TariffLifecycle.HISTORICAL
+    if "proposed" in text:
+        return TariffLifecycle.PROPOSED
+    if "partial" in text:
+        return TariffLifecycle.PARTIAL
+    return TariffLifecycle.CURRENT
+
+
+def effective_date_parse(text: str | None) -> tuple[dt.date | None, str]:
+    """'2023-09-15' -> (date, ''); '2025-04 (day not found)' -> (None, verbatim)."""
+    if not text:
+        return None, ""
+    try:
+        return dt.date.fromisoformat(text), ""
+    except ValueError:
+        return None, text
+
+
+def _band_windows(applies: dict) -> tuple[list[dict], list[dict], list[str]]:
+    windows: list[dict] = []
+    excludes: list[dict] = []
+    not_understood: list[str] = []
+    days = applies.get("days")
+    start, end = applies.get("start"), applies.get("end")
+    if start and end and days != "public holidays":
+        day_list = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        if isinstance(days, list):
+            day_list = days
+        windows.append({"type": "weekly", "days": day_list, "start": start, "end": end})
+    if days == "public holidays":
+        windows.append({"type": "public_holiday"})
+    for text in applies.get("special_dates") or []:
+        parsed = special_dates_parse(text)
+        if parsed is None:
+            not_understood.append(f"special date not applied automatically: {text}")
+            continue
+        windows.extend(w for w in parsed[0] if w not in windows)
+        excludes.extend(parsed[1])
+    return windows, excludes, not_understood
+
+
+def _extra_row(raw: dict) -> dict:
+    name = raw["name"]
+    kind, threshold = EXTRA_RULES.get(name, (ExtraKind.ON_REQUEST, 0))
+    windows: list[dict] = []
+    status = raw.get("status", "")
+    if kind == ExtraKind.ON_REQUEST and not _NOT_AUTOMATIC.search(name):
+        wording = raw.get("window") or name
+        first_digit = re.search(r"\d", wording)
+        if _TIMED_EXTRA.search(wording):
+            candidates = [wording, wording[first_digit.start() :] if first_digit else wording]
+            for text in candidates:
+                parsed = special_dates_parse(text.split(" (")[0])
+                if parsed and parsed[0]:
+                    kind, windows = ExtraKind.TIME_SURCHARGE, parsed[0]
+                    break
+    starts = raw.get("from")
+    if status or (starts and dt.date.fromisoformat(starts) > timezone.localdate()):
+        kind, windows = ExtraKind.ON_REQUEST, []  # recommended or not yet in force
+    if raw.get("amount_gbp") is None and kind != ExtraKind.PARTY_PERCENT:
+        kind = ExtraKind.ON_REQUEST  # a maximum ("up to") is not a fixed charge
+    percent = raw.get("percent_of_metered_fare")
+    return {
+        "name": name,
+        "kind": kind,
+        "amount_gbp": raw.get("amount_gbp"),
+        "max_gbp": raw.get("max_gbp"),
+        "percent": percent,
+        "passenger_threshold": threshold,
+        "windows": windows,
+        "uncertain": bool(raw.get("uncertain")),
+        "status_text": status,
+        "raw": json.loads(json.dumps(raw, default=float)),
+    }
+
+
+def _create_tariff(record: dict, *, kind: str, stdout=None, geocoder=None) -> Tariff:
+    effective_from, effective_text = effective_date_parse(record.get("effective_date"))
+    authority = record.get("council") or record["authority"]
+    tariff = Tariff.objects.create(
+        reference=record.get("id") or record["reference"],
+        name=record.get("name") or f"{authority} hackney carriage tariff",
+        kind=kind,
+        authority=authority,
+        lifecycle=lifecycle_from_status(record.get("status")),
+        status_text=record.get("status") or "",
+        effective_from=effective_from,
+        effective_date_text=effective_text,
+        sources=record.get("source") or [],
+        uncertain=record.get("uncertain") or [],
+        raw=json.loads(json.dumps(record, default=float)),
+    )
+    for position, band in enumerate(record["bands"]):
+        if "applies" in band:
+            windows, excludes, not_understood = _band_windows(band["applies"])
+        else:
+            windows, excludes, not_understood = band["windows"], band.get("excludes", []), []
+        applies_raw = dict(band.get("applies") or {})
+        for key in ("applies_after", "rates_equal_to"):
+            if key in band:
+                applies_raw[key] = band[key]
+        TariffBand.objects.create(
+            tariff=tariff,
+            position=position,
+            name=band["name"],
+            windows=[] if band.get("applies_after_distance_m") is not None else windows,
+            excludes=excludes,
+            applies_after_distance_m=band.get("applies_after_distance_m"),
+            until_distance_m=band.get("until_distance_m"),
+            flag_fall_gbp=band.get("flag_fall_gbp"),
+            flag_fall_distance_m=band.get("flag_fall_distance_m"),
+            flag_fall_seconds=band.get("flag_fall_seconds"),
+            increment_distance_m=band.get("increment_distance_m"),
+            increment_price_gbp=band.get("increment_price_gbp"),
+            waiting_seconds_per_increment=band.get("waiting_seconds_per_increment"),
+            multiplier_of=band.get("multiplier_of") or "",
+            multiplier=band.get("multiplier"),
+            source_units=band.get("source_units") or "",
+            uncertain=[*(band.get("uncertain") or []), *not_understood],
+            applies_raw=json.loads(json.dumps(applies_raw, default=float)),
+        )
+    for position, raw in enumerate(record.get("extras") or []):
+        TariffExtra.objects.create(tariff=tariff, position=position, **_extra_row(raw))
+    geocoder = geocoder or OfflineGeocoder()
+    for town, radius in COUNCIL_AREAS.get(authority, []):
+        place = geocoder.geocode(town)
+        if place is None:
+            if stdout:
+                stdout.write(f"  area '{town}' not found; add it in the admin\n")
+            continue
+        TariffArea.objects.create(
+            tariff=tariff, label=town, lat=place.lat, lng=place.lng, radius_km=radius
+        )
+    return tariff
+
+
+def tariffs_load(stdout=None) -> int:
+    """Load every council tariff in pricing/data/council_tariffs.json, plus the network's
+    default operator rate and the worldwide rate. Idempotent: a tariff whose reference
+    already exists is left as it is (admin edits survive). Returns how many were created."""
+    with open(DATA_FILE, encoding="utf8") as f:
+        data = json.load(f, parse_float=Decimal)
+    records = [(r, TariffKind.COUNCIL) for r in data["tariffs"]]
+    records += [(NETWORK_TARIFF, TariffKind.OPERATOR), (WORLDWIDE_TARIFF, TariffKind.WORLDWIDE)]
+    existing = set(Tariff.objects.values_list("reference", flat=True))
+    geocoder = OfflineGeocoder()
+    created = 0
+    for record, kind in records:
+        reference = record.get("id") or record["reference"]
+        if reference in existing:
+            continue
+        with transaction.atomic():
+            tariff = _create_tariff(record, kind=kind, stdout=stdout, geocoder=geocoder)
+        created += 1
+        if stdout:
+            stdout.write(f"Loaded tariff {tariff.reference} ({tariff.get_lifecycle_display()})\n")
+    return created

@@ -1,0 +1,228 @@
+"""Tariffs as councils publish them, and quotes frozen at issue (contract 2.1, 2.3, 2.4)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.utils import timezone
+
+from pricing.vehicles import VehicleType
+
+
+class TariffKind(models.TextChoices):
+    # Contract 2.1: tariffSource.kind is one of these.
+    COUNCIL = "council", "Council (hackney carriage table)"
+    OPERATOR = "operator", "Operator's approved rate"
+    PARTNER = "partner", "Partner's approved rate"
+    WORLDWIDE = "worldwide", "Worldwide rate"
+
+
+class TariffLifecycle(models.TextChoices):
+    """Whether a table may price journeys today; derived from the source's status at load,
+    editable in the admin. Only ``current`` tariffs are selected."""
+
+    CURRENT = "current", "Current"
+    HISTORICAL = "historical", "Historical (superseded)"
+    PROPOSED = "proposed", "Proposed (not in force)"
+    PARTIAL = "partial", "Partial (figures missing)"
+
+
+class Tariff(models.Model):
+    reference = models.SlugField(max_length=80, unique=True, help_text="e.g. manchester-2023-09")
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=16, choices=TariffKind.choices, default=TariffKind.COUNCIL)
+    authority = models.CharField(
+        max_length=200, help_text="Licensing authority (council) or the operator that sets it."
+    )
+    account = models.ForeignKey(
+        "partners.Account",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="tariffs",
+        help_text="Operator's or partner's own approved rate.",
+    )
+    lifecycle = models.CharField(
+        max_length=16, choices=TariffLifecycle.choices, default=TariffLifecycle.CURRENT
+    )
+    status_text = models.CharField(
+        max_length=300, blank=True, help_text="The source's own status wording, verbatim."
+    )
+    effective_from = models.DateField(null=True, blank=True)
+    effective_date_text = models.CharField(
+        max_length=100, blank=True, help_text="As published when not a full date."
+    )
+    sources = models.JSONField(default=list, blank=True, help_text='[{"title", "address"}]')
+    uncertain = models.JSONField(
+        default=list, blank=True, help_text="What the source left unclear."
+    )
+    notes = models.TextField(blank=True)
+    is_active = models.BooleanField(default=True, help_text="Switch off to stop using it.")
+    raw = models.JSONField(
+        default=dict, blank=True, help_text="The record as loaded, kept for provenance."
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["authority", "-effective_from", "reference"]
+        indexes = [models.Index(fields=["kind", "lifecycle", "is_active"])]
+
+    def __str__(self) -> str:
+        return f"{self.authority}: {self.reference}"
+
+
+class TariffBand(models.Model):
+    """One tariff of a table (Tariff 1 day, Tariff 2 night, ...), or a distance band.
+
+    ``windows`` and ``excludes`` are lists of::
+
+        {"type": "weekly", "days": ["Mon", ...], "start": "22:00", "end": "06:00"}
+        {"type": "weekly_span", "from": "Fri 18:00", "to": "Mon 06:00"}
+        {"type": "annual", "from": "12-24 20:00", "to": "12-27 06:00"}
+        {"type": "public_holiday"}
+
+    evaluated in Europe/London time; an end at or before the start runs past midnight.
+    """
+
+    tariff = models.ForeignKey(Tariff, on_delete=models.CASCADE, related_name="bands")
+    position = models.PositiveSmallIntegerField(default=0)
+    name = models.CharField(max_length=120)
+    windows = models.JSONField(default=list, blank=True)
+    excludes = models.JSONField(default=list, blank=True)
+    applies_after_distance_m = models.DecimalField(
+        max_digits=10,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        help_text="Distance band: prices only the distance beyond this (e.g. TfL Tariff 4).",
+    )
+    until_distance_m = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    flag_fall_gbp = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
+    flag_fall_distance_m = models.DecimalField(
+        max_digits=10, decimal_places=2, null=True, blank=True
+    )
+    flag_fall_seconds = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
+    increment_distance_m = models.DecimalField(
+        max_digits=10, decimal_places=2, null=True, blank=True
+    )
+    increment_price_gbp = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
+    waiting_seconds_per_increment = models.DecimalField(
+        max_digits=8, decimal_places=2, null=True, blank=True
+    )
+    multiplier_of = models.CharField(
+        max_length=120, blank=True, help_text="Band whose fare this band multiplies."
+    )
+    multiplier = models.DecimalField(max_digits=6, decimal_places=3, null=True, blank=True)
+    source_units = models.CharField(max_length=100, blank=True)
+    uncertain = models.JSONField(default=list, blank=True)
+    applies_raw = models.JSONField(default=dict, blank=True, help_text="As published.")
+
+    class Meta:
+        ordering = ["tariff", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["tariff", "position"], name="tariff_band_position_uniq")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ExtraKind(models.TextChoices):
+    PER_PASSENGER = "per_passenger", "Per passenger beyond the threshold"
+    PARTY_FLAT = "party_flat", "Flat, when the party exceeds the threshold"
+    PARTY_PERCENT = "party_percent", "Percent of metered fare, party over threshold"
+    TIME_SURCHARGE = "time_surcharge", "Timed surcharge (night, weekend, holiday, festive)"
+    AIRPORT_PICKUP = "airport_pickup", "Airport pick-up charge"
+    AIRPORT_DROPOFF = "airport_dropoff", "Airport drop-off charge"
+    ON_REQUEST = "on_request", "Not applied to quotes (soiling, luggage, ...)"
+
+
+class TariffExtra(models.Model):
+    tariff = models.ForeignKey(Tariff, on_delete=models.CASCADE, related_name="extras")
+    position = models.PositiveSmallIntegerField(default=0)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=20, choices=ExtraKind.choices)
+    amount_gbp = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
+    max_gbp = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
+    percent = models.DecimalField(max_digits=6, decimal_places=2, null=True, blank=True)
+    passenger_threshold = models.PositiveSmallIntegerField(
+        default=0, help_text="Passengers included before the extra applies."
+    )
+    windows = models.JSONField(default=list, blank=True, help_text="For timed surcharges.")
+    uncertain = models.BooleanField(default=False)
+    status_text = models.CharField(max_length=100, blank=True)
+    raw = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["tariff", "position"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TariffArea(models.Model):
+    """A circle where this tariff is the local one (the council's area, approximated)."""
+
+    tariff = models.ForeignKey(Tariff, on_delete=models.CASCADE, related_name="areas")
+    label = models.CharField(max_length=120)
+    lat = models.FloatField()
+    lng = models.FloatField()
+    radius_km = models.DecimalField(max_digits=6, decimal_places=1)
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.radius_km} km)"
+
+
+class Quote(models.Model):
+    """A priced journey; the fare and its breakdown are frozen at issue (contract 2.4).
+
+    Redeemed once: bookings.Booking.quote is a OneToOneField to this model.
+    """
+
+    class Source(models.TextChoices):
+        V1 = "v1", "POST /api/public/v1/quote"
+        ALIAS = "alias", "POST /api/public/quotes/estimate"
+        SERVICE = "service", "Internal"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.SERVICE)
+    pickup = models.CharField(max_length=300)
+    pickup_label = models.CharField(max_length=300)
+    pickup_lat = models.FloatField()
+    pickup_lng = models.FloatField()
+    dropoff = models.CharField(max_length=300)
+    dropoff_label = models.CharField(max_length=300)
+    dropoff_lat = models.FloatField()
+    dropoff_lng = models.FloatField()
+    passengers = models.PositiveSmallIntegerField()
+    vehicle_type = models.CharField(max_length=16, choices=VehicleType.choices)
+    depart_at = models.DateTimeField()
+    meet_and_greet = models.BooleanField(default=False)
+    worldwide = models.BooleanField(default=False)
+    fare = models.DecimalField(max_digits=10, decimal_places=2)
+    currency = models.CharField(max_length=3, default="GBP")
+    applied_rules = models.JSONField(default=list)
+    tariff_source = models.JSONField(default=dict)
+    distance_miles = models.DecimalField(max_digits=8, decimal_places=1)
+    duration_minutes = models.PositiveIntegerField()
+    account = models.ForeignKey(
+        "partners.Account",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="quotes",
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(db_index=True)
+    redeemed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.pk} £{self.fare} {self.pickup} -> {self.dropoff}"
+
+    def is_expired(self, now=None) -> bool:
+        return (now or timezone.now()) >= self.expires_at

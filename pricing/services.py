@@ -1,0 +1,248 @@
+"""Pricing services: price a journey, issue a quote (seed 2.1-2.4, contract 2)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from api.problems import Problem
+from pricing.fares import FareOptions, TariffIncomplete, fare_compute
+from pricing.gazetteer import Place
+from pricing.geocoding import geocoder_get
+from pricing.models import Quote
+from pricing.routing import router_get
+from pricing.selectors import tariff_select
+from pricing.vehicles import MAX_PASSENGERS, vehicle_class_resolve, vehicle_factors
+
+MPH_TO_MPS = Decimal("0.44704")
+
+
+@dataclass(frozen=True)
+class PricedJourney:
+    """A priced journey, not yet stored. ``applied_rules`` and ``tariff_source`` are
+    JSON-ready (amounts as numbers with 2 dp) and ``applied_rules`` sum to ``fare``."""
+
+    fare: Decimal
+    currency: str
+    distance_miles: Decimal
+    duration_minutes: int
+    vehicle_type: str
+    passengers: int
+    depart_at: dt.datetime
+    applied_rules: list[dict]
+    tariff_source: dict
+    pickup: Place
+    dropoff: Place
+    meet_and_greet: bool = False
+    worldwide: bool = False
+    band: str = ""
+    uncertain: list[str] = field(default_factory=list)
+
+
+def _rename(errors: dict[str, list[str]], field_names: Mapping[str, str] | None) -> dict:
+    if not field_names:
+        return errors
+    return {field_names.get(k, k): v for k, v in errors.items()}
+
+
+def _locate(text: str, *, field_name: str, worldwide: bool) -> Place:
+    place = geocoder_get().geocode(text, worldwide=worldwide)
+    if place is None:
+        raise Problem(
+            422,
+            "address_not_found",
+            f"Could not locate '{text[:120]}'.",
+            errors={
+                field_name: [
+                    "Address could not be located; try a town, station, "
+                    "airport or '<street>, <town>'."
+                ]
+            },
+        )
+    if not place.in_uk and not worldwide:
+        raise Problem(
+            422,
+            "outside_service_area",
+            f"'{text[:120]}' resolved to {place.label} ({place.country}), outside the UK. "
+            "Send worldwide: true for journeys outside the UK.",
+            errors={field_name: ["Outside the UK; set worldwide to true."]},
+        )
+    return place
+
+
+def quote_price(
+    *,
+    pickup: str,
+    dropoff: str,
+    passengers: int,
+    vehicle_type: str | None,
+    depart_at: dt.datetime | None,
+    meet_and_greet: bool = False,
+    worldwide: bool = False,
+    account=None,
+    fare_override: Decimal | None = None,
+    field_names: Mapping[str, str] | None = None,
+) -> PricedJourney:
+    """Price a journey without writing anything (one read to check the tariff cache).
+
+    Guarantees: the fare is Decimal, 2 dp, half-up, and equals the sum of the applied
+    rules; the vehicle seats the party; the departure defaults to now and a naive one is
+    taken as UTC. A partner-supplied ``fare_override`` replaces the computed fare.
+    Errors (Problem): 400 ``vehicle_too_small``/``invalid_input``, 422
+    ``address_not_found``, ``outside_service_area``, ``tariff_incomplete``. Error keys are
+    the v1 field names, renamed through ``field_names`` (e.g. to the snake_case alias).
+    """
+    try:
+        if not 1 <= passengers <= MAX_PASSENGERS:
+            raise Problem(
+                400,
+                "invalid_input",
+                "Passengers must be 1 to 8.",
+                errors={"passengers": ["Must be between 1 and 8."]},
+            )
+        vehicle = vehicle_class_resolve(vehicle_type=vehicle_type, passengers=passengers)
+        if depart_at is None:
+            depart_at = timezone.now()
+        elif timezone.is_naive(depart_at):
+            depart_at = depart_at.replace(tzinfo=dt.UTC)  # contract 2.1: departAt is UTC
+        origin = _locate(pickup, field_name="pickup", worldwide=worldwide)
+        destination = _locate(dropoff, field_name="dropoff", worldwide=worldwide)
+    except Problem as problem:
+        if problem.errors:
+            problem.errors = _rename(problem.errors, field_names)
+        raise
+    route = router_get().route(origin, destination, depart_at=depart_at)
+
+    if fare_override is not None:
+        fare = Decimal(fare_override).quantize(Decimal("0.01"))
+        rules = [
+            {"code": "partner_fare", "label": "Fare agreed by the sender", "amountGBP": float(fare)}
+        ]
+        source = {
+            "kind": "partner",
+            "name": getattr(account, "name", "Partner"),
+            "reference": getattr(account, "slug", ""),
+            "effectiveFrom": None,
+            "status": "partner-supplied fare",
+            "uncertain": [],
+            "sourceUrl": None,
+        }
+        band, uncertain = "", []
+    else:
+        tariff = tariff_select(
+            pickup=origin, distance_m=route.distance_m, depart_at=depart_at, account=account
+        )
+        options = FareOptions(
+            passengers=passengers,
+            vehicle_type=vehicle,
+            vehicle_factor=vehicle_factors()[vehicle],
+            meet_and_greet=meet_and_greet,
+            meet_and_greet_gbp=Decimal(
+                str(getattr(settings, "PRICING_MEET_AND_GREET_GBP", "25.00"))
+            ),
+            pickup_is_airport=origin.is_airport,
+            dropoff_is_airport=destination.is_airport,
+            cruise_mps=Decimal(str(getattr(settings, "PRICING_METER_CRUISE_MPH", 20))) * MPH_TO_MPS,
+        )
+        try:
+            result = fare_compute(
+                tariff,
+                distance_m=route.distance_m,
+                duration_s=route.duration_s,
+                depart_at=depart_at,
+                options=options,
+            )
+        except TariffIncomplete as exc:  # selection checked; only a race gets here
+            raise Problem(422, "tariff_incomplete", str(exc)) from exc
+        fare = result.fare
+        rules = [{**rule, "amountGBP": float(rule["amountGBP"])} for rule in result.applied_rules]
+        uncertain = list(tariff.source["uncertain"]) + [
+            u for u in result.uncertain if u not in tariff.source["uncertain"]
+        ]
+        source = {**tariff.source, "uncertain": uncertain, "band": result.band}
+        band = result.band
+    return PricedJourney(
+        fare=fare,
+        currency="GBP",
+        distance_miles=route.distance_miles,
+        duration_minutes=route.duration_minutes,
+        vehicle_type=vehicle,
+        passengers=passengers,
+        depart_at=depart_at,
+        applied_rules=rules,
+        tariff_source=source,
+        pickup=origin,
+        dropoff=destination,
+        meet_and_greet=meet_and_greet,
+        worldwide=worldwide,
+        band=band,
+        uncertain=uncertain,
+    )
+
+
+def quote_ttl() -> dt.timedelta:
+    return dt.timedelta(hours=getattr(settings, "PRICING_QUOTE_TTL_HOURS", 24))
+
+
+@transaction.atomic
+def quote_create(
+    *,
+    pickup: str,
+    dropoff: str,
+    passengers: int,
+    vehicle_type: str | None,
+    depart_at: dt.datetime | None,
+    meet_and_greet: bool = False,
+    worldwide: bool = False,
+    account=None,
+    source: str = Quote.Source.SERVICE,
+    field_names: Mapping[str, str] | None = None,
+) -> Quote:
+    """Price a journey and store it as a quote valid 24 hours (contract 2.3).
+
+    Guarantees: the fare, appliedRules and tariffSource are frozen on the row as priced;
+    ``expires_at`` is ``created_at`` + 24 h. Raises what :func:`quote_price` raises.
+    """
+    priced = quote_price(
+        pickup=pickup,
+        dropoff=dropoff,
+        passengers=passengers,
+        vehicle_type=vehicle_type,
+        depart_at=depart_at,
+        meet_and_greet=meet_and_greet,
+        worldwide=worldwide,
+        account=account,
+        field_names=field_names,
+    )
+    now = timezone.now()
+    return Quote.objects.create(
+        source=source,
+        pickup=pickup[:300],
+        pickup_label=priced.pickup.label[:300],
+        pickup_lat=priced.pickup.lat,
+        pickup_lng=priced.pickup.lng,
+        dropoff=dropoff[:300],
+        dropoff_label=priced.dropoff.label[:300],
+        dropoff_lat=priced.dropoff.lat,
+        dropoff_lng=priced.dropoff.lng,
+        passengers=priced.passengers,
+        vehicle_type=priced.vehicle_type,
+        depart_at=priced.depart_at,
+        meet_and_greet=meet_and_greet,
+        worldwide=worldwide,
+        fare=priced.fare,
+        currency=priced.currency,
+        applied_rules=priced.applied_rules,
+        tariff_source=priced.tariff_source,
+        distance_miles=priced.distance_miles,
+        duration_minutes=priced.duration_minutes,
+        account=account,
+        created_at=now,
+        expires_at=now + quote_ttl(),
+    )

@@ -1,0 +1,299 @@
+"""The pure fare function against hand-computed fares and the published reference fares.
+
+Expectations are worked out from the figures in pricing/data/council_tariffs.json, quoted
+in the comments; a meter charges an increment as soon as it starts (ceil).
+"""
+
+import dataclasses
+import datetime as dt
+import json
+from decimal import ROUND_CEILING, Decimal
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from pricing.fares import FareOptions, TariffIncomplete, fare_compute
+from pricing.routing import duration_for, great_circle_m
+
+LONDON = ZoneInfo("Europe/London")
+MILE = Decimal("1609.344")
+OPTIONS = FareOptions()
+WEDNESDAY_NOON = dt.datetime(2025, 6, 4, 12, 0, tzinfo=LONDON)
+WEDNESDAY_NIGHT = dt.datetime(2025, 6, 4, 23, 30, tzinfo=LONDON)
+DATA = json.loads(
+    (Path(__file__).resolve().parents[1] / "data" / "council_tariffs.json").read_text()
+)
+
+
+def ceil(value: Decimal) -> int:
+    return int(value.to_integral_value(rounding=ROUND_CEILING))
+
+
+def no_waiting(distance_m: Decimal) -> Decimal:
+    """A duration with no time below the changeover speed: distance-only metering."""
+    return distance_m / OPTIONS.cruise_mps
+
+
+def price(tariff, distance_m, when, *, duration_s=None, options=OPTIONS):
+    if duration_s is None:
+        duration_s = no_waiting(distance_m)
+    return fare_compute(
+        tariff, distance_m=distance_m, duration_s=duration_s, depart_at=when, options=options
+    )
+
+
+def rules_sum(result) -> Decimal:
+    return sum((r["amountGBP"] for r in result.applied_rules), Decimal(0))
+
+
+# --- published reference fares ------------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("row", DATA["reference_fares"][1]["rows"], ids=lambda r: f"{r['miles']}mi")
+def test_brighton_reference_fares_are_reproduced_exactly(compiled, row):
+    # Given Brighton & Hove's Tariff 1 and its published 1 and 2 mile fares (PHTM p.88)
+    brighton = compiled("brighton-2022")
+    # When a weekday daytime journey of that distance is metered on distance alone
+    result = price(brighton, row["miles"] * MILE, WEDNESDAY_NOON)
+    # Then the fare is exactly the published one (5.20 and 7.80)
+    assert result.fare == Decimal(str(row["t1"]))
+    assert rules_sum(result) == result.fare
+
+
+TFL_WHEN = {
+    "t1": dt.datetime(2025, 6, 4, 11, 0, tzinfo=LONDON),  # Mon-Fri 05:00-20:00
+    "t2": dt.datetime(2025, 6, 4, 21, 0, tzinfo=LONDON),  # Mon-Fri 20:00-22:00
+    "t3": dt.datetime(2025, 6, 4, 23, 30, tzinfo=LONDON),  # every day 22:00-05:00
+}
+TFL_CASES = [
+    (row["miles"], band, tuple(row[band]))
+    for row in DATA["reference_fares"][0]["rows"]
+    if "miles" in row
+    for band in ("t1", "t2", "t3")
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("miles", "band", "bounds"), TFL_CASES)
+def test_tfl_fares_fall_within_published_ranges(compiled, miles, band, bounds):
+    # Given TfL's complete metre/second table and the router's duration for the journey
+    tfl = compiled("tfl-2017-06")
+    distance = miles * MILE
+    when = TFL_WHEN[band]
+    duration = Decimal(round(duration_for(float(distance), when)))
+    # When it is priced at that time of day
+    result = price(tfl, distance, when, duration_s=duration)
+    # Then the fare is inside TfL's published range for that distance and tariff
+    assert Decimal(str(bounds[0])) <= result.fare <= Decimal(str(bounds[1]))
+    assert result.band == f"Tariff {band[1]}"
+
+
+@pytest.mark.django_db
+def test_tfl_heathrow_to_central_london_within_published_range(compiled):
+    tfl = compiled("tfl-2017-06")
+    low, high = DATA["reference_fares"][0]["rows"][4]["all"]
+    # Heathrow (airportsdata) to central London (geonames), road factor 1.3
+    metres = Decimal(str(round(great_circle_m(51.4706, -0.46194, 51.50853, -0.12574) * 1.3, 1)))
+    for when in TFL_WHEN.values():
+        duration = Decimal(round(duration_for(float(metres), when)))
+        result = price(tfl, metres, when, duration_s=duration)
+        assert Decimal(str(low)) <= result.fare <= Decimal(str(high))
+        assert any(r["code"] == "metered_beyond" for r in result.applied_rules)
+
+
+# --- hand-computed fares ------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_manchester_day_one_mile(compiled):
+    # Tariff 1 Day: 3.40 covers 348.44 m, then 0.20 per 123 m.
+    # (1609.344 - 348.44) / 123 = 10.25 -> 11 increments -> 3.40 + 2.20 = 5.60
+    result = price(compiled("manchester-2023-09"), MILE, WEDNESDAY_NOON)
+    assert result.fare == Decimal("3.40") + 11 * Decimal("0.20")
+    assert result.band == "Tariff 1 Day"
+
+
+@pytest.mark.django_db
+def test_manchester_night_one_mile(compiled):
+    # Tariff 2 Night: 3.80 covers 210.67 m, then 0.20 per 92.5 m.
+    # (1609.344 - 210.67) / 92.5 = 15.12 -> 16 increments -> 3.80 + 3.20 = 7.00
+    result = price(compiled("manchester-2023-09"), MILE, WEDNESDAY_NIGHT)
+    assert result.fare == Decimal("3.80") + 16 * Decimal("0.20")
+    assert result.band == "Tariff 2 Night"
+
+
+@pytest.mark.django_db
+def test_manchester_waiting_time_adds_increments(compiled):
+    # 5 km with 300 s below changeover speed: 0.20 per 123 m or per 31.57 s.
+    # (5000 - 348.44) / 123 = 37.82; 300 / 31.57 = 9.50; total 47.32 -> 48 -> 3.40 + 9.60
+    distance = Decimal(5000)
+    result = price(
+        compiled("manchester-2023-09"),
+        distance,
+        WEDNESDAY_NOON,
+        duration_s=no_waiting(distance) + 300,
+    )
+    expected_units = (distance - Decimal("348.44")) / 123 + Decimal(300) / Decimal("31.57")
+    assert ceil(expected_units) == 48
+    assert result.fare == Decimal("3.40") + 48 * Decimal("0.20")
+
+
+@pytest.mark.django_db
+def test_increment_boundary_charges_the_next_increment_once_started(compiled):
+    manchester = compiled("manchester-2023-09")
+    # Exactly flag fall distance + 10 increments: 10 increments (5.40)
+    exact = Decimal("348.44") + 10 * Decimal(123)
+    assert price(manchester, exact, WEDNESDAY_NOON).fare == Decimal("5.40")
+    # One centimetre more starts the 11th increment (5.60)
+    assert price(manchester, exact + Decimal("0.01"), WEDNESDAY_NOON).fare == Decimal("5.60")
+    # Inside the flag fall distance: flag fall only
+    assert price(manchester, Decimal(300), WEDNESDAY_NOON).fare == Decimal("3.40")
+
+
+@pytest.mark.django_db
+def test_manchester_bank_holiday_noon_uses_night_rate(compiled):
+    # 25 Aug 2025 is the summer bank holiday: Tariff 2 ("bank holidays 24h") or the
+    # identical Tariff 3, never Tariff 1 Day -> 7.00 a mile
+    holiday = dt.datetime(2025, 8, 25, 12, 0, tzinfo=LONDON)
+    result = price(compiled("manchester-2023-09"), MILE, holiday)
+    assert result.band != "Tariff 1 Day"
+    assert result.fare == Decimal("3.80") + 16 * Decimal("0.20")
+
+
+@pytest.mark.django_db
+def test_manchester_christmas_is_tariff_2_plus_half(compiled):
+    # Tariff 4 (20:00 24 Dec - 06:00 27 Dec) = Tariff 2 x 1.5: 7.00 + 3.50 = 10.50
+    christmas = dt.datetime(2025, 12, 25, 12, 0, tzinfo=LONDON)
+    result = price(compiled("manchester-2023-09"), MILE, christmas)
+    assert result.band.startswith("Tariff 4")
+    assert result.fare == (Decimal("3.80") + 16 * Decimal("0.20")) * Decimal("1.5")
+    assert "festive_multiplier" in [r["code"] for r in result.applied_rules]
+    assert "what the +50% applies to" in result.uncertain
+
+
+@pytest.mark.django_db
+def test_manchester_extra_passengers_are_charged(compiled):
+    # "each passenger additional to hirer" 0.20: three passengers -> +0.40
+    options = FareOptions(passengers=3)
+    result = price(compiled("manchester-2023-09"), MILE, WEDNESDAY_NOON, options=options)
+    assert result.fare == Decimal("5.60") + 2 * Decimal("0.20")
+    assert "extra_passenger" in [r["code"] for r in result.applied_rules]
+
+
+@pytest.mark.django_db
+def test_manchester_airport_drop_off_barrier(compiled):
+    options = FareOptions(dropoff_is_airport=True)
+    result = price(compiled("manchester-2023-09"), MILE, WEDNESDAY_NOON, options=options)
+    assert result.fare == Decimal("5.60") + Decimal("3.00")
+
+
+@pytest.mark.django_db
+def test_glasgow_night_surcharge_and_festive_instead(compiled):
+    glasgow = compiled("glasgow-2025")
+    # Single scale: 4.50 covers 804.67 m, then 0.30 per 159.11 m.
+    # Two miles: (3218.688 - 804.67) / 159.11 = 15.17 -> 16 -> 4.50 + 4.80 = 9.30
+    metered = Decimal("4.50") + 16 * Decimal("0.30")
+    assert price(glasgow, 2 * MILE, WEDNESDAY_NOON).fare == metered
+    # 21:00-06:00 adds the 1.50 night surcharge
+    late = dt.datetime(2025, 6, 4, 22, 0, tzinfo=LONDON)
+    assert price(glasgow, 2 * MILE, late).fare == metered + Decimal("1.50")
+    # the festive 2.70 replaces it on Christmas night
+    festive = dt.datetime(2025, 12, 25, 22, 0, tzinfo=LONDON)
+    assert price(glasgow, 2 * MILE, festive).fare == metered + Decimal("2.70")
+
+
+@pytest.mark.django_db
+def test_cambridge_sunday_is_tariff_2(compiled):
+    # Tariff 2 on Sundays: 4.85 covers 90 m, 0.20 per 143.5 m.
+    # (1609.344 - 90) / 143.5 = 10.59 -> 11 -> 4.85 + 2.20 = 7.05
+    sunday = dt.datetime(2025, 6, 8, 12, 0, tzinfo=LONDON)
+    result = price(compiled("cambridge-2023-04"), MILE, sunday)
+    assert result.band == "Tariff 2"
+    assert result.fare == Decimal("4.85") + 11 * Decimal("0.20")
+
+
+@pytest.mark.django_db
+def test_tfl_tariff_4_prices_the_distance_beyond_six_miles(compiled):
+    tfl = compiled("tfl-2017-06")
+    distance = 10 * MILE
+    # Tariff 1 to 9656.1 m: 2.60 covers 234.8 m, 0.20 per 117.4 m
+    units_1 = (Decimal("9656.1") - Decimal("234.8")) / Decimal("117.4")  # 80.25 -> 81
+    count_1 = ceil(units_1)
+    # the 81st increment paid for 0.75 x 117.4 m beyond 9656.1 m; then 0.20 per 86.9 m
+    carried = (count_1 - units_1) * Decimal("117.4")
+    count_4 = ceil((distance - Decimal("9656.1") - carried) / Decimal("86.9"))
+    result = price(tfl, distance, WEDNESDAY_NOON)
+    assert (count_1, count_4) == (81, 74)
+    assert result.fare == Decimal("2.60") + (count_1 + count_4) * Decimal("0.20")
+
+
+@pytest.mark.django_db
+def test_tfl_saturday_daytime_is_tariff_2_and_bank_holiday_tariff_3(compiled):
+    tfl = compiled("tfl-2017-06")
+    assert price(tfl, MILE, dt.datetime(2025, 6, 7, 10, 0, tzinfo=LONDON)).band == "Tariff 2"
+    assert price(tfl, MILE, dt.datetime(2025, 5, 26, 10, 0, tzinfo=LONDON)).band == "Tariff 3"
+
+
+@pytest.mark.django_db
+def test_meet_and_greet_adds_25(compiled):
+    manchester = compiled("manchester-2023-09")
+    plain = price(manchester, MILE, WEDNESDAY_NOON)
+    greeted = price(manchester, MILE, WEDNESDAY_NOON, options=FareOptions(meet_and_greet=True))
+    assert greeted.fare - plain.fare == Decimal("25.00")
+    assert greeted.applied_rules[-1]["code"] == "meet_and_greet"
+
+
+@pytest.mark.django_db
+def test_vehicle_factor_scales_the_metered_fare(compiled):
+    # executive x1.40 of 5.60 -> +2.24
+    options = FareOptions(vehicle_type="executive", vehicle_factor=Decimal("1.40"))
+    result = price(compiled("manchester-2023-09"), MILE, WEDNESDAY_NOON, options=options)
+    assert result.fare == Decimal("5.60") * Decimal("1.40")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("factor", ["1.001", "1.005", "1.0149", "1.333", "1.777", "2.5"])
+def test_applied_rules_always_sum_to_the_fare(compiled, factor):
+    options = FareOptions(
+        passengers=5, vehicle_type="mpv", vehicle_factor=Decimal(factor), meet_and_greet=True
+    )
+    for reference in ("bracknell-undated", "manchester-2023-09", "south-glos-2023-24"):
+        for metres in (500, 2345, 12_345, 40_000):
+            result = price(
+                compiled(reference),
+                Decimal(metres),
+                WEDNESDAY_NIGHT,
+                duration_s=Decimal(metres) / 5,
+                options=options,
+            )
+            assert rules_sum(result) == result.fare
+            assert result.fare == result.fare.quantize(Decimal("0.01"))
+
+
+@pytest.mark.django_db
+def test_rounding_line_appears_when_lines_round_apart(compiled):
+    # Given Bracknell with its party extra at 12.5% (instead of 50%) and a x1.005 class
+    # factor, two lines have sub-penny parts: e.g. 5.40 -> 0.675 and 0.027, which round to
+    # 0.68 + 0.03 while the fare rounds once (5.40 + 0.702 = 6.102 -> 6.10).
+    bracknell = compiled("bracknell-undated")
+    extra = dataclasses.replace(bracknell.extras[0], percent=Decimal("12.5"))
+    tariff = dataclasses.replace(bracknell, extras=(extra,))
+    options = FareOptions(passengers=5, vehicle_factor=Decimal("1.005"))
+    codes = set()
+    for metres in range(1000, 6000, 37):
+        result = price(tariff, Decimal(metres), WEDNESDAY_NOON, options=options)
+        codes.update(r["code"] for r in result.applied_rules)
+        assert rules_sum(result) == result.fare
+    assert "rounding" in codes
+
+
+@pytest.mark.django_db
+def test_incomplete_tariffs_refuse_to_price(compiled):
+    with pytest.raises(TariffIncomplete):
+        price(compiled("tfl-2025"), MILE, WEDNESDAY_NOON)
+    # Brighton's New Year tariff has no increment price
+    new_year = dt.datetime(2025, 12, 31, 23, 0, tzinfo=LONDON)
+    with pytest.raises(TariffIncomplete):
+        price(compiled("brighton-2022"), MILE, new_year)

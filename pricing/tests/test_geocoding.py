@@ -1,0 +1,105 @@
+"""The offline geocoder resolves what contract 2.1.1 names; postcodes.io is recorded HTTP."""
+
+import pytest
+import responses
+
+from pricing.geocoding import OfflineGeocoder, PostcodesIoGeocoder
+
+geocoder = OfflineGeocoder()
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "label"),
+    [
+        ("Heathrow Airport", "airport", "London Heathrow Airport"),
+        ("LHR", "airport", "London Heathrow Airport"),
+        ("Manchester Airport", "airport", "Manchester Airport"),
+        ("manchester airport.", "airport", "Manchester Airport"),
+        ("Leeds", "place", "Leeds"),
+        ("York", "place", "York"),
+        ("Harrogate", "place", "Harrogate"),
+        ("HARROGATE", "place", "Harrogate"),
+        ("Grassington", "place", "Grassington"),  # a village of ~1,800
+        ("London King's Cross", "station", "London King's Cross"),
+        ("london kings cross", "station", "London King's Cross"),
+        ("Leeds station", "station", "Leeds station"),
+        ("10 Downing Street, London", "place", "London"),
+        ("Station Road, Harrogate", "place", "Harrogate"),
+        ("The Grand Hotel, Brighton, UK", "place", "Brighton"),
+        ("Heathrow Terminal 5, London", "airport", "London Heathrow Airport"),
+        ("Leeds LS1 4DY", "place", "Leeds"),
+        ("Kings Lynn", "place", "King's Lynn"),
+    ],
+)
+def test_offline_geocoder_resolves_contract_cases(text, kind, label):
+    place = geocoder.geocode(text)
+    assert place is not None
+    assert (place.kind, place.label, place.country) == (kind, label, "GB")
+
+
+def test_unknown_text_resolves_to_nothing():
+    assert geocoder.geocode("Xyzzy Plugh Nowhere") is None
+    assert geocoder.geocode("   ") is None
+
+
+def test_world_places_resolve_with_their_country():
+    paris = geocoder.geocode("Paris", worldwide=True)
+    assert (paris.label, paris.country) == ("Paris", "FR")
+    assert geocoder.geocode("CDG", worldwide=True).kind == "airport"
+    # UK first for names that exist in both
+    assert geocoder.geocode("Birmingham", worldwide=True).country == "GB"
+
+
+POSTCODE_BODY = {
+    "status": 200,
+    "result": {
+        "postcode": "LS1 4DY",
+        "latitude": 53.7965,
+        "longitude": -1.5478,
+        "admin_district": "Leeds",
+        "country": "England",
+    },
+}
+OUTCODE_BODY = {
+    "status": 200,
+    "result": {
+        "outcode": "HG1",
+        "latitude": 53.994,
+        "longitude": -1.536,
+        "admin_district": ["North Yorkshire"],
+        "country": ["England"],
+    },
+}
+
+
+@responses.activate
+def test_postcodes_io_backend_resolves_full_postcodes():
+    responses.get("https://api.postcodes.io/postcodes/LS14DY", json=POSTCODE_BODY)
+    place = PostcodesIoGeocoder(base_url="https://api.postcodes.io").geocode("ls1 4dy")
+    assert (place.kind, place.code, place.label) == ("postcode", "LS1 4DY", "LS1 4DY, Leeds")
+    assert (place.lat, place.lng) == (53.7965, -1.5478)
+
+
+@responses.activate
+def test_postcodes_io_backend_resolves_outward_codes():
+    responses.get("https://api.postcodes.io/outcodes/HG1", json=OUTCODE_BODY)
+    place = PostcodesIoGeocoder(base_url="https://api.postcodes.io").geocode("HG1")
+    assert place.label == "HG1, North Yorkshire"
+
+
+@responses.activate
+def test_postcodes_io_unknown_postcode_falls_back_to_the_town():
+    responses.get(
+        "https://api.postcodes.io/postcodes/ZZ99ZZ",
+        json={"status": 404, "error": "Postcode not found"},
+        status=404,
+    )
+    place = PostcodesIoGeocoder(base_url="https://api.postcodes.io").geocode("York ZZ9 9ZZ")
+    assert place.label == "York"
+
+
+@responses.activate
+def test_postcodes_io_without_postcode_makes_no_call():
+    place = PostcodesIoGeocoder(base_url="https://api.postcodes.io").geocode("Leeds station")
+    assert place.kind == "station"
+    assert len(responses.calls) == 0

@@ -1,0 +1,289 @@
+"""quote_price / quote_create / tariff selection / quote_get_for_redemption."""
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+import time_machine
+
+from api.problems import Problem
+from partners.models import Account
+from pricing.models import Quote, Tariff, TariffArea, TariffBand, TariffLifecycle
+from pricing.selectors import quote_get_for_redemption
+from pricing.services import PricedJourney, quote_create, quote_price
+
+NOON = dt.datetime(2030, 6, 5, 11, 0, tzinfo=dt.UTC)  # 12:00 BST, a Wednesday
+
+
+def priced(**overrides) -> PricedJourney:
+    kwargs = {
+        "pickup": "Manchester Piccadilly",
+        "dropoff": "Manchester Airport",
+        "passengers": 1,
+        "vehicle_type": None,
+        "depart_at": NOON,
+    }
+    return quote_price(**{**kwargs, **overrides})
+
+
+def sum_rules(journey) -> Decimal:
+    return sum((Decimal(str(r["amountGBP"])) for r in journey.applied_rules), Decimal(0))
+
+
+@pytest.mark.django_db
+def test_priced_journey_shape(tariffs):
+    journey = priced()
+    assert journey.currency == "GBP"
+    assert journey.tariff_source["kind"] == "council"
+    assert journey.tariff_source["name"] == "Manchester City Council"
+    assert journey.tariff_source["reference"] == "manchester-2023-09"
+    assert journey.tariff_source["effectiveFrom"] == "2023-09-15"
+    assert journey.pickup.kind == "station"
+    assert journey.dropoff.kind == "airport"
+    assert journey.distance_miles > 0
+    assert journey.duration_minutes > 0
+    assert sum_rules(journey) == journey.fare
+    # the airport drop-off barrier applies to a drop at the terminal
+    assert "airport_charge" in [r["code"] for r in journey.applied_rules]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("pickup", "reference"),
+    [
+        ("Manchester", "manchester-2023-09"),
+        ("Glasgow", "glasgow-2025"),
+        ("Cambridge", "cambridge-2023-04"),
+        ("Bracknell", "bracknell-undated"),
+        ("Yate", "south-glos-2023-24"),
+        # historical (Brighton, TfL 2017), partial (TfL 2025) and proposed (North
+        # Yorkshire) tables are skipped: the network's own rate prices these
+        ("Brighton", "network-standard"),
+        ("London", "network-standard"),
+        ("Harrogate", "network-standard"),
+        ("Leeds", "network-standard"),
+    ],
+)
+def test_tariff_selection_by_pickup(tariffs, pickup, reference):
+    journey = priced(pickup=pickup, dropoff="York")
+    assert journey.tariff_source["reference"] == reference
+    expected_kind = "operator" if reference == "network-standard" else "council"
+    assert journey.tariff_source["kind"] == expected_kind
+
+
+@pytest.mark.django_db
+def test_latest_complete_current_tariff_of_a_council_wins(tariffs):
+    manchester = tariffs["manchester-2023-09"]
+    # a newer table with missing figures is skipped...
+    incomplete = Tariff.objects.create(
+        reference="manchester-2026-draft",
+        name="draft",
+        authority="Manchester City Council",
+        effective_from=dt.date(2026, 1, 1),
+    )
+    TariffBand.objects.create(
+        tariff=incomplete,
+        name="All",
+        flag_fall_gbp=Decimal("9"),
+        windows=[
+            {
+                "type": "weekly",
+                "days": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
+                "start": "00:00",
+                "end": "24:00",
+            }
+        ],
+    )
+    TariffArea.objects.create(
+        tariff=incomplete, label="Manchester", lat=53.48095, lng=-2.23743, radius_km=9
+    )
+    assert priced().tariff_source["reference"] == manchester.reference
+    # ...a newer complete one wins; a historical one never does
+    band = incomplete.bands.get()
+    band.flag_fall_distance_m, band.increment_distance_m = Decimal(300), Decimal(100)
+    band.increment_price_gbp, band.waiting_seconds_per_increment = Decimal("0.2"), Decimal(30)
+    band.save()
+    assert priced().tariff_source["reference"] == "manchester-2026-draft"
+    Tariff.objects.filter(pk=incomplete.pk).update(lifecycle=TariffLifecycle.HISTORICAL)
+    Tariff.objects.get(pk=incomplete.pk).save()
+    assert priced().tariff_source["reference"] == manchester.reference
+
+
+@pytest.mark.django_db
+def test_editing_a_band_changes_the_next_fare(tariffs):
+    before = priced().fare
+    band = tariffs["manchester-2023-09"].bands.get(name="Tariff 1 Day")
+    band.flag_fall_gbp += Decimal("1.00")
+    band.save()
+    assert priced().fare == before + Decimal("1.00")
+
+
+@pytest.mark.django_db
+def test_account_rate_is_used_for_its_jobs(tariffs):
+    operator = Account.objects.create(kind="operator", name="Acme Cars", slug="acme")
+    own = Tariff.objects.create(
+        reference="acme-rate",
+        name="Acme approved rate",
+        authority="Acme Cars",
+        kind="operator",
+        account=operator,
+    )
+    TariffBand.objects.create(
+        tariff=own,
+        name="Flat",
+        flag_fall_gbp=Decimal("10"),
+        flag_fall_distance_m=Decimal(1),
+        increment_distance_m=Decimal(1000),
+        increment_price_gbp=Decimal("1.00"),
+        waiting_seconds_per_increment=Decimal(600),
+        windows=[
+            {
+                "type": "weekly",
+                "days": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
+                "start": "00:00",
+                "end": "24:00",
+            }
+        ],
+    )
+    assert priced(account=operator).tariff_source["reference"] == "acme-rate"
+    assert priced().tariff_source["reference"] == "manchester-2023-09"
+
+
+@pytest.mark.django_db
+def test_worldwide_journeys_use_the_worldwide_rate(tariffs):
+    journey = priced(pickup="Paris", dropoff="CDG", worldwide=True)
+    assert journey.tariff_source["kind"] == "worldwide"
+    with pytest.raises(Problem) as exc:
+        priced(pickup="Paris", dropoff="CDG")
+    assert (exc.value.status, exc.value.code) == (422, "outside_service_area")
+    assert list(exc.value.errors) == ["pickup"]
+
+
+@pytest.mark.django_db
+def test_unlocatable_address_is_422_naming_the_field(tariffs):
+    with pytest.raises(Problem) as exc:
+        priced(dropoff="Xyzzy Plugh Nowhere")
+    assert (exc.value.status, exc.value.code) == (422, "address_not_found")
+    assert list(exc.value.errors) == ["dropoff"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("passengers", "vehicle"),
+    [(1, "saloon"), (4, "saloon"), (5, "5seater"), (6, "6seater"), (7, "7seater"), (8, "mpv")],
+)
+def test_default_vehicle_is_the_smallest_that_seats_the_party(tariffs, passengers, vehicle):
+    assert priced(passengers=passengers).vehicle_type == vehicle
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("vehicle", "seats"),
+    [
+        ("saloon", 4),
+        ("estate", 4),
+        ("executive", 4),
+        ("luxury", 4),
+        ("wav", 4),
+        ("5seater", 5),
+        ("6seater", 6),
+        ("7seater", 7),
+    ],
+)
+def test_vehicle_too_small_for_the_party(tariffs, vehicle, seats):
+    priced(vehicle_type=vehicle, passengers=seats)
+    with pytest.raises(Problem) as exc:
+        priced(vehicle_type=vehicle, passengers=seats + 1)
+    assert (exc.value.status, exc.value.code) == (400, "vehicle_too_small")
+    assert list(exc.value.errors) == ["vehicleType"]
+
+
+@pytest.mark.django_db
+def test_vehicle_classes_scale_and_wav_never_costs_more_than_saloon(tariffs, settings):
+    fares = {
+        v: priced(vehicle_type=v).fare
+        for v in ("saloon", "wav", "executive", "luxury", "mpv", "6seater", "7seater")
+    }
+    assert fares["wav"] == fares["saloon"]
+    for dearer in ("executive", "luxury", "mpv", "6seater", "7seater"):
+        assert fares[dearer] > fares["saloon"]
+    # even a misconfigured factor cannot make a wheelchair user pay more (EA 2010 s165)
+    settings.PRICING_VEHICLE_FACTORS = {"wav": "2.0"}
+    assert priced(vehicle_type="wav").fare == fares["saloon"]
+
+
+@pytest.mark.django_db
+def test_meet_and_greet_adds_25_pounds(tariffs):
+    assert priced(meet_and_greet=True).fare - priced().fare == Decimal("25.00")
+
+
+@pytest.mark.django_db
+def test_partner_fare_override(tariffs):
+    partner = Account.objects.create(kind="partner", name="Travel Co", slug="travelco")
+    journey = priced(account=partner, fare_override=Decimal("42.5"))
+    assert journey.fare == Decimal("42.50")
+    assert journey.applied_rules == [
+        {"code": "partner_fare", "label": "Fare agreed by the sender", "amountGBP": 42.5}
+    ]
+    assert journey.tariff_source["kind"] == "partner"
+
+
+@pytest.mark.django_db
+def test_naive_departure_is_utc(tariffs):
+    journey = priced(depart_at=NOON.replace(tzinfo=None))
+    assert journey.depart_at == NOON
+
+
+@pytest.mark.django_db
+def test_quote_create_freezes_the_price_for_24_hours(tariffs):
+    with time_machine.travel(dt.datetime(2030, 6, 1, 9, 0, tzinfo=dt.UTC), tick=False):
+        quote = quote_create(
+            pickup="Leeds", dropoff="York", passengers=2, vehicle_type=None, depart_at=NOON
+        )
+    assert quote.expires_at - quote.created_at == dt.timedelta(hours=24)
+    assert quote.fare == sum(
+        (Decimal(str(r["amountGBP"])) for r in quote.applied_rules), Decimal(0)
+    )
+    stored = Quote.objects.get(pk=quote.pk)
+    assert stored.tariff_source["kind"] == "operator"
+    assert stored.redeemed_at is None
+
+
+@pytest.mark.django_db
+def test_redemption_selector(tariffs):
+    with time_machine.travel(dt.datetime(2030, 6, 1, 9, 0, tzinfo=dt.UTC), tick=False) as t:
+        quote = quote_create(
+            pickup="Leeds", dropoff="York", passengers=1, vehicle_type=None, depart_at=NOON
+        )
+        assert quote_get_for_redemption(str(quote.pk)) == quote
+        t.shift(dt.timedelta(hours=23, minutes=59))
+        assert quote_get_for_redemption(quote.pk) == quote
+        t.shift(dt.timedelta(minutes=1))
+        with pytest.raises(Problem) as exc:
+            quote_get_for_redemption(quote.pk)
+    assert (exc.value.status, exc.value.code) == (410, "quote_expired")
+    assert "expired at 2030-06-02T09:00:00Z" in exc.value.detail
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "quote_id", ["not-a-uuid", "", None, "6f1c2d3e-0000-4000-8000-000000000000"]
+)
+def test_unknown_or_malformed_quote_is_404(quote_id):
+    with pytest.raises(Problem) as exc:
+        quote_get_for_redemption(quote_id)
+    assert (exc.value.status, exc.value.code) == (404, "quote_not_found")
+
+
+@pytest.mark.django_db
+def test_tariffs_load_is_idempotent_and_keeps_marks():
+    from pricing.loaders import tariffs_load
+
+    assert tariffs_load() == 11  # 9 council tables + network rate + worldwide rate
+    assert tariffs_load() == 0
+    tfl = Tariff.objects.get(reference="tfl-2025")
+    assert tfl.lifecycle == TariffLifecycle.PARTIAL
+    assert "increments" in tfl.uncertain
+    assert tfl.effective_date_text == "2025-04 (day not found)"
+    assert Tariff.objects.get(reference="brighton-2022").lifecycle == TariffLifecycle.HISTORICAL
+    assert Tariff.objects.get(reference="network-standard").kind == "operator"
