@@ -52,7 +52,7 @@ schema: install
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file openapi.json
 
 bench: install
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/run.py $(ARGS)
 
 check-deploy: install
 	DJANGO_SETTINGS_MODULE=config.settings.production SECRET_KEY=$$(head -c 48 /dev/urandom | base64) \

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
@@ -27,11 +27,13 @@ class PublicAPIView(APIView):
             ratelimit_enforce(request, self.ratelimit_scope)
 
 
-@extend_schema(
-    operation_id="openapi_description",
-    summary="This OpenAPI 3.1 description",
-    responses={200: OpenApiTypes.OBJECT},
-    tags=["service"],
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="openapi_description",
+        summary="This OpenAPI 3.1 description",
+        responses={200: OpenApiTypes.OBJECT},
+        tags=["service"],
+    )
 )
 class OpenAPIJsonView(SpectacularAPIView):
     """GET /api/public/openapi.json and /api/public/v1/openapi.json."""
@@ -46,9 +48,7 @@ class OpenAPIJsonView(SpectacularAPIView):
         return response
 
 
-@extend_schema(
-    operation_id="openapi_description_v1", responses={200: OpenApiTypes.OBJECT}, tags=["service"]
-)
+@extend_schema_view(get=extend_schema(operation_id="openapi_description_v1"))
 class OpenAPIJsonV1View(OpenAPIJsonView):
     pass
 

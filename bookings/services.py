@@ -140,48 +140,61 @@ def passenger_get_or_create(*, email: str, name: str = "", phone: str = "") -> P
 
 
 def _insert_booking(*, draft: BookingDraft, journey: dict[str, Any], quote=None) -> Booking:
-    """INSERT one booking with a fresh reference; retried on the (rare) reference clash."""
-    passenger = passenger_get_or_create(
-        email=draft.passenger.email, name=draft.passenger.name, phone=draft.passenger.phone
-    )
+    """INSERT one booking and its ``booking.created`` event, in its own transaction.
+
+    The reference is random (40 bits); on the rare clash with an existing one the whole
+    transaction is retried with a fresh reference. Any other IntegrityError (the quote or
+    the sender's job reference already used) propagates to the caller, which decides
+    what the duplicate means. Called outside a transaction this costs no savepoint.
+    """
     for _ in range(5):
-        booking = Booking(
-            reference=reference_generate(),
-            source=draft.source,
-            account=draft.account,
-            job_ref=draft.job_ref,
-            quote=quote,
-            agent=draft.agent[:100],
-            dispatch_queue=draft.dispatch_queue,
-            passenger=passenger,
-            passenger_name=draft.passenger.name[:200],
-            passenger_email=draft.passenger.email.lower(),
-            passenger_phone=draft.passenger.phone,
-            pickup_time=draft.pickup_time,
-            flight_number=draft.flight_number[:20],
-            notes=draft.notes,
-            payment_method=draft.payment_method,
-            **journey,
-        )
         try:
             with transaction.atomic():
+                passenger = passenger_get_or_create(
+                    email=draft.passenger.email,
+                    name=draft.passenger.name,
+                    phone=draft.passenger.phone,
+                )
+                booking = Booking(
+                    reference=reference_generate(),
+                    source=draft.source,
+                    account=draft.account,
+                    job_ref=draft.job_ref,
+                    quote=quote,
+                    agent=draft.agent[:100],
+                    dispatch_queue=draft.dispatch_queue,
+                    passenger=passenger,
+                    passenger_name=draft.passenger.name[:200],
+                    passenger_email=draft.passenger.email.lower(),
+                    passenger_phone=draft.passenger.phone,
+                    pickup_time=draft.pickup_time,
+                    flight_number=draft.flight_number[:20],
+                    notes=draft.notes,
+                    payment_method=draft.payment_method,
+                    **journey,
+                )
                 booking.save(force_insert=True)
+                events.booking_event_record(
+                    booking=booking,
+                    type=events.CREATED,
+                    actor=_actor(draft),
+                    to_status=booking.status,
+                    detail={"source": draft.source},
+                )
+                if quote is not None:
+                    type(quote).objects.filter(pk=quote.pk).update(redeemed_at=timezone.now())
+                return booking
         except IntegrityError as exc:
-            if (
-                "reference" in str(exc).lower()
-                and Booking.objects.filter(reference=booking.reference).exists()
-            ):
+            if _is_reference_clash(exc):
                 continue
             raise
-        events.booking_event_record(
-            booking=booking,
-            type=events.CREATED,
-            actor=_actor(draft),
-            to_status=booking.status,
-            detail={"source": draft.source},
-        )
-        return booking
     raise Problem(503, "server_error", "Could not allocate a booking reference; retry.")
+
+
+def _is_reference_clash(exc: IntegrityError) -> bool:
+    message = str(exc).lower()
+    # PostgreSQL names the unique index (bookings_booking_reference_key); SQLite the column.
+    return "reference_key" in message or "bookings_booking.reference" in message
 
 
 def _actor(draft: BookingDraft) -> str:
@@ -192,7 +205,6 @@ def _actor(draft: BookingDraft) -> str:
     return f"{draft.source}:passenger"
 
 
-@transaction.atomic
 def booking_create(*, draft: BookingDraft, priced) -> Booking:
     """Create a live booking from a journey priced on the spot (instant and v1 forms).
 
@@ -211,12 +223,9 @@ def booking_redeem_quote(*, quote, draft: BookingDraft) -> tuple[Booking, bool]:
     """
     if getattr(quote, "booking", None) is None:
         try:
-            with transaction.atomic():
-                booking = _insert_booking(draft=draft, journey=_quote_fields(quote), quote=quote)
-                type(quote).objects.filter(pk=quote.pk).update(redeemed_at=timezone.now())
-            return booking, True
+            return _insert_booking(draft=draft, journey=_quote_fields(quote), quote=quote), True
         except IntegrityError:
-            pass  # lost the race: the winner's booking now exists
+            pass  # lost the race on the quote's one-to-one: the winner's booking exists
     booking = Booking.objects.get(quote_id=quote.pk)
     same_passenger = (
         booking.passenger_phone == draft.passenger.phone

@@ -9,6 +9,8 @@ urlpatterns = [
     path("api/public/", include("api.urls")),
     path("problems/", problem_index_page, name="problem-index"),
     path("problems/<slug:slug>", problem_type_page, name="problem-type"),
+    path("driver/billing/", include("billing.urls")),
+    path("operator/", include("partners.urls")),
     path("", include("bookings.urls")),
 ]
 

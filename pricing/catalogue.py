@@ -2,14 +2,18 @@
 
 Tariffs change rarely and are read on every quote, so each process keeps them compiled
 (:mod:`pricing.fares` dataclasses). Freshness is checked with one cheap aggregate query per
-quote (row count and latest ``updated_at``), which holds across processes and admin edits:
-editing a band, extra or area touches its tariff's ``updated_at`` (signals below).
+check (row count and latest ``updated_at``), which holds across processes and admin edits:
+editing a band, extra or area touches its tariff's ``updated_at`` (signals below). The
+check runs at most every ``PRICING_CATALOGUE_CHECK_SECONDS`` per process (an edit in this
+process is seen at once; one in another process within that many seconds), so a quote
+does not pay a database round trip for it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import threading
+import time
 from dataclasses import dataclass, field
 from decimal import Decimal
 from zoneinfo import ZoneInfo
@@ -120,6 +124,11 @@ class Catalogue:
 _compiled: dict[tuple[int, str], CompiledTariff] = {}
 _catalogue = Catalogue()
 _lock = threading.Lock()
+_checked_at = 0.0
+
+
+def _check_interval() -> float:
+    return float(getattr(settings, "PRICING_CATALOGUE_CHECK_SECONDS", 5))
 
 
 def _newest_first(tariff: CompiledTariff):
@@ -128,7 +137,11 @@ def _newest_first(tariff: CompiledTariff):
 
 def tariff_catalogue_get() -> Catalogue:
     """The compiled active tariffs; rebuilt only when a tariff changed (one query)."""
-    global _catalogue
+    global _catalogue, _checked_at
+    now = time.monotonic()
+    if _catalogue.fingerprint and now - _checked_at < _check_interval():
+        return _catalogue
+    _checked_at = now
     stats = Tariff.objects.aggregate(count=Count("id"), last=Max("updated_at"))
     fingerprint = (stats["count"], stats["last"])
     if _catalogue.fingerprint == fingerprint:
@@ -173,9 +186,17 @@ def tariff_compiled_get(tariff: Tariff) -> CompiledTariff:
 
 def tariff_catalogue_clear() -> None:
     """Forget every compiled tariff (tests roll back rows the fingerprint may not see)."""
-    global _catalogue
+    global _catalogue, _checked_at
     _compiled.clear()
     _catalogue = Catalogue()
+    _checked_at = 0.0
+
+
+@receiver([post_save, post_delete], sender=Tariff)
+def _tariff_saved(sender, instance, **kwargs) -> None:
+    # This process sees its own edits at once; others within the check interval.
+    global _checked_at
+    _checked_at = 0.0
 
 
 @receiver([post_save, post_delete], sender=TariffBand)
@@ -183,4 +204,6 @@ def tariff_catalogue_clear() -> None:
 @receiver([post_save, post_delete], sender=TariffArea)
 def _tariff_touch(sender, instance, **kwargs) -> None:
     # A changed band must invalidate the compiled tariff in every process: bump the parent.
+    global _checked_at
     Tariff.objects.filter(pk=instance.tariff_id).update(updated_at=timezone.now())
+    _checked_at = 0.0

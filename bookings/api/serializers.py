@@ -7,19 +7,11 @@ from datetime import UTC
 from rest_framework import serializers
 
 from bookings.passengers import phone_to_e164
+from pricing.vehicles import VehicleType
 
-ALIAS_VEHICLE_TYPES = ["saloon", "estate", "executive", "luxury", "mpv", "wav"]
-V1_VEHICLE_TYPES = [
-    "saloon",
-    "estate",
-    "executive",
-    "luxury",
-    "5seater",
-    "6seater",
-    "7seater",
-    "mpv",
-    "wav",
-]
+# The alias forms list six classes (seed 2.2, 2.6); every class of the current form is
+# accepted there too, as on the quote endpoints, so one agent can use either spelling.
+ALIAS_VEHICLE_TYPES = V1_VEHICLE_TYPES = VehicleType.choices
 ALIAS_PAYMENT_METHODS = ["cash_to_driver", "card_to_driver", "account"]
 V1_PAYMENT_METHODS = ["cash", "card", "pay_driver", "bank_transfer"]
 V1_QUOTE_PAYMENT_METHODS = [*V1_PAYMENT_METHODS, "direct_to_driver", *ALIAS_PAYMENT_METHODS]

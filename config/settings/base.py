@@ -5,9 +5,11 @@ Defaults here run with no servers at all: SQLite, local-memory cache, Celery tas
 executed in-process. ``local``, ``test`` and ``production`` adjust from here.
 """
 
+from decimal import Decimal
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -170,7 +172,10 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "api.schema.add_servers",
     ],
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {
+        "VehicleTypeEnum": "pricing.vehicles.VehicleType",
+        "BookingStatusEnum": "bookings.models.BookingStatus",
+    },
 }
 
 # Rate limits (contract 1.4): "<count>/<period>" with period s, m, h or d. Anonymous calls
@@ -222,6 +227,8 @@ PRICING_VEHICLE_FACTORS = {
 }
 PRICING_MEET_AND_GREET_GBP = "25.00"  # seed section 8
 PRICING_QUOTE_TTL_HOURS = 24  # seed 2.4
+# Other processes see tariff edits within this many seconds (no query per quote).
+PRICING_CATALOGUE_CHECK_SECONDS = env.int("PRICING_CATALOGUE_CHECK_SECONDS", default=5)
 PRICING_PAST_TOLERANCE_SECONDS = 300  # departAt further in the past is 400 pickup_in_past
 
 BOOKING_REFERENCE_PREFIX = env("BOOKING_REFERENCE_PREFIX", default="DTD")
@@ -244,7 +251,30 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = "Europe/London"
-CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE: dict = {
+    # Webhook retries due now: long waits are held in the database, not in the broker.
+    "partners-webhook-deliveries-due": {
+        "task": "partners.tasks.webhook_deliveries_due_send",
+        "schedule": 30.0,
+    },
+    # Weekly invoices for the week that just ended (Monday 01:00, Europe/London).
+    "billing-invoice-last-week": {
+        "task": "billing.tasks.invoices_generate_last_week",
+        "schedule": crontab(minute=0, hour=1, day_of_week="mon"),
+    },
+}
+
+# --- Billing (issue 7): flat weekly subscription instead of commission (seed section 8) --
+SUBSCRIPTION_WEEKLY_FEE_GBP = Decimal(env("SUBSCRIPTION_WEEKLY_FEE_GBP", default="20.00"))
+# The fee applies only once a week's earnings pass this (exactly 500.00 is free).
+SUBSCRIPTION_FREE_EARNINGS_THRESHOLD_GBP = Decimal("500.00")
+SMS_PASS_THROUGH_GBP = Decimal("0.02")
+DRIVER_TRIAL_DAYS = 90
+PARTNER_TRIAL_DAYS = 30
+BILLING_PAYMENT_DUE_DAYS = 7
+BILLING_COLLECTION_BACKEND = env(
+    "BILLING_COLLECTION_BACKEND", default="billing.collection.ManualCollection"
+)
 
 LOGGING = {
     "version": 1,

@@ -1,0 +1,380 @@
+"""Billing benchmark: invoice one week for many drivers on PostgreSQL.
+
+Creates a throwaway database next to DATABASE_URL's (default
+postgres://postgres@127.0.0.1:5432/postgres), migrates it, bulk-loads drivers, bookings,
+payment records, SMS/WhatsApp log rows and partner job completions with COPY, then runs
+``invoices_generate_week`` twice and prints a table. Targets (issue 7): 100,000 drivers
+with 2,000,000 payment records invoiced in under 60 s; the second run creates nothing in
+under 10 s. The database is dropped afterwards unless --keep.
+
+    .venv/bin/python bench/bench_billing.py                         # full size
+    .venv/bin/python bench/bench_billing.py --drivers 10000 --records 200000
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+WEEK = date(2026, 6, 1)  # a Monday; the run happens "the Monday after"
+NOW = datetime(2026, 6, 8, 0, 30, tzinfo=UTC)
+
+
+def database_urls(base_url: str, name: str) -> tuple[str, str]:
+    parts = urlsplit(base_url)
+    return base_url, urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def create_database(admin_url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def drop_database(admin_url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+class Timer:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, float, str]] = []
+
+    def run(self, label: str, fn, detail=lambda result: ""):
+        start = time.perf_counter()
+        result = fn()
+        elapsed = time.perf_counter() - start
+        self.rows.append((label, elapsed, detail(result)))
+        print(f"  {label}: {elapsed:.1f}s {detail(result)}", flush=True)
+        return result
+
+
+def copy_rows(model, columns: list[str], rows) -> int:
+    """COPY ``rows`` (tuples in ``columns`` order) into ``model``'s table."""
+    from django.db import connection
+
+    table = model._meta.db_table
+    count = 0
+    quoted = ", ".join(f'"{column}"' for column in columns)
+    sql = f'COPY "{table}" ({quoted}) FROM STDIN'
+    with connection.cursor() as cursor, cursor.copy(sql) as copy:
+        for row in rows:
+            copy.write_row(row)
+            count += 1
+    return count
+
+
+def model_rows(model, template_kwargs: dict, varying: dict, count: int):
+    """Columns and rows for ``count`` instances of ``model``: every concrete column takes
+    its value from one template instance (so defaults of fields added by other apps are
+    honoured) except the ``varying`` columns, computed per row from the index."""
+    from django.db import connection
+
+    template = model(**template_kwargs)
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    columns = [f.column for f in fields]
+    # pre_save fills auto_now and auto_now_add columns as a real save would.
+    base = [f.get_db_prep_save(f.pre_save(template, True), connection) for f in fields]
+    positions = {columns.index(col): fn for col, fn in varying.items()}
+
+    def generate():
+        for i in range(count):
+            row = list(base)
+            for pos, fn in positions.items():
+                row[pos] = fn(i)
+            yield row
+
+    return columns, generate()
+
+
+def load(args, timer: Timer) -> dict:
+    from billing.models import PartnerJobFee
+    from bookings.models import Booking, BookingEvent, PaymentRecord
+    from dispatch.models import NotificationLog
+    from drivers.models import Driver
+    from partners.models import Account
+
+    rng = random.Random(7)
+    start, end = WEEK_BOUNDS
+    span = (end - start).total_seconds()
+    partner = Account.objects.create(kind="partner", name="RideHub", slug="ridehub")
+    PartnerJobFee.objects.create(account=partner, fee_per_job=Decimal("1.50"))
+
+    long_ago = datetime(2025, 1, 6, tzinfo=UTC)
+    recent = datetime(2026, 5, 1, tzinfo=UTC)  # still in the 90-day trial
+
+    columns, rows = model_rows(
+        Driver,
+        {
+            "name": "Bench driver",
+            "phone": "+447700900000",
+            "stage": "billed",
+            "approved_at": long_ago,
+            "licensing_authority": "Leeds City Council",
+            "licence_number": "LCC",
+            "licence_expiry": date(2030, 1, 1),
+            "base_city": "Leeds",
+            "base_lat": 53.8,
+            "base_lng": -1.55,
+        },
+        {
+            "name": lambda i: f"Bench driver {i}",
+            "phone": lambda i: f"+4477{i:08d}",
+            "licence_number": lambda i: f"LCC{i:07d}",
+            # one driver in ten is still in the free trial
+            "approved_at": lambda i: recent if i % 10 == 0 else long_ago,
+            "stage": lambda i: "trial" if i % 10 == 0 else "billed",
+        },
+        args.drivers,
+    )
+    timer.run(f"load {args.drivers:,} drivers (COPY)", lambda: copy_rows(Driver, columns, rows))
+    driver_ids = list(Driver.objects.order_by("pk").values_list("pk", flat=True))
+
+    bookings = max(args.records // 10, 1)
+    partner_every = 5  # one booking in five comes from the partner that charges per job
+    columns, rows = model_rows(
+        Booking,
+        {
+            "reference": "X",
+            "source": "website",
+            "pickup": "Leeds station",
+            "dropoff": "York",
+            "pickup_time": start + timedelta(hours=12),
+            "fare": Decimal("35.00"),
+            "status": "completed",
+        },
+        {
+            "reference": lambda i: f"DTD-B{i:09d}",
+            "driver_id": lambda i: driver_ids[i % len(driver_ids)],
+            "account_id": lambda i: partner.pk if i % partner_every == 0 else None,
+            "source": lambda i: "partner" if i % partner_every == 0 else "website",
+        },
+        bookings,
+    )
+    timer.run(f"load {bookings:,} bookings (COPY)", lambda: copy_rows(Booking, columns, rows))
+    first_booking = Booking.objects.order_by("pk").values_list("pk", flat=True).first()
+
+    def completion_events():
+        for i in range(0, bookings, partner_every):
+            at = start + timedelta(seconds=rng.random() * span)
+            yield (
+                first_booking + i,
+                2,
+                "booking.completed",
+                "on_board",
+                "completed",
+                "driver",
+                "{}",
+                at,
+            )
+
+    timer.run(
+        f"load {bookings // partner_every:,} partner completions (COPY)",
+        lambda: copy_rows(
+            BookingEvent,
+            [
+                "booking_id",
+                "sequence",
+                "type",
+                "from_status",
+                "to_status",
+                "actor",
+                "detail",
+                "created_at",
+            ],
+            completion_events(),
+        ),
+    )
+
+    def payment_records():
+        # Drivers differ: one in three takes cards (processor fees), one in four works
+        # part-time (about a third of the takings, so often a free week).
+        n = len(driver_ids)
+        for i in range(args.records):
+            booking_offset = i % bookings
+            d = booking_offset % n
+            at = start + timedelta(seconds=rng.random() * span)
+            card = d % 3 == 0 and i % 2 == 0
+            refund = i % 50 == 0
+            amount = Decimal(rng.randrange(1000, 6000)) / 100
+            if d % 4 == 1:
+                amount = (amount / 3).quantize(Decimal("0.01"))
+            yield (
+                first_booking + booking_offset,
+                "refund" if refund else "payment",
+                (amount / 4).quantize(Decimal("0.01")) if refund else amount,
+                "card_to_driver" if card else "cash_to_driver",
+                "",
+                (amount * Decimal("0.014")).quantize(Decimal("0.01")) if card else 0,
+                driver_ids[d],
+                at,
+                NOW,
+            )
+
+    timer.run(
+        f"load {args.records:,} payment records (COPY)",
+        lambda: copy_rows(
+            PaymentRecord,
+            [
+                "booking_id",
+                "kind",
+                "amount",
+                "method",
+                "reference",
+                "processor_fee",
+                "driver_id",
+                "occurred_at",
+                "created_at",
+            ],
+            payment_records(),
+        ),
+    )
+
+    columns, rows = model_rows(
+        NotificationLog,
+        {
+            "channel": "sms",
+            "to": "+447700900000",
+            "body": "Job card",
+            "status": "sent",
+            "cost_gbp": Decimal("0.02"),
+            "created_at": start,
+        },
+        {
+            # job cards go to half of the drivers; one in three by WhatsApp (free)
+            "driver_id": lambda i: driver_ids[(2 * i) % len(driver_ids)],
+            "channel": lambda i: "whatsapp" if i % 3 == 0 else "sms",
+            "created_at": lambda i: start + timedelta(seconds=(i * 7919) % int(span)),
+        },
+        args.notifications,
+    )
+    timer.run(
+        f"load {args.notifications:,} SMS/WhatsApp log rows (COPY)",
+        lambda: copy_rows(NotificationLog, columns, rows),
+    )
+
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        timer.run("ANALYZE", lambda: cursor.execute("ANALYZE"))
+    return {"bookings": bookings}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--drivers", type=int, default=100_000)
+    parser.add_argument("--records", type=int, default=2_000_000)
+    parser.add_argument(
+        "--notifications",
+        type=int,
+        default=None,
+        help="SMS/WhatsApp log rows (default: records / 4)",
+    )
+    parser.add_argument("--chunk-size", type=int, default=5000)
+    parser.add_argument("--keep", action="store_true", help="keep the benchmark database")
+    args = parser.parse_args()
+    if args.notifications is None:
+        args.notifications = args.records // 4
+
+    base_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    if not base_url.startswith("postgres"):
+        sys.exit("bench_billing needs PostgreSQL (DATABASE_URL=postgres://...)")
+    db_name = f"dtd_bench_billing_{os.getpid()}"
+    admin_url, bench_url = database_urls(base_url, db_name)
+    create_database(admin_url, db_name)
+    os.environ["DATABASE_URL"] = bench_url
+    os.environ["CELERY_TASK_ALWAYS_EAGER"] = "1"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from billing.models import Invoice
+    from billing.services.invoicing import invoices_generate_week
+    from billing.services.subscriptions import subscriptions_ensure
+    from billing.weeks import week_bounds
+
+    global WEEK_BOUNDS
+    WEEK_BOUNDS = week_bounds(WEEK)
+    timer = Timer()
+    print(f"Benchmark database {db_name}", flush=True)
+    try:
+        timer.run("migrate", lambda: call_command("migrate", verbosity=0))
+        load(args, timer)
+        timer.run(
+            "subscriptions backfill (one-off)",
+            lambda: subscriptions_ensure(now=NOW),
+            lambda n: f"{n:,} created",
+        )
+
+        def describe(result):
+            return (
+                f"{result.created_billed:,} invoices, {result.created_free:,} free weeks, "
+                f"{result.already_invoiced:,} skipped, £{result.total_billed:,}"
+            )
+
+        first = timer.run(
+            "invoices_generate_week: first run",
+            lambda: invoices_generate_week(week_start=WEEK, now=NOW, chunk_size=args.chunk_size),
+            describe,
+        )
+        second = timer.run(
+            "invoices_generate_week: second run",
+            lambda: invoices_generate_week(week_start=WEEK, now=NOW, chunk_size=args.chunk_size),
+            describe,
+        )
+        numbered = Invoice.objects.exclude(number=None)
+        count = numbered.count()
+        lo = numbered.order_by("number").values_list("number", flat=True).first()
+        hi = numbered.order_by("-number").values_list("number", flat=True).first()
+        gapless = count == 0 or (lo == 1 and hi == count)
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        if not args.keep:
+            drop_database(admin_url, db_name)
+
+    print()
+    print(
+        f"Billing benchmark: {args.drivers:,} drivers, {args.records:,} payment records, "
+        f"{args.notifications:,} notifications, week of {WEEK}"
+    )
+    width = max(len(label) for label, _, _ in timer.rows)
+    print(f"| {'phase'.ljust(width)} | seconds | result")
+    print(f"|-{'-' * width}-|---------|-------")
+    for label, seconds, detail in timer.rows:
+        print(f"| {label.ljust(width)} | {seconds:7.2f} | {detail}")
+    first_s = next(s for label, s, _ in timer.rows if label.endswith("first run"))
+    second_s = next(s for label, s, _ in timer.rows if label.endswith("second run"))
+    print()
+    print(f"first run  {first_s:6.2f}s  target < 60 s  {'PASS' if first_s < 60 else 'FAIL'}")
+    print(
+        f"second run {second_s:6.2f}s  target < 10 s, creates nothing  "
+        f"{'PASS' if second_s < 10 and second.created == 0 else 'FAIL'}"
+    )
+    print(f"numbering  1..{hi or 0} for {count:,} invoices  {'gapless' if gapless else 'GAPS'}")
+    print(f"drivers with activity: {first.drivers_with_activity:,}")
+
+
+WEEK_BOUNDS: tuple[datetime, datetime]
+
+if __name__ == "__main__":
+    main()

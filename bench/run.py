@@ -1,0 +1,53 @@
+"""Run every benchmark and print its table: `make bench` (or `make bench ARGS=--quick`).
+
+Each benchmark is its own script so that it can also be run alone; they need PostgreSQL
+and Redis on 127.0.0.1 (the HTTP one also needs wrk: apt-get install -y wrk).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+FULL = [
+    ("pricing: fare function and geocoder", ["bench_pricing.py"]),
+    ("HTTP: quote and instant booking vs reference view", ["http_bench.py"]),
+    ("dispatch: candidate selection and burst", ["bench_dispatch.py"]),
+    ("intake: partner batches", ["bench_intake.py"]),
+    ("billing: weekly invoicing", ["bench_billing.py"]),
+]
+QUICK_ARGS = {
+    "bench_billing.py": ["--drivers", "5000", "--records", "100000"],
+    "http_bench.py": ["--duration", "5"],
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, shorter runs")
+    parser.add_argument("--only", help="run only benchmarks whose script name contains this")
+    args = parser.parse_args()
+    failures = 0
+    for title, command in FULL:
+        script = command[0]
+        if args.only and args.only not in script:
+            continue
+        if not (HERE / script).exists():
+            print(f"\n== {title}: {script} not present, skipped")
+            continue
+        extra = QUICK_ARGS.get(script, []) if args.quick else []
+        print(f"\n== {title} ({script} {' '.join(extra)})", flush=True)
+        started = time.monotonic()
+        result = subprocess.run([sys.executable, str(HERE / script), *command[1:], *extra])
+        print(f"-- {script}: exit {result.returncode} in {time.monotonic() - started:.0f}s")
+        failures += result.returncode != 0
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

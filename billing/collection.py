@@ -1,0 +1,60 @@
+"""Payment collection backends: how an issued invoice gets "charged" (seed 8.4).
+
+The service never holds driver card details, so the default backend is manual: it marks
+invoices due and an administrator records the payment when it arrives (bank transfer,
+the driver's own payment link, ...). A real provider (Direct Debit, card on file) is a
+class with the same two methods, named in ``BILLING_COLLECTION_BACKEND``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import QuerySet
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from billing.fees import fee_schedule_current
+from billing.models import Invoice, InvoiceStatus
+
+DEFAULT_BACKEND = "billing.collection.ManualCollection"
+
+
+class CollectionBackend:
+    """Interface. ``collect`` receives invoices in status ``issued`` and moves them on
+    (``due``, or ``paid`` when a provider charges at once); ``payment_record`` is called
+    when money for an invoice has been received outside the provider's own callbacks."""
+
+    name = "abstract"
+
+    def collect(self, *, invoices: QuerySet[Invoice]) -> int:
+        raise NotImplementedError
+
+    def payment_record(self, *, invoices: QuerySet[Invoice], reference: str) -> int:
+        raise NotImplementedError
+
+
+class ManualCollection(CollectionBackend):
+    """Marks invoices due (payable within BILLING_PAYMENT_DUE_DAYS) and lets an
+    administrator record payment in the back office."""
+
+    name = "manual"
+
+    def collect(self, *, invoices: QuerySet[Invoice]) -> int:
+        now = timezone.now()
+        return invoices.filter(status=InvoiceStatus.ISSUED).update(
+            status=InvoiceStatus.DUE,
+            due_at=now + timedelta(days=fee_schedule_current().collection_due_days),
+            collection_backend=self.name,
+        )
+
+    def payment_record(self, *, invoices: QuerySet[Invoice], reference: str) -> int:
+        return invoices.filter(status__in=[InvoiceStatus.ISSUED, InvoiceStatus.DUE]).update(
+            status=InvoiceStatus.PAID, paid_at=timezone.now(), payment_reference=reference[:200]
+        )
+
+
+def collection_backend() -> CollectionBackend:
+    path = getattr(settings, "BILLING_COLLECTION_BACKEND", DEFAULT_BACKEND)
+    return import_string(path)()

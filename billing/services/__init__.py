@@ -1,0 +1,1 @@
+"""Billing services, by subdomain: subscriptions, invoicing, credit notes, collection."""

@@ -1,0 +1,401 @@
+"""Weekly driver invoices (seed 1.7 and 8): a flat software fee instead of commission.
+
+Generation is set-based: one GROUP BY query per source (payment records, SMS log, partner
+jobs) for the whole week, merged in memory, then written with ``bulk_create`` in chunks.
+There is no query per driver, so 100,000 drivers cost a handful of queries per chunk.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import ROUND_HALF_UP, Decimal
+
+from django.apps import apps
+from django.db import transaction
+from django.db.models import Case, Count, DecimalField, F, Sum, Value, When
+from django.utils import timezone
+
+from billing import numbering
+from billing.fees import FeeSchedule, fee_schedule_current
+from billing.models import (
+    FeeDecision,
+    Invoice,
+    InvoiceLine,
+    InvoiceLineKind,
+    InvoiceStatus,
+    PartnerJobFee,
+    Subscription,
+)
+from billing.services.subscriptions import subscription_stages_advance, subscriptions_ensure
+from billing.weeks import week_bounds, week_has_ended
+
+logger = logging.getLogger(__name__)
+
+CENT = Decimal("0.01")
+ZERO = Decimal("0.00")
+CHUNK_SIZE = 5000
+# Only SMS the provider accepted cost anything; pending and failed ones are not passed on.
+SMS_BILLED_STATUS = "sent"
+
+
+def _money(amount: Decimal) -> Decimal:
+    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+@dataclass
+class DriverWeek:
+    """Everything a driver's week adds up to, before it becomes an invoice."""
+
+    driver_id: int
+    earnings: Decimal = ZERO
+    card_fees: Decimal = ZERO
+    sms_count: int = 0
+    # partner account id -> completed jobs from that partner this week
+    partner_jobs: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class ChunkProgress:
+    chunk: int
+    chunks: int
+    drivers_done: int
+    drivers_total: int
+    created: int
+
+
+@dataclass
+class InvoiceGenerationResult:
+    week_start: date
+    drivers_with_activity: int = 0
+    created_billed: int = 0
+    created_free: int = 0
+    already_invoiced: int = 0
+    subscriptions_created: int = 0
+    total_billed: Decimal = ZERO
+    first_number: int | None = None
+    last_number: int | None = None
+
+    @property
+    def created(self) -> int:
+        return self.created_billed + self.created_free
+
+
+# --- reading the week (selectors) --------------------------------------------------------
+
+
+def driver_weeks_collect(*, start: datetime, end: datetime) -> dict[int, DriverWeek]:
+    """Aggregate every driver's activity in [start, end) with one GROUP BY per source.
+
+    Earnings are payments minus refunds by ``occurred_at`` from the immutable payment
+    records (seed 1.3, 6.3), never quoted fares. Card fees are the processor fees on
+    those records. SMS come from the dispatch notification log; jobs from named partner
+    platforms from completed bookings whose completion event falls in the week.
+    """
+    from bookings.models import BookingEvent, BookingStatus, PaymentRecord
+
+    weeks: dict[int, DriverWeek] = {}
+
+    def week_of(driver_id: int) -> DriverWeek:
+        if driver_id not in weeks:
+            weeks[driver_id] = DriverWeek(driver_id=driver_id)
+        return weeks[driver_id]
+
+    money = DecimalField(max_digits=14, decimal_places=2)
+    payments = (
+        PaymentRecord.objects.filter(
+            driver__isnull=False, occurred_at__gte=start, occurred_at__lt=end
+        )
+        .order_by()  # the model's default ordering would otherwise join the GROUP BY
+        .values("driver_id")
+        .annotate(
+            earnings=Sum(
+                Case(
+                    When(kind=PaymentRecord.Kind.PAYMENT, then=F("amount")),
+                    When(kind=PaymentRecord.Kind.REFUND, then=-F("amount")),
+                    default=Value(ZERO),
+                    output_field=money,
+                ),
+                output_field=money,
+            ),
+            card_fees=Sum("processor_fee", output_field=money),
+        )
+    )
+    for row in payments.iterator(chunk_size=CHUNK_SIZE):
+        driver_week = week_of(row["driver_id"])
+        driver_week.earnings = _money(row["earnings"] or ZERO)
+        driver_week.card_fees = _money(row["card_fees"] or ZERO)
+
+    notification_log = _notification_log_model()
+    if notification_log is not None:
+        sms = (
+            notification_log.objects.filter(
+                channel="sms",
+                status=SMS_BILLED_STATUS,
+                driver__isnull=False,
+                created_at__gte=start,
+                created_at__lt=end,
+            )
+            .order_by()
+            .values("driver_id")
+            .annotate(sms=Count("pk"))
+        )
+        for row in sms.iterator(chunk_size=CHUNK_SIZE):
+            week_of(row["driver_id"]).sms_count = row["sms"]
+
+    fee_accounts = list(
+        PartnerJobFee.objects.filter(active=True).values_list("account_id", flat=True)
+    )
+    if fee_accounts:
+        jobs = (
+            BookingEvent.objects.filter(
+                to_status=BookingStatus.COMPLETED,
+                created_at__gte=start,
+                created_at__lt=end,
+                booking__status=BookingStatus.COMPLETED,
+                booking__driver__isnull=False,
+                booking__account_id__in=fee_accounts,
+            )
+            .order_by()
+            .values("booking__driver_id", "booking__account_id")
+            .annotate(jobs=Count("booking_id", distinct=True))
+        )
+        for row in jobs.iterator(chunk_size=CHUNK_SIZE):
+            week_of(row["booking__driver_id"]).partner_jobs[row["booking__account_id"]] = row[
+                "jobs"
+            ]
+    return weeks
+
+
+def _notification_log_model():
+    try:
+        return apps.get_model("dispatch", "NotificationLog")
+    except LookupError:
+        logger.warning("dispatch.NotificationLog is not installed: no SMS lines are billed.")
+        return None
+
+
+# --- pricing one week ------------------------------------------------------------------
+
+
+@dataclass
+class PartnerFeeRate:
+    account_id: int
+    name: str
+    fee_per_job: Decimal
+
+
+def invoice_build(
+    *,
+    driver_week: DriverWeek,
+    in_trial: bool,
+    schedule: FeeSchedule,
+    partner_rates: dict[int, PartnerFeeRate],
+) -> tuple[Invoice, list[InvoiceLine]]:
+    """Price one driver's week into an unsaved invoice and its lines (no queries).
+
+    Seed 8.3: the software fee applies only once earnings *pass* the threshold, so exactly
+    the threshold is free; seed 8.2: never during the trial. Pass-through lines (seed 8.5)
+    are costs paid to third parties for the driver and apply in every week, trial or not.
+    """
+    lines: list[InvoiceLine] = []
+    if in_trial:
+        decision = FeeDecision.TRIAL
+    elif driver_week.earnings > schedule.free_earnings_threshold:
+        decision = FeeDecision.CHARGED
+        lines.append(
+            InvoiceLine(
+                kind=InvoiceLineKind.SUBSCRIPTION,
+                description="Weekly software subscription",
+                quantity=Decimal(1),
+                unit_amount=schedule.weekly_fee,
+                amount=_money(schedule.weekly_fee),
+            )
+        )
+    else:
+        decision = FeeDecision.UNDER_THRESHOLD
+    if driver_week.sms_count:
+        lines.append(
+            InvoiceLine(
+                kind=InvoiceLineKind.SMS,
+                description=f"SMS job cards ({driver_week.sms_count} at £{schedule.sms_unit})",
+                quantity=Decimal(driver_week.sms_count),
+                unit_amount=schedule.sms_unit,
+                amount=_money(schedule.sms_unit * driver_week.sms_count),
+            )
+        )
+    if driver_week.card_fees > 0:
+        lines.append(
+            InvoiceLine(
+                kind=InvoiceLineKind.CARD_FEES,
+                description="Card processing fees (pass-through)",
+                quantity=Decimal(1),
+                unit_amount=driver_week.card_fees,
+                amount=driver_week.card_fees,
+            )
+        )
+    for account_id, jobs in sorted(driver_week.partner_jobs.items()):
+        rate = partner_rates.get(account_id)
+        if rate is None or not jobs or rate.fee_per_job == 0:
+            continue
+        lines.append(
+            InvoiceLine(
+                kind=InvoiceLineKind.PARTNER_JOB_FEES,
+                description=f"Job fees: {rate.name} ({jobs} at £{rate.fee_per_job})",
+                quantity=Decimal(jobs),
+                unit_amount=rate.fee_per_job,
+                amount=_money(rate.fee_per_job * jobs),
+                account_id=account_id,
+            )
+        )
+    fee = sum((ln.amount for ln in lines if ln.kind == InvoiceLineKind.SUBSCRIPTION), ZERO)
+    total = sum((ln.amount for ln in lines), ZERO)
+    invoice = Invoice(
+        driver_id=driver_week.driver_id,
+        earnings=driver_week.earnings,
+        fee_decision=decision,
+        subtotal_fee=fee,
+        subtotal_pass_through=total - fee,
+        total=total,
+        status=InvoiceStatus.ISSUED if total > 0 else InvoiceStatus.FREE,
+    )
+    return invoice, lines
+
+
+# --- writing the week ------------------------------------------------------------------
+
+
+def invoices_generate_week(
+    *,
+    week_start: date,
+    now: datetime | None = None,
+    chunk_size: int = CHUNK_SIZE,
+    progress: Callable[[ChunkProgress], None] | None = None,
+) -> InvoiceGenerationResult:
+    """Create the missing invoices of the billing week starting Monday ``week_start``.
+
+    Guarantees:
+
+    - at most one invoice per (driver, week): existing invoices are skipped, never
+      changed, and the ``invoice_one_per_week`` constraint backs this up, so re-running
+      (the beat task, the command, two workers at once) never bills twice;
+    - invoice numbers are gapless: each chunk locks the invoice counter row, checks which
+      drivers are already invoiced, takes exactly as many numbers as it inserts and
+      commits rows and counter together;
+    - a driver with no activity in the week gets no row; a week with activity but nothing
+      to pay is a numberless ``free`` record so the driver page can show it;
+    - each chunk commits on its own: if the run stops half way, the next run completes it.
+
+    Newly issued invoices are handed to the collection backend after commit.
+    """
+    now = now or timezone.now()
+    if not week_has_ended(week_start, now):
+        raise ValueError(f"The week of {week_start} has not ended yet; it cannot be invoiced.")
+    start, end = week_bounds(week_start)
+    schedule = fee_schedule_current()
+    result = InvoiceGenerationResult(week_start=week_start)
+
+    result.subscriptions_created = subscriptions_ensure(now=now)
+    subscription_stages_advance(now=now)
+
+    driver_weeks = driver_weeks_collect(start=start, end=end)
+    result.drivers_with_activity = len(driver_weeks)
+    already = set(Invoice.objects.filter(week_start=week_start).values_list("driver_id", flat=True))
+    pending = sorted(driver_id for driver_id in driver_weeks if driver_id not in already)
+    result.already_invoiced = len(driver_weeks) - len(pending)
+
+    trial_ends = dict(
+        Subscription.objects.filter(driver__isnull=False).values_list("driver_id", "trial_ends_at")
+    )
+    partner_rates = {
+        fee.account_id: PartnerFeeRate(fee.account_id, fee.account.name, fee.fee_per_job)
+        for fee in PartnerJobFee.objects.filter(active=True).select_related("account")
+    }
+
+    chunks = [pending[i : i + chunk_size] for i in range(0, len(pending), chunk_size)]
+    done = 0
+    for index, chunk in enumerate(chunks, start=1):
+        built = []
+        for driver_id in chunk:
+            trial_end = trial_ends.get(driver_id)
+            # A week is billable only if the whole week lies after the trial: the week in
+            # which the trial ends is still free. No subscription means never approved.
+            in_trial = trial_end is None or start < trial_end
+            built.append(
+                invoice_build(
+                    driver_week=driver_weeks[driver_id],
+                    in_trial=in_trial,
+                    schedule=schedule,
+                    partner_rates=partner_rates,
+                )
+            )
+        _chunk_write(
+            built=built, week_start=week_start, start=start, end=end, now=now, result=result
+        )
+        done += len(chunk)
+        if progress is not None:
+            progress(
+                ChunkProgress(
+                    chunk=index,
+                    chunks=len(chunks),
+                    drivers_done=done,
+                    drivers_total=len(pending),
+                    created=result.created,
+                )
+            )
+    if result.created_billed:
+        from billing.tasks import invoices_collect_week
+
+        transaction.on_commit(
+            lambda: invoices_collect_week.delay(week_start=week_start.isoformat())
+        )
+    return result
+
+
+@transaction.atomic
+def _chunk_write(
+    *,
+    built: list[tuple[Invoice, list[InvoiceLine]]],
+    week_start: date,
+    start: datetime,
+    end: datetime,
+    now: datetime,
+    result: InvoiceGenerationResult,
+) -> None:
+    """Insert one chunk of invoices and lines, numbered under the counter lock."""
+    sequence = numbering.sequence_lock(name=numbering.INVOICE)
+    # Re-checked under the lock: a concurrent run that committed these drivers first
+    # has released the lock by now, so what it wrote is visible here.
+    taken = set(
+        Invoice.objects.filter(
+            week_start=week_start, driver_id__in=[inv.driver_id for inv, _ in built]
+        ).values_list("driver_id", flat=True)
+    )
+    fresh = [(inv, lines) for inv, lines in built if inv.driver_id not in taken]
+    billed = [inv for inv, _ in fresh if inv.status != InvoiceStatus.FREE]
+    number = numbering.sequence_take(sequence=sequence, count=len(billed))
+    for inv in billed:
+        inv.number = number
+        number += 1
+    for inv, _ in fresh:
+        inv.week_start = week_start
+        inv.period_start = start
+        inv.period_end = end
+        inv.issued_at = now
+    Invoice.objects.bulk_create([inv for inv, _ in fresh])
+    lines = []
+    for inv, invoice_lines in fresh:
+        for line in invoice_lines:
+            line.invoice_id = inv.pk
+            lines.append(line)
+    InvoiceLine.objects.bulk_create(lines)
+
+    result.already_invoiced += len(built) - len(fresh)
+    result.created_billed += len(billed)
+    result.created_free += len(fresh) - len(billed)
+    result.total_billed += sum((inv.total for inv in billed), ZERO)
+    if billed:
+        result.first_number = result.first_number or billed[0].number
+        result.last_number = billed[-1].number

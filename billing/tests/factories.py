@@ -1,0 +1,122 @@
+"""Factories for billing tests: drivers, partner accounts, bookings and the records that
+billing reads (payment records, completion events, SMS log)."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+
+import factory
+from django.apps import apps
+from django.utils import timezone
+
+from bookings.models import Booking, BookingEvent, BookingStatus, PaymentRecord
+from drivers.models import Driver, DriverStage
+from partners.models import Account
+
+_refs = itertools.count(1)
+
+
+class DriverFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Driver
+
+    name = factory.Sequence(lambda n: f"Driver {n}")
+    phone = factory.Sequence(lambda n: f"+4477009{n:05d}")
+    stage = DriverStage.BILLED
+    # Approved long ago: past the 90-day trial unless a test says otherwise.
+    approved_at = factory.LazyFunction(lambda: datetime(2025, 1, 6, 9, 0, tzinfo=UTC))
+    licensing_authority = "Leeds City Council"
+    licence_number = factory.Sequence(lambda n: f"LCC{n:06d}")
+    licence_expiry = date(2030, 1, 1)
+    base_city = "Leeds"
+    base_lat = 53.7997
+    base_lng = -1.5492
+
+
+class AccountFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Account
+
+    kind = Account.Kind.PARTNER
+    name = factory.Sequence(lambda n: f"Partner {n}")
+    slug = factory.Sequence(lambda n: f"partner-{n}")
+    approved = True
+
+
+class BookingFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Booking
+
+    reference = factory.LazyFunction(lambda: f"DTD-B{next(_refs):07d}")
+    source = "website"
+    pickup = "Leeds station"
+    dropoff = "Leeds Bradford Airport"
+    pickup_time = factory.LazyFunction(timezone.now)
+    fare = Decimal("30.00")
+    status = BookingStatus.COMPLETED
+
+
+def payment(
+    *,
+    driver,
+    amount: str,
+    at: datetime,
+    kind: str = PaymentRecord.Kind.PAYMENT,
+    method: str = "cash_to_driver",
+    processor_fee: str = "0.00",
+    booking=None,
+) -> PaymentRecord:
+    booking = booking or BookingFactory(driver=driver)
+    return PaymentRecord.objects.create(
+        booking=booking,
+        driver=driver,
+        kind=kind,
+        amount=Decimal(amount),
+        method=method,
+        processor_fee=Decimal(processor_fee),
+        occurred_at=at,
+    )
+
+
+def completed_job(*, driver, account, at: datetime, status: str = BookingStatus.COMPLETED):
+    """A booking sent by ``account`` and completed (its completion event) at ``at``."""
+    booking = BookingFactory(driver=driver, account=account, source="partner", status=status)
+    if status == BookingStatus.COMPLETED:
+        BookingEvent.objects.create(
+            booking=booking,
+            sequence=2,
+            type="booking.completed",
+            from_status="on_board",
+            to_status=BookingStatus.COMPLETED,
+            actor="driver",
+            created_at=at,
+        )
+    return booking
+
+
+def notification(*, driver, channel: str, at: datetime, status: str = "sent"):
+    log = apps.get_model("dispatch", "NotificationLog")
+    return log.objects.create(
+        driver=driver,
+        channel=channel,
+        to=driver.phone,
+        body="Job card",
+        status=status,
+        cost_gbp=Decimal("0.02") if channel == "sms" else Decimal("0.00"),
+        created_at=at,
+    )
+
+
+def at_london(day: date, hour: int = 12, minute: int = 0, second: int = 0) -> datetime:
+    from zoneinfo import ZoneInfo
+
+    return datetime(
+        day.year, day.month, day.day, hour, minute, second, tzinfo=ZoneInfo("Europe/London")
+    )
+
+
+def after(week_start: date) -> datetime:
+    """A moment safely after the week has ended (the beat runs Monday 01:00)."""
+    return at_london(week_start + timedelta(days=7), 1)

@@ -1,0 +1,241 @@
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from rest_framework_api_key.admin import APIKeyModelAdmin
+
+from partners.models import (
+    Account,
+    AccountKey,
+    OperatorUser,
+    WebhookAttempt,
+    WebhookDelivery,
+)
+from partners.services.accounts import (
+    PARTNER_TRIAL_DAYS,
+    account_key_issue,
+    account_keys_revoke,
+    account_signing_secret_rotate,
+    account_signing_secret_rotation_finish,
+    account_trial_extend,
+    account_webhook_enable,
+)
+from partners.services.webhooks import webhook_delivery_redeliver, webhook_url_refusal
+
+
+class AccountKeyInline(admin.TabularInline):
+    model = AccountKey
+    fields = ("name", "prefix", "created", "expiry_date", "revoked")
+    readonly_fields = ("prefix", "created")
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        # New keys are issued with the "Issue a new API key" action, which shows it once.
+        return False
+
+
+class OperatorUserInline(admin.TabularInline):
+    model = OperatorUser
+    extra = 0
+    autocomplete_fields = ("user",)
+
+
+class AccountAdminForm(forms.ModelForm):
+    class Meta:
+        model = Account
+        fields = "__all__"  # noqa: DJ007 (the back office edits every column)
+
+    def clean_webhook_url(self):
+        url = self.cleaned_data.get("webhook_url", "")
+        if url:
+            refusal = webhook_url_refusal(url)
+            if refusal:
+                raise ValidationError(refusal)
+        return url
+
+
+@admin.register(Account)
+class AccountAdmin(admin.ModelAdmin):
+    form = AccountAdminForm
+    list_display = (
+        "name",
+        "slug",
+        "kind",
+        "approved",
+        "paused",
+        "daily_job_limit",
+        "trial_ends_at",
+        "webhook_url",
+        "webhook_disabled_at",
+        "created_at",
+    )
+    list_filter = ("kind", "approved", "paused")
+    search_fields = ("name", "slug", "contact_email")
+    prepopulated_fields = {"slug": ("name",)}
+    readonly_fields = ("signing_secret", "previous_signing_secret", "webhook_disabled_at")
+    fieldsets = (
+        (None, {"fields": ("kind", "name", "slug", "contact_email", "created_at")}),
+        ("Access", {"fields": ("approved", "paused", "can_book", "trial_ends_at")}),
+        ("Limits", {"fields": ("daily_job_limit", "rate_limit")}),
+        (
+            "Webhooks and signing",
+            {
+                "fields": (
+                    "webhook_url",
+                    "webhook_disabled_at",
+                    "signing_secret",
+                    "previous_signing_secret",
+                ),
+            },
+        ),
+    )
+    inlines = [AccountKeyInline]
+    actions = [
+        "approve",
+        "pause",
+        "resume",
+        "extend_trial",
+        "issue_key",
+        "revoke_keys",
+        "rotate_secret",
+        "finish_rotation",
+        "enable_webhook",
+    ]
+
+    def get_inlines(self, request, obj):
+        if obj is not None and obj.kind == Account.Kind.OPERATOR:
+            return [AccountKeyInline, OperatorUserInline]
+        return [AccountKeyInline]
+
+    @admin.action(description="Approve for live intake")
+    def approve(self, request, queryset):
+        queryset.update(approved=True)
+
+    @admin.action(description="Pause the bridge (refuse intake)")
+    def pause(self, request, queryset):
+        queryset.update(paused=True)
+
+    @admin.action(description="Resume the bridge")
+    def resume(self, request, queryset):
+        queryset.update(paused=False)
+
+    @admin.action(description=f"Extend the trial by {PARTNER_TRIAL_DAYS} days")
+    def extend_trial(self, request, queryset):
+        for account in queryset:
+            account_trial_extend(account=account)
+            self.message_user(
+                request, f"{account.slug}: trial ends {account.trial_ends_at:%d %b %Y}."
+            )
+
+    @admin.action(description="Issue a new API key (shown once)")
+    def issue_key(self, request, queryset):
+        for account in queryset:
+            _, raw_key = account_key_issue(account=account, name="issued in admin")
+            self.message_user(
+                request,
+                f"{account.slug}: new API key {raw_key} (copy it now; it is not shown again)",
+                messages.WARNING,
+            )
+
+    @admin.action(description="Revoke every API key")
+    def revoke_keys(self, request, queryset):
+        for account in queryset:
+            count = account_keys_revoke(account=account)
+            self.message_user(request, f"{account.slug}: {count} key(s) revoked.")
+
+    @admin.action(description="Rotate the signing secret (the old one stays valid meanwhile)")
+    def rotate_secret(self, request, queryset):
+        for account in queryset:
+            secret = account_signing_secret_rotate(account=account)
+            self.message_user(
+                request,
+                f"{account.slug}: new signing secret {secret}",
+                messages.WARNING,
+            )
+
+    @admin.action(description="Finish the secret rotation (drop the previous secret)")
+    def finish_rotation(self, request, queryset):
+        for account in queryset:
+            account_signing_secret_rotation_finish(account=account)
+
+    @admin.action(description="Re-enable a webhook endpoint disabled by 410 Gone")
+    def enable_webhook(self, request, queryset):
+        for account in queryset:
+            account_webhook_enable(account=account)
+
+
+@admin.register(AccountKey)
+class AccountKeyAdmin(APIKeyModelAdmin):
+    list_display = (*APIKeyModelAdmin.list_display, "account")
+    list_filter = (*APIKeyModelAdmin.list_filter, "account__kind")
+    search_fields = (*APIKeyModelAdmin.search_fields, "account__name", "account__slug")
+    autocomplete_fields = ("account",)
+
+
+@admin.register(OperatorUser)
+class OperatorUserAdmin(admin.ModelAdmin):
+    list_display = ("user", "account")
+    autocomplete_fields = ("user", "account")
+    search_fields = ("user__username", "account__slug")
+
+
+class WebhookAttemptInline(admin.TabularInline):
+    model = WebhookAttempt
+    fields = ("attempted_at", "status_code", "latency_ms", "error", "response_excerpt")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    list_display = (
+        "webhook_id",
+        "account",
+        "event_type",
+        "booking",
+        "sequence",
+        "status",
+        "attempt_count",
+        "last_status_code",
+        "next_attempt_at",
+        "created_at",
+    )
+    list_filter = ("status", "event_type", "account__kind", "account")
+    search_fields = ("webhook_id", "booking__reference", "booking__job_ref", "account__slug")
+    date_hierarchy = "created_at"
+    readonly_fields = (
+        "account",
+        "booking",
+        "event",
+        "webhook_id",
+        "event_type",
+        "sequence",
+        "body",
+        "url",
+        "status",
+        "attempt_count",
+        "next_attempt_at",
+        "last_status_code",
+        "last_error",
+        "delivered_at",
+        "created_at",
+    )
+    inlines = [WebhookAttemptInline]
+    actions = ["redeliver"]
+    list_select_related = ("account", "booking")
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.action(description="Redeliver now (same webhook-id and body)")
+    def redeliver(self, request, queryset):
+        count = 0
+        for delivery in queryset.select_related("account"):
+            webhook_delivery_redeliver(delivery=delivery)
+            count += 1
+        self.message_user(request, f"{count} delivery(ies) queued again.")

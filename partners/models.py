@@ -1,0 +1,179 @@
+"""External accounts that call the API: partners, operators, suppliers and AI agents."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
+
+
+def new_signing_secret() -> str:
+    return "whsec_" + secrets.token_urlsafe(32)
+
+
+class Account(models.Model):
+    class Kind(models.TextChoices):
+        PARTNER = "partner"
+        OPERATOR = "operator"
+        SUPPLIER = "supplier"
+        AGENT = "agent"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=60, unique=True)
+    approved = models.BooleanField(
+        default=False, help_text="Operators: approved for live intake. Partners: may go live."
+    )
+    paused = models.BooleanField(
+        default=False, help_text="Operator bridge paused: intake is refused."
+    )
+    can_book = models.BooleanField(
+        default=True, help_text="May create bookings through the public booking endpoints."
+    )
+    daily_job_limit = models.PositiveIntegerField(
+        default=1000, help_text="Jobs accepted per day (Europe/London) through intake."
+    )
+    rate_limit = models.CharField(
+        max_length=20,
+        blank=True,
+        help_text='Per-key request limit overriding the defaults, e.g. "6000/m". Blank: defaults.',
+    )
+    webhook_url = models.URLField(blank=True, max_length=500)
+    webhook_disabled_at = models.DateTimeField(null=True, blank=True)
+    # Kept readable (not hashed): it signs outbound webhooks and verifies inbound HMAC.
+    signing_secret = models.CharField(max_length=100, default=new_signing_secret)
+    previous_signing_secret = models.CharField(max_length=100, blank=True)
+    trial_ends_at = models.DateTimeField(null=True, blank=True)
+    contact_email = models.EmailField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+    def signing_secrets(self) -> list[str]:
+        """Secrets accepted or used for signing: the current first, then the one rotating out."""
+        return [s for s in (self.signing_secret, self.previous_signing_secret) if s]
+
+    def rotate_signing_secret(self) -> str:
+        self.previous_signing_secret = self.signing_secret
+        self.signing_secret = new_signing_secret()
+        return self.signing_secret
+
+
+class AccountKeyManager(BaseAPIKeyManager):
+    def get_usable_keys(self):
+        # One query per authenticated request: the key and its account together.
+        return super().get_usable_keys().select_related("account")
+
+
+class AccountKey(AbstractAPIKey):
+    """An API key of an account, stored hashed (djangorestframework-api-key)."""
+
+    objects = AccountKeyManager()
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="keys")
+
+    class Meta(AbstractAPIKey.Meta):
+        verbose_name = "API key"
+        verbose_name_plural = "API keys"
+
+
+class OperatorUser(models.Model):
+    """A back-office login of an operator: who may use its dashboard (seed section 4 rule 2)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="operator_user"
+    )
+    account = models.ForeignKey(
+        Account,
+        on_delete=models.CASCADE,
+        related_name="operator_users",
+        limit_choices_to={"kind": Account.Kind.OPERATOR},
+    )
+
+    class Meta:
+        verbose_name = "operator user"
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.account.slug}"
+
+
+class WebhookDeliveryStatus(models.TextChoices):
+    PENDING = "pending"  # waiting for its next attempt (next_attempt_at)
+    DELIVERED = "delivered"
+    FAILED = "failed"  # retries exhausted, endpoint gone (410), or URL refused
+
+
+class WebhookDelivery(models.Model):
+    """One booking event to deliver to one account's webhook URL (contract 5.1).
+
+    The body is frozen when the event happens so that every retry sends the same bytes
+    under the same ``webhook_id``; long waits between retries live in ``next_attempt_at``
+    and a periodic task picks them up, never in broker countdowns.
+    """
+
+    account = models.ForeignKey(
+        Account, on_delete=models.CASCADE, related_name="webhook_deliveries"
+    )
+    booking = models.ForeignKey(
+        "bookings.Booking", on_delete=models.CASCADE, related_name="webhook_deliveries"
+    )
+    event = models.ForeignKey(
+        "bookings.BookingEvent", on_delete=models.CASCADE, related_name="webhook_deliveries"
+    )
+    webhook_id = models.CharField(max_length=64, unique=True)
+    event_type = models.CharField(max_length=40)
+    sequence = models.PositiveIntegerField()
+    body = models.TextField(help_text="The exact JSON bytes that are signed and sent.")
+    url = models.URLField(max_length=500)
+    status = models.CharField(
+        max_length=16,
+        choices=WebhookDeliveryStatus.choices,
+        default=WebhookDeliveryStatus.PENDING,
+    )
+    attempt_count = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "webhook deliveries"
+        constraints = [
+            # The receiver may run twice for one event (robust signal, redelivered task):
+            # one delivery per (account, event) whatever happens.
+            models.UniqueConstraint(fields=["account", "event"], name="webhook_one_per_event"),
+        ]
+        indexes = [models.Index(fields=["status", "next_attempt_at"], name="webhook_due")]
+
+    def __str__(self) -> str:
+        return f"{self.webhook_id} {self.event_type} -> {self.account.slug} ({self.status})"
+
+
+class WebhookAttempt(models.Model):
+    """One HTTP attempt of a delivery, kept for the back office (contract 5.1)."""
+
+    delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="attempts")
+    attempted_at = models.DateTimeField(default=timezone.now)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    latency_ms = models.PositiveIntegerField(default=0)
+    error = models.CharField(max_length=500, blank=True)
+    response_excerpt = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["attempted_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.delivery.webhook_id} at {self.attempted_at:%Y-%m-%d %H:%M:%S}"
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status_code is not None and 200 <= self.status_code < 300

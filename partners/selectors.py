@@ -1,0 +1,110 @@
+"""Read-side queries of the partners app."""
+
+from __future__ import annotations
+
+import datetime as dt
+from zoneinfo import ZoneInfo
+
+from django.db.models import Prefetch, Q, QuerySet
+
+from api.problems import Problem
+from bookings.models import Booking, DispatchQueue
+from partners.models import Account, OperatorUser
+
+LOCAL_TIME_ZONE = ZoneInfo("Europe/London")
+
+
+def booking_driver_summary(booking: Booking) -> dict | None:
+    """The driver as partners see it (same shape as contract 3.2); None until assigned."""
+    driver = booking.driver
+    if driver is None:
+        return None
+    first, _, rest = driver.name.strip().partition(" ")
+    initial = f" {rest.strip()[0]}." if rest.strip() else ""
+    vehicle = booking.vehicle
+    return {
+        "name": f"{first}{initial}",
+        "vehicle": (
+            {
+                "make": vehicle.make,
+                "model": vehicle.model,
+                "colour": vehicle.colour,
+                "registration": vehicle.registration,
+            }
+            if vehicle is not None
+            else None
+        ),
+        "licensingAuthority": driver.licensing_authority,
+    }
+
+
+def job_get_for_sender(*, account: Account, job_ref: str) -> Booking:
+    """The booking the account pushed as ``job_ref``; 404 job_not_found for anyone else's."""
+    booking = (
+        Booking.objects.select_related("driver", "vehicle")
+        .filter(account=account, job_ref=job_ref)
+        .exclude(job_ref="")
+        .first()
+    )
+    if booking is None:
+        raise Problem(404, "job_not_found", f"No job {job_ref!r} from this sender.")
+    return booking
+
+
+def booking_get_for_holder(
+    *, account: Account, reference: str | None = None, job_ref: str | None = None
+) -> Booking:
+    """A booking the account sent, or holds as a subcontracted fleet (contract 5.2)."""
+    holders = Q(account=account) | Q(subcontracted_to=account)
+    if reference:
+        booking = Booking.objects.filter(holders, reference=reference.strip().upper()).first()
+        if booking is None:
+            raise Problem(404, "booking_not_found", f"No booking {reference} held by this account.")
+        return booking
+    booking = Booking.objects.filter(account=account, job_ref=job_ref).exclude(job_ref="").first()
+    if booking is None:
+        raise Problem(404, "job_not_found", f"No job {job_ref!r} from this account.")
+    return booking
+
+
+def operator_account_for_user(user) -> Account | None:
+    if not getattr(user, "is_authenticated", False):
+        return None
+    link = OperatorUser.objects.select_related("account").filter(user=user).first()
+    if link is None or link.account.kind != Account.Kind.OPERATOR:
+        return None
+    return link.account
+
+
+def operator_jobs_list(
+    *,
+    account: Account,
+    day: dt.date | None = None,
+    status: str | None = None,
+    upcoming_only: bool = False,
+    now: dt.datetime | None = None,
+) -> QuerySet[Booking]:
+    """The operator's own queue (seed 4 rule 2), by pickup time; ``day`` is a UK local day."""
+    jobs = Booking.objects.select_related("driver", "vehicle").filter(
+        account=account, dispatch_queue=DispatchQueue.OPERATOR
+    )
+    if day is not None:
+        start = dt.datetime.combine(day, dt.time(0), tzinfo=LOCAL_TIME_ZONE)
+        end = dt.datetime.combine(day + dt.timedelta(days=1), dt.time(0), tzinfo=LOCAL_TIME_ZONE)
+        jobs = jobs.filter(pickup_time__gte=start, pickup_time__lt=end)
+    if status:
+        jobs = jobs.filter(status=status)
+    if upcoming_only and now is not None:
+        jobs = jobs.filter(pickup_time__gte=now - dt.timedelta(hours=2))
+    return jobs.order_by("pickup_time", "id")
+
+
+def operator_fleet_list(*, account: Account):
+    """The operator's own fleet drivers with their active vehicles."""
+    from drivers.models import Driver, Vehicle
+
+    return (
+        Driver.objects.filter(operator=account)
+        .prefetch_related(Prefetch("vehicles", queryset=Vehicle.objects.filter(active=True)))
+        .order_by("name")
+    )

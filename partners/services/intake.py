@@ -1,0 +1,410 @@
+"""Partner, operator and supplier job intake (seed 2.10, section 4 rules 1-2; contract 4).
+
+A batch is applied in a bounded number of queries: the existing bookings for every jobRef
+of the batch are read in ONE query, then each job is applied in its own transaction
+(savepoint when the caller already holds one). One bad job never loses the good ones, and
+no job is ever half-applied.
+
+Idempotency on (account, jobRef) does not rest on that read: two identical batches racing
+each other both see "no booking yet", both INSERT, and the database's
+``booking_unique_job_ref_per_account`` constraint lets exactly one win. The loser catches
+the IntegrityError and reports ``unchanged`` with the winner's reference (contract 1.3).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.db import IntegrityError, models
+
+from api.problems import Problem
+from bookings.models import Booking, BookingSource, BookingStatus, DispatchQueue, PaymentMethod
+from bookings.services import BookingDraft, PassengerDetails, booking_amend, booking_cancel
+from bookings.services import booking_create as booking_create_service
+from partners.models import Account
+
+# Daily limits count jobs per Europe/London calendar day (the issue; contract 1).
+LOCAL_TIME_ZONE = ZoneInfo("Europe/London")
+
+MAX_BATCH = 100  # seed section 8: up to 100 jobs per batch
+
+UNKNOWN_JOB_REF = "Unknown job reference."
+
+
+class JobAction(models.TextChoices):
+    NEW = "new"
+    AMEND = "amend"
+    CANCEL = "cancel"
+
+
+class JobOutcome(models.TextChoices):
+    CREATED = "created"
+    AMENDED = "amended"
+    CANCELLED = "cancelled"
+    UNCHANGED = "unchanged"
+    REJECTED = "rejected"
+
+
+ACCEPTED_OUTCOMES = frozenset(
+    {JobOutcome.CREATED, JobOutcome.AMENDED, JobOutcome.CANCELLED, JobOutcome.UNCHANGED}
+)
+
+SOURCE_BY_KIND = {
+    Account.Kind.PARTNER: BookingSource.PARTNER,
+    Account.Kind.OPERATOR: BookingSource.OPERATOR,
+    Account.Kind.SUPPLIER: BookingSource.SUPPLIER,
+}
+
+LIMIT_CODE_BY_KIND = {
+    Account.Kind.OPERATOR: "daily_bridge_limit",
+}
+
+
+@dataclass
+class IntakeJob:
+    """One validated PartnerJob (seed 2.10), in the booking engine's names.
+
+    ``fields`` holds only what the sender sent (amend changes exactly those fields).
+    """
+
+    index: int
+    job_ref: str
+    action: str
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class JobResult:
+    """One entry of the per-job outcome list (contract 4.1)."""
+
+    index: int
+    job_ref: str | None
+    outcome: str
+    booking_reference: str | None = None
+    errors: dict[str, list[str]] | None = None
+    code: str | None = None
+
+    @classmethod
+    def rejected(
+        cls, *, index: int, job_ref: str | None, code: str, errors: dict[str, list[str]]
+    ) -> JobResult:
+        return cls(
+            index=index, job_ref=job_ref, outcome=JobOutcome.REJECTED, code=code, errors=errors
+        )
+
+    @property
+    def accepted(self) -> bool:
+        return self.outcome in ACCEPTED_OUTCOMES
+
+
+# --- daily limits ---------------------------------------------------------------------
+
+
+def intake_local_day_bounds(now: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
+    """Start and end (aware, UTC-comparable) of the Europe/London day containing ``now``."""
+    local = now.astimezone(LOCAL_TIME_ZONE)
+    start = dt.datetime.combine(local.date(), dt.time(0), tzinfo=LOCAL_TIME_ZONE)
+    end = dt.datetime.combine(
+        local.date() + dt.timedelta(days=1), dt.time(0), tzinfo=LOCAL_TIME_ZONE
+    )
+    return start, end
+
+
+def intake_jobs_created_today(*, account: Account, now: dt.datetime) -> int:
+    """Jobs this account pushed that became bookings today (Europe/London)."""
+    start, end = intake_local_day_bounds(now)
+    return (
+        Booking.objects.filter(account=account, created_at__gte=start, created_at__lt=end)
+        .exclude(job_ref="")
+        .count()
+    )
+
+
+def intake_retry_after_seconds(now: dt.datetime) -> int:
+    """Seconds until local midnight, when the daily allowance starts afresh."""
+    _, end = intake_local_day_bounds(now)
+    return max(1, int((end - now).total_seconds()) + 1)
+
+
+def intake_limit_problem(*, account: Account, now: dt.datetime) -> Problem:
+    code = LIMIT_CODE_BY_KIND.get(account.kind, "daily_job_limit")
+    retry_after = intake_retry_after_seconds(now)
+    return Problem(
+        429,
+        code,
+        f"{account.name} has reached its daily limit of {account.daily_job_limit} jobs; "
+        "the allowance resets at midnight UK time.",
+        headers={"Retry-After": str(retry_after)},
+        extra={"retryAfter": retry_after},
+    )
+
+
+# --- applying a batch -----------------------------------------------------------------
+
+
+@dataclass
+class _BatchState:
+    account: Account
+    existing: dict[str, Booking]
+    new_allowance: int
+    actor: str
+
+
+def intake_existing_bookings(*, account: Account, job_refs: list[str]) -> dict[str, Booking]:
+    """The account's bookings for these jobRefs, in ONE query."""
+    if not job_refs:
+        return {}
+    return {
+        booking.job_ref: booking
+        for booking in Booking.objects.filter(account=account, job_ref__in=set(job_refs))
+    }
+
+
+def intake_batch_apply(
+    *,
+    account: Account,
+    jobs: list[IntakeJob],
+    now: dt.datetime,
+    existing: dict[str, Booking] | None = None,
+) -> list[JobResult]:
+    """Apply validated jobs in order; returns one result per job.
+
+    Guarantees: at most one booking per (account, jobRef) even under concurrent duplicate
+    batches (database constraint); each job is applied atomically or not at all; a job
+    that fails (unlocatable address, not cancellable, ...) is a rejected result and does
+    not affect the others. Jobs with the same jobRef inside one batch apply in order (a
+    ``new`` then an ``amend`` of it works). New bookings enter dispatch after their own
+    commit (bookings.signals), operator jobs on the operator's own queue (seed 4 rule 2).
+    Raises 429 (``daily_job_limit`` / ``daily_bridge_limit``) only when the batch needs
+    new bookings and none are left today; a batch that only partly fits gets the jobs
+    beyond the allowance rejected with the same code.
+    """
+    if existing is None:
+        existing = intake_existing_bookings(account=account, job_refs=[j.job_ref for j in jobs])
+    creations = {j.job_ref for j in jobs if j.action == JobAction.NEW and j.job_ref not in existing}
+    allowance = account.daily_job_limit - (
+        intake_jobs_created_today(account=account, now=now) if creations else 0
+    )
+    if creations and allowance <= 0:
+        raise intake_limit_problem(account=account, now=now)
+    state = _BatchState(
+        account=account,
+        existing=existing,
+        new_allowance=allowance,
+        actor=f"account:{account.slug}",
+    )
+    results = []
+    for job in jobs:
+        try:
+            results.append(_job_apply(state=state, job=job, now=now))
+        except Problem as problem:
+            results.append(
+                JobResult.rejected(
+                    index=job.index,
+                    job_ref=job.job_ref,
+                    code=problem.code,
+                    errors=problem.errors
+                    or {"non_field_errors": [problem.detail or problem.title]},
+                )
+            )
+    return results
+
+
+def _job_apply(*, state: _BatchState, job: IntakeJob, now: dt.datetime) -> JobResult:
+    booking = state.existing.get(job.job_ref)
+    if job.action == JobAction.NEW:
+        if booking is not None:
+            # A repeat of an already-applied job (seed 4 rule 1): no duplicate.
+            return _result(job, JobOutcome.UNCHANGED, booking)
+        return _job_create(state=state, job=job, now=now)
+    if booking is None:
+        raise Problem(404, "job_not_found", UNKNOWN_JOB_REF, errors={"jobRef": [UNKNOWN_JOB_REF]})
+    if job.action == JobAction.CANCEL:
+        return _job_cancel(state=state, job=job, booking=booking)
+    return _job_amend(state=state, job=job, booking=booking)
+
+
+def _result(job: IntakeJob, outcome: str, booking: Booking) -> JobResult:
+    return JobResult(
+        index=job.index, job_ref=job.job_ref, outcome=outcome, booking_reference=booking.reference
+    )
+
+
+def _quote(*, account: Account, values: dict[str, Any]):
+    # Imported here: pricing is a sibling app with heavier start-up (tariff compilation).
+    from pricing.services import quote_price
+
+    fare = values.get("fare")
+    return quote_price(
+        pickup=values["pickup"],
+        dropoff=values["dropoff"],
+        passengers=values.get("passengers") or 1,
+        vehicle_type=values.get("vehicle_type") or None,
+        depart_at=values["pickup_time"],
+        account=account,
+        # The sender's agreed fare is the fare (seed 2.10); geocoding still runs.
+        fare_override=Decimal(fare) if fare is not None else None,
+    )
+
+
+def _job_create(*, state: _BatchState, job: IntakeJob, now: dt.datetime) -> JobResult:
+    account = state.account
+    if state.new_allowance <= 0:
+        problem = intake_limit_problem(account=account, now=now)
+        raise Problem(
+            400,
+            problem.code,
+            problem.detail,
+            errors={"jobRef": ["Daily job limit reached; not accepted."]},
+        )
+    priced = _quote(account=account, values=job.fields)
+    operator = account.kind == Account.Kind.OPERATOR
+    draft = BookingDraft(
+        source=SOURCE_BY_KIND.get(account.kind, BookingSource.PARTNER),
+        pickup_time=job.fields["pickup_time"],
+        passenger=PassengerDetails(
+            name=job.fields.get("passenger_name", ""),
+            email=job.fields.get("passenger_email", ""),
+            phone=job.fields.get("passenger_phone", ""),
+        ),
+        # The sender settles with its passenger; we never take payment (seed 1.2).
+        payment_method=PaymentMethod.ACCOUNT,
+        account=account,
+        job_ref=job.job_ref,
+        flight_number=job.fields.get("flight_number", ""),
+        notes=job.fields.get("notes", ""),
+        # Seed 4 rule 2: operator jobs go to the operator's own fleet, not central dispatch.
+        dispatch_queue=DispatchQueue.OPERATOR if operator else DispatchQueue.NETWORK,
+    )
+    try:
+        # booking_create is atomic on its own (a savepoint inside an outer transaction).
+        booking = booking_create_service(draft=draft, priced=priced)
+    except IntegrityError:
+        # A concurrent duplicate won the (account, job_ref) constraint: report its booking.
+        booking = Booking.objects.filter(account=account, job_ref=job.job_ref).first()
+        if booking is None:
+            raise
+        state.existing[job.job_ref] = booking
+        return _result(job, JobOutcome.UNCHANGED, booking)
+    state.existing[job.job_ref] = booking
+    state.new_allowance -= 1
+    return _result(job, JobOutcome.CREATED, booking)
+
+
+def _job_cancel(*, state: _BatchState, job: IntakeJob, booking: Booking) -> JobResult:
+    if booking.status == BookingStatus.CANCELLED:
+        return _result(job, JobOutcome.UNCHANGED, booking)
+    reason = job.fields.get("notes") or "Cancelled by the sender."
+    booking = booking_cancel(booking=booking, actor=state.actor, reason=reason)
+    state.existing[job.job_ref] = booking
+    return _result(job, JobOutcome.CANCELLED, booking)
+
+
+# PartnerJob fields that change the journey and so its price.
+_JOURNEY_FIELDS = ("pickup", "dropoff", "pickup_time", "passengers", "vehicle_type", "fare")
+# PartnerJob fields copied onto the booking as they are.
+_PLAIN_FIELDS = (
+    "pickup_time",
+    "passenger_name",
+    "passenger_email",
+    "passenger_phone",
+    "flight_number",
+    "notes",
+)
+
+
+def _job_amend(*, state: _BatchState, job: IntakeJob, booking: Booking) -> JobResult:
+    """Apply the fields the sender sent; a repeat that changes nothing is ``unchanged``.
+
+    A journey change is re-priced: on the fare sent with the amend, else on the fare
+    agreed with the sender when the job was sender-priced, else on the tariffs.
+    """
+    sent = job.fields
+    changes: dict[str, Any] = {
+        name: sent[name] for name in _PLAIN_FIELDS if name in sent and sent[name] is not None
+    }
+    if "passenger_email" in changes:
+        changes["passenger_email"] = changes["passenger_email"].lower()
+    journey_sent = {name: sent[name] for name in _JOURNEY_FIELDS if sent.get(name) is not None}
+    pickup_text = sent.get("pickup")
+    dropoff_text = sent.get("dropoff")
+    if journey_sent and _journey_differs(booking, journey_sent):
+        fare = journey_sent.get("fare")
+        if fare is None and booking_sender_priced(booking):
+            fare = booking.fare
+        priced = _quote(
+            account=state.account,
+            values={
+                "pickup": pickup_text or booking.pickup,
+                "dropoff": dropoff_text or booking.dropoff,
+                "pickup_time": journey_sent.get("pickup_time", booking.pickup_time),
+                "passengers": journey_sent.get("passengers", booking.passengers),
+                "vehicle_type": journey_sent.get("vehicle_type", booking.vehicle_type),
+                "fare": fare,
+            },
+        )
+        changes.update(_priced_columns(priced))
+    changes = {name: value for name, value in changes.items() if getattr(booking, name) != value}
+    if not changes:
+        return _result(job, JobOutcome.UNCHANGED, booking)
+    booking = booking_amend(booking=booking, actor=state.actor, changes=changes)
+    state.existing[job.job_ref] = booking
+    return _result(job, JobOutcome.AMENDED, booking)
+
+
+def _journey_differs(booking: Booking, journey_sent: dict[str, Any]) -> bool:
+    """Whether the sent journey fields differ from the booking, without geocoding.
+
+    Addresses are compared as text with the stored label; a sender whose own text differs
+    from our label gets a re-price that lands on the same columns, which the caller then
+    reports as ``unchanged``.
+    """
+    current = {
+        "pickup": booking.pickup.casefold(),
+        "dropoff": booking.dropoff.casefold(),
+        "pickup_time": booking.pickup_time,
+        "passengers": booking.passengers,
+        "vehicle_type": booking.vehicle_type,
+        "fare": booking.fare,
+    }
+    for name, value in journey_sent.items():
+        candidate = (
+            value.casefold() if isinstance(value, str) and name in ("pickup", "dropoff") else value
+        )
+        if current[name] != candidate:
+            return True
+    return False
+
+
+def booking_sender_priced(booking: Booking) -> bool:
+    """Whether the booking's fare is the one the sender sent (pricing's partner_fare rule)."""
+    return any(rule.get("code") == "partner_fare" for rule in booking.applied_rules or [])
+
+
+def _priced_columns(priced) -> dict[str, Any]:
+    return {
+        "pickup": priced.pickup.label[:300],
+        "dropoff": priced.dropoff.label[:300],
+        "pickup_lat": priced.pickup.lat,
+        "pickup_lng": priced.pickup.lng,
+        "dropoff_lat": priced.dropoff.lat,
+        "dropoff_lng": priced.dropoff.lng,
+        "passengers": priced.passengers,
+        "vehicle_type": priced.vehicle_type,
+        "wheelchair_access": priced.vehicle_type == "wav",
+        "fare": priced.fare,
+        "currency": priced.currency,
+        "distance_miles": priced.distance_miles,
+        "duration_minutes": priced.duration_minutes,
+        "applied_rules": priced.applied_rules,
+        "tariff_source": priced.tariff_source,
+    }
+
+
+def intake_summary(results: list[JobResult]) -> dict[str, int]:
+    accepted = sum(1 for r in results if r.accepted)
+    return {"received": len(results), "accepted": accepted, "rejected": len(results) - accepted}

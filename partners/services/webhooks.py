@@ -1,0 +1,372 @@
+"""Outbound booking status webhooks, Standard Webhooks style (contract 5.1).
+
+Signing: ``webhook-signature`` is ``v1,<base64(HMAC-SHA256(key, "{id}.{timestamp}.{body}"))>``.
+The Standard Webhooks libraries take a secret "whsec_<base64>" and use the decoded bytes
+as the key; our secrets are "whsec_" + URL-safe token, so we DEFINE the HMAC key as the
+UTF-8 bytes of the whole secret string, prefix included. A receiver using a Standard
+Webhooks library passes ``secret.encode()`` (raw bytes) as the key; the README documents it.
+While a secret is being rotated every message carries one signature per secret, separated
+by spaces, the current one first.
+
+Delivery: a :class:`WebhookDelivery` row per (account, event) freezes the body and the
+``webhook-id``; attempts happen outside any transaction; a failure sets
+``next_attempt_at`` on the Standard Webhooks schedule with jitter. The first retry (5 s)
+is also nudged with a broker countdown; every later wait is held in the database and a
+periodic task (``partners.tasks.webhook_deliveries_due_send``) picks due rows up.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import ipaddress
+import json
+import logging
+import secrets
+import socket
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, timedelta
+from urllib.parse import urlsplit
+
+import requests
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from bookings.models import Booking, BookingEvent
+from partners.models import (
+    Account,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookDeliveryStatus,
+)
+from partners.selectors import booking_driver_summary
+
+logger = logging.getLogger(__name__)
+
+# Standard Webhooks retry schedule (contract 5.1): waits before retries 1..9.
+RETRY_SCHEDULE = (
+    timedelta(seconds=5),
+    timedelta(minutes=5),
+    timedelta(minutes=30),
+    timedelta(hours=2),
+    timedelta(hours=5),
+    timedelta(hours=10),
+    timedelta(hours=14),
+    timedelta(hours=20),
+    timedelta(hours=24),
+)
+MAX_ATTEMPTS = 1 + len(RETRY_SCHEDULE)
+JITTER = 0.1  # each wait is stretched or shrunk by up to 10%
+# A claimed attempt holds the row this long; a worker that dies mid-request frees it then.
+CLAIM_LEASE = timedelta(minutes=2)
+REQUEST_TIMEOUT = (5, 15)  # connect, read (seconds)
+USER_AGENT = "DirectToDriver-Webhooks/1.0"
+
+
+# --- signing ------------------------------------------------------------------------
+
+
+def webhook_signature(*, secret: str, webhook_id: str, timestamp: int, body: str) -> str:
+    """One ``v1,<base64>`` entry; the key is the UTF-8 bytes of the whole secret."""
+    signed = f"{webhook_id}.{timestamp}.{body}".encode()
+    digest = hmac.new(secret.encode(), signed, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode()
+
+
+def webhook_signature_header(
+    *, account: Account, webhook_id: str, timestamp: int, body: str
+) -> str:
+    return " ".join(
+        webhook_signature(secret=s, webhook_id=webhook_id, timestamp=timestamp, body=body)
+        for s in account.signing_secrets()
+    )
+
+
+def webhook_headers(*, account: Account, webhook_id: str, timestamp: int, body: str) -> dict:
+    return {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        "webhook-id": webhook_id,
+        "webhook-timestamp": str(timestamp),
+        "webhook-signature": webhook_signature_header(
+            account=account, webhook_id=webhook_id, timestamp=timestamp, body=body
+        ),
+    }
+
+
+# --- SSRF -------------------------------------------------------------------------------
+
+
+def webhook_url_refusal(url: str) -> str | None:
+    """Why ``url`` may not be called, or None when it may (contract 5.1 SSRF rule).
+
+    Refused: schemes other than http(s), and hosts resolving to private, loopback,
+    link-local, multicast, reserved or unspecified addresses, unless the setting
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS is on. A host that does not resolve is not refused here
+    (the attempt fails and is retried like any network error).
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        return "Webhook URLs must be absolute http(s) URLs."
+    if settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
+        return None
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        infos = socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)
+    except (socket.gaierror, ValueError, UnicodeError):
+        return None
+    for info in infos:
+        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+            address = address.ipv4_mapped
+        if not address.is_global or address.is_multicast:
+            return f"{parts.hostname} resolves to a non-public address ({address})."
+    return None
+
+
+# --- creating deliveries ----------------------------------------------------------------
+
+
+def webhook_payload_build(*, event: BookingEvent, booking: Booking) -> dict:
+    """The event body of contract 5.1; ``sequence`` lets a receiver keep the latest state."""
+    return {
+        "type": event.type,
+        "timestamp": event.created_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+        "data": {
+            "bookingReference": booking.reference,
+            "jobRef": booking.job_ref or None,
+            "status": event.to_status or booking.status,
+            "previousStatus": event.from_status or None,
+            "driver": booking_driver_summary(booking),
+            "sequence": event.sequence,
+        },
+    }
+
+
+def webhook_delivery_create(*, event: BookingEvent) -> WebhookDelivery | None:
+    """Create the delivery of ``event`` to the sender of its booking, if it has a webhook.
+
+    Guarantees: at most one delivery per (account, event), even when called twice; None
+    when the booking has no sender, the sender has no URL, or its endpoint is disabled.
+    Call after the event's transaction committed (the booking_event_committed signal).
+    """
+    booking = event.booking
+    if booking.account_id is None:
+        return None
+    cached = booking._state.fields_cache.get("account")
+    if cached is not None and not cached.webhook_url:
+        return None  # the common case, decided without a query
+    # Read afresh: the booking's cached account may predate a 410 that disabled it.
+    account = (
+        Account.objects.filter(pk=booking.account_id, webhook_disabled_at__isnull=True)
+        .exclude(webhook_url="")
+        .first()
+    )
+    if account is None:
+        return None
+    body = json.dumps(webhook_payload_build(event=event, booking=booking), separators=(",", ":"))
+    try:
+        with transaction.atomic():
+            return WebhookDelivery.objects.create(
+                account=account,
+                booking=booking,
+                event=event,
+                webhook_id=f"msg_{uuid.uuid4().hex}",
+                event_type=event.type,
+                sequence=event.sequence,
+                body=body,
+                url=account.webhook_url,
+                next_attempt_at=timezone.now(),
+            )
+    except IntegrityError:
+        return None  # already created for this event
+
+
+# --- attempts -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AttemptOutcome:
+    attempt: WebhookAttempt | None
+    status: str
+    retry_in: timedelta | None = None
+
+
+def _retry_wait(attempts_made: int) -> timedelta:
+    base = RETRY_SCHEDULE[attempts_made - 1]
+    factor = 1 + JITTER * (2 * secrets.randbelow(10_001) / 10_000 - 1)
+    return base * factor
+
+
+def webhook_delivery_attempt(*, delivery_id: int) -> AttemptOutcome:
+    """Make one attempt of a due delivery, outside any transaction.
+
+    Guarantees: only one worker attempts a delivery at a time (a guarded UPDATE claims the
+    row and leases it); every attempt is logged with status code, latency and error; 2xx
+    delivers; 410 disables the account's endpoint (contract 5.1); anything else is retried
+    on the schedule until MAX_ATTEMPTS, then the delivery fails. A delivery that is not
+    due, or already claimed, is left alone (outcome status ``skipped``).
+    """
+    now = timezone.now()
+    claimed = WebhookDelivery.objects.filter(
+        pk=delivery_id, status=WebhookDeliveryStatus.PENDING, next_attempt_at__lte=now
+    ).update(next_attempt_at=now + CLAIM_LEASE, attempt_count=F("attempt_count") + 1)
+    if not claimed:
+        return AttemptOutcome(attempt=None, status="skipped")
+    delivery = WebhookDelivery.objects.select_related("account").get(pk=delivery_id)
+    account = delivery.account
+
+    if account.webhook_disabled_at is not None or not account.webhook_url:
+        return _attempt_finish(
+            delivery,
+            status_code=None,
+            latency_ms=0,
+            error="Endpoint disabled or removed.",
+            final=WebhookDeliveryStatus.FAILED,
+        )
+    url = account.webhook_url  # follow a URL changed in the back office since the event
+    refusal = webhook_url_refusal(url)
+    if refusal:
+        return _attempt_finish(
+            delivery,
+            status_code=None,
+            latency_ms=0,
+            error=f"Refused: {refusal}",
+            final=WebhookDeliveryStatus.FAILED,
+            url=url,
+        )
+
+    timestamp = int(time.time())
+    headers = webhook_headers(
+        account=account, webhook_id=delivery.webhook_id, timestamp=timestamp, body=delivery.body
+    )
+    started = time.monotonic()
+    status_code, error, excerpt = None, "", ""
+    try:
+        # No redirects: a redirect could lead to an address the SSRF check refused.
+        response = requests.post(
+            url,
+            data=delivery.body.encode(),
+            headers=headers,
+            timeout=REQUEST_TIMEOUT,
+            allow_redirects=False,
+        )
+        status_code = response.status_code
+        excerpt = response.text[:500]
+    except requests.RequestException as exc:
+        error = f"{type(exc).__name__}: {exc}"[:500]
+    latency_ms = int((time.monotonic() - started) * 1000)
+
+    if status_code is not None and 200 <= status_code < 300:
+        return _attempt_finish(
+            delivery,
+            status_code=status_code,
+            latency_ms=latency_ms,
+            error="",
+            final=WebhookDeliveryStatus.DELIVERED,
+            excerpt=excerpt,
+            url=url,
+        )
+    if status_code == 410:
+        # Standard Webhooks: 410 Gone means the receiver wants no more; disable the endpoint.
+        Account.objects.filter(pk=account.pk, webhook_disabled_at__isnull=True).update(
+            webhook_disabled_at=timezone.now()
+        )
+        return _attempt_finish(
+            delivery,
+            status_code=status_code,
+            latency_ms=latency_ms,
+            error="410 Gone: endpoint disabled.",
+            final=WebhookDeliveryStatus.FAILED,
+            excerpt=excerpt,
+            url=url,
+        )
+    if not error:
+        error = f"HTTP {status_code}"
+    return _attempt_finish(
+        delivery,
+        status_code=status_code,
+        latency_ms=latency_ms,
+        error=error,
+        final=None,
+        excerpt=excerpt,
+        url=url,
+    )
+
+
+def _attempt_finish(
+    delivery: WebhookDelivery,
+    *,
+    status_code: int | None,
+    latency_ms: int,
+    error: str,
+    final: str | None,
+    excerpt: str = "",
+    url: str | None = None,
+) -> AttemptOutcome:
+    """Log the attempt and decide the delivery's next state in one transaction."""
+    now = timezone.now()
+    retry_in = None
+    with transaction.atomic():
+        attempt = WebhookAttempt.objects.create(
+            delivery=delivery,
+            attempted_at=now,
+            status_code=status_code,
+            latency_ms=latency_ms,
+            error=error[:500],
+            response_excerpt=excerpt[:500],
+        )
+        update: dict = {"last_status_code": status_code, "last_error": error[:500]}
+        if url is not None:
+            update["url"] = url[:500]
+        if final is None and delivery.attempt_count >= MAX_ATTEMPTS:
+            final = WebhookDeliveryStatus.FAILED
+        if final is None:
+            retry_in = _retry_wait(delivery.attempt_count)
+            update.update(next_attempt_at=now + retry_in)
+            status = WebhookDeliveryStatus.PENDING
+        else:
+            update.update(status=final, next_attempt_at=None)
+            if final == WebhookDeliveryStatus.DELIVERED:
+                update["delivered_at"] = now
+            status = final
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(**update)
+    if final == WebhookDeliveryStatus.FAILED:
+        logger.warning(
+            "webhook %s to %s failed: %s", delivery.webhook_id, delivery.account_id, error
+        )
+    return AttemptOutcome(attempt=attempt, status=status, retry_in=retry_in)
+
+
+def webhook_deliveries_due(*, limit: int = 500) -> list[int]:
+    """Ids of pending deliveries whose next attempt is due, oldest first."""
+    return list(
+        WebhookDelivery.objects.filter(
+            status=WebhookDeliveryStatus.PENDING, next_attempt_at__lte=timezone.now()
+        )
+        .order_by("next_attempt_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def webhook_delivery_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
+    """Queue the delivery again now, with the same webhook-id and body (back-office action).
+
+    The attempt count starts afresh so the full retry schedule applies again.
+    """
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        status=WebhookDeliveryStatus.PENDING,
+        next_attempt_at=timezone.now(),
+        attempt_count=0,
+        delivered_at=None,
+    )
+    delivery.refresh_from_db()
+    from partners.tasks import webhook_delivery_send
+
+    transaction.on_commit(lambda: webhook_delivery_send.delay(delivery.pk))
+    return delivery

@@ -1,0 +1,35 @@
+"""Celery tasks of the partners app: thin, by id, one service each."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from celery import shared_task
+
+from partners.services.webhooks import webhook_deliveries_due, webhook_delivery_attempt
+
+# Waits up to this long ride on a broker countdown; longer ones wait in the database.
+COUNTDOWN_MAX = timedelta(seconds=60)
+
+
+@shared_task(ignore_result=True, acks_late=True)
+def webhook_delivery_send(delivery_id: int) -> None:
+    """Attempt one delivery; a short first retry is nudged with a countdown.
+
+    The countdown is only a nudge: the row's ``next_attempt_at`` decides, so an early or
+    duplicate run does nothing and the periodic task still finds the row if it is lost.
+    """
+    outcome = webhook_delivery_attempt(delivery_id=delivery_id)
+    if outcome.retry_in is not None and outcome.retry_in <= COUNTDOWN_MAX:
+        webhook_delivery_send.apply_async(
+            (delivery_id,), countdown=outcome.retry_in.total_seconds() + 0.5
+        )
+
+
+@shared_task(ignore_result=True)
+def webhook_deliveries_due_send() -> int:
+    """Periodic (Celery beat): enqueue every delivery whose next attempt is due."""
+    due = webhook_deliveries_due()
+    for delivery_id in due:
+        webhook_delivery_send.delay(delivery_id)
+    return len(due)

@@ -1,0 +1,88 @@
+"""Real concurrency on PostgreSQL: parallel runs of the same week never bill twice and
+never leave a gap in the numbering; parallel credit notes never over-credit."""
+
+from __future__ import annotations
+
+import threading
+from datetime import date
+from decimal import Decimal
+
+import pytest
+from django.db import close_old_connections, connection
+
+from billing.models import CreditNote, Invoice
+from billing.services.credit_notes import CreditNoteRefused, credit_note_issue
+from billing.services.invoicing import invoices_generate_week
+from billing.tests.factories import DriverFactory, after, at_london, payment
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+WEEK = date(2026, 6, 1)
+
+
+@pytest.fixture(autouse=True)
+def _postgres_only():
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL for real row locks")
+
+
+def run_in_threads(target, count: int) -> list:
+    barrier = threading.Barrier(count)
+    outcomes: list = []
+
+    def worker():
+        try:
+            barrier.wait()
+            outcomes.append(target())
+        except Exception as exc:  # collected and asserted on by the test
+            outcomes.append(exc)
+        finally:
+            close_old_connections()
+            connection.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return outcomes
+
+
+def test_parallel_runs_of_one_week_bill_each_driver_once_with_gapless_numbers():
+    # Given 40 drivers, 30 of them billable
+    for i in range(40):
+        payment(
+            driver=DriverFactory(),
+            amount="600.00" if i < 30 else "50.00",
+            at=at_london(date(2026, 6, 3)),
+        )
+
+    # When four workers generate the same week at the same instant, in small chunks
+    outcomes = run_in_threads(
+        lambda: invoices_generate_week(week_start=WEEK, now=after(WEEK), chunk_size=7), 4
+    )
+
+    # Then no run failed, every driver has exactly one row, numbers are 1..30 exactly
+    assert not [o for o in outcomes if isinstance(o, Exception)], outcomes
+    assert sum(o.created for o in outcomes) == 40
+    assert Invoice.objects.count() == 40
+    numbers = sorted(Invoice.objects.exclude(number=None).values_list("number", flat=True))
+    assert numbers == list(range(1, 31))
+
+
+def test_parallel_credit_notes_never_exceed_the_invoice_total():
+    # Given a 20.00 invoice
+    driver = DriverFactory()
+    payment(driver=driver, amount="600.00", at=at_london(date(2026, 6, 3)))
+    invoices_generate_week(week_start=WEEK, now=after(WEEK))
+    invoice = Invoice.objects.get()
+
+    # When eight administrators credit 5.00 at once
+    outcomes = run_in_threads(
+        lambda: credit_note_issue(invoice=invoice, amount=Decimal("5.00"), reason="race"), 8
+    )
+
+    # Then exactly four succeed, numbered 1..4, and four are refused
+    refused = [o for o in outcomes if isinstance(o, CreditNoteRefused)]
+    assert len(refused) == 4
+    assert sorted(CreditNote.objects.values_list("number", flat=True)) == [1, 2, 3, 4]
