@@ -49,6 +49,7 @@ TITLES = {
     "not_cancellable": "Booking cannot be cancelled",
     "invalid_transition": "Status change not allowed",
     "offer_closed": "Offer no longer open",
+    "driver_busy": "Driver at maximum job load",
     "idempotency_conflict": "Request with this Idempotency-Key is in progress",
     "quote_expired": "Quote expired",
     "payload_too_large": "Request body too large",

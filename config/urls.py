@@ -10,6 +10,8 @@ urlpatterns = [
     path("problems/", problem_index_page, name="problem-index"),
     path("problems/<slug:slug>", problem_type_page, name="problem-type"),
     path("driver/billing/", include("billing.urls")),
+    path("driver/", include("drivers.urls")),
+    path("dispatch/", include("dispatch.urls")),
     path("operator/", include("partners.urls")),
     path("", include("bookings.urls")),
 ]

@@ -27,21 +27,34 @@ class NetworkTier(models.TextChoices):
 
 class Driver(models.Model):
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="driver",
     )
     name = models.CharField(max_length=200)
     phone = models.CharField(max_length=20, help_text="E.164; job cards go here by SMS/WhatsApp")
     email = models.EmailField(blank=True)
-    stage = models.CharField(max_length=16, choices=DriverStage.choices, default=DriverStage.SIGNED_UP)
+    stage = models.CharField(
+        max_length=16, choices=DriverStage.choices, default=DriverStage.SIGNED_UP
+    )
     approved_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.ForeignKey(
-        "partners.Account", null=True, blank=True, on_delete=models.SET_NULL,
-        related_name="approved_drivers", help_text="The licensed operator that approved the driver.",
+        "partners.Account",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="approved_drivers",
+        help_text="The licensed operator that approved the driver.",
     )
     operator = models.ForeignKey(
-        "partners.Account", null=True, blank=True, on_delete=models.SET_NULL,
-        related_name="fleet_drivers", help_text="Operator whose own fleet the driver belongs to.",
+        "partners.Account",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="fleet_drivers",
+        help_text="Operator whose own fleet the driver belongs to.",
     )
 
     licensing_authority = models.CharField(max_length=200)
@@ -52,9 +65,12 @@ class Driver(models.Model):
     base_lat = models.FloatField()
     base_lng = models.FloatField()
     operating_radius_km = models.FloatField(default=25)
-    network = models.CharField(max_length=16, choices=NetworkTier.choices, default=NetworkTier.LOCAL)
+    network = models.CharField(
+        max_length=16, choices=NetworkTier.choices, default=NetworkTier.LOCAL
+    )
     corridors = models.JSONField(
-        default=list, blank=True,
+        default=list,
+        blank=True,
         help_text='Corridor labels shown to the driver, e.g. ["leeds-london"]. Matching uses '
         "the driver's Corridor rows (end points with a radius).",
     )

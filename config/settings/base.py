@@ -252,6 +252,11 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = "Europe/London"
 CELERY_BEAT_SCHEDULE: dict = {
+    # Safety net behind the per-offer countdown: expire offers whose timeout passed.
+    "dispatch-offers-expire-overdue": {
+        "task": "dispatch.tasks.offers_expire_overdue",
+        "schedule": 30.0,
+    },
     # Webhook retries due now: long waits are held in the database, not in the broker.
     "partners-webhook-deliveries-due": {
         "task": "partners.tasks.webhook_deliveries_due_send",
@@ -263,6 +268,19 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": crontab(minute=0, hour=1, day_of_week="mon"),
     },
 }
+
+# --- Dispatch (issue 5) ----------------------------------------------------------------
+DISPATCH_OFFER_TIMEOUT_SECONDS = env.int("DISPATCH_OFFER_TIMEOUT_SECONDS", default=60)
+DISPATCH_FLEET_OFFER_TIMEOUT_SECONDS = env.int("DISPATCH_FLEET_OFFER_TIMEOUT_SECONDS", default=300)
+# A driver not seen for this long is not offered jobs, even if marked online.
+DISPATCH_DRIVER_SEEN_WITHIN_SECONDS = env.int("DISPATCH_DRIVER_SEEN_WITHIN_SECONDS", default=300)
+DISPATCH_SEARCH_RINGS_KM = (2, 6, 18, 50)
+DISPATCH_NATIONAL_PICKUP_RADIUS_KM = 80
+DISPATCH_TRAIL_SKIPPED_LIMIT = 25
+DISPATCH_OFFER_LINK_MAX_AGE_SECONDS = 1800
+# "No driver found" alerts go to these addresses (mail_admins).
+ADMINS = [("Dispatch desk", email) for email in env.list("ADMIN_EMAILS", default=[])]
+LOGIN_URL = "/driver/login/"
 
 # --- Billing (issue 7): flat weekly subscription instead of commission (seed section 8) --
 SUBSCRIPTION_WEEKLY_FEE_GBP = Decimal(env("SUBSCRIPTION_WEEKLY_FEE_GBP", default="20.00"))

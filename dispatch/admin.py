@@ -1,0 +1,264 @@
+"""Back office for dispatch: the dispatch board (trail, offers, manual assignment), fleets,
+operator licences and the job-card notification log."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.template.response import TemplateResponse
+
+from api.problems import Problem
+from bookings.models import BookingStatus
+from dispatch.models import (
+    DispatchAttempt,
+    DispatchBooking,
+    NotificationLog,
+    Offer,
+    OperatorLicence,
+    PartnerFleet,
+)
+from dispatch.services.offers import booking_assign_manual, booking_redispatch
+from drivers.models import APPROVED_STAGES, Driver, Vehicle
+
+
+class ReadOnlyAdminMixin:
+    """Trail and logs are records of what happened: viewable, never edited."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class OfferInline(ReadOnlyAdminMixin, admin.TabularInline):
+    model = Offer
+    extra = 0
+    fields = (
+        "round",
+        "tier",
+        "driver",
+        "vehicle",
+        "fleet",
+        "status",
+        "dead_miles",
+        "created_at",
+        "expires_at",
+        "responded_at",
+        "released_at",
+        "subcontracted_to",
+    )
+    readonly_fields = fields
+    show_change_link = True
+
+
+class DispatchAttemptInline(ReadOnlyAdminMixin, admin.TabularInline):
+    model = DispatchAttempt
+    extra = 0
+    fields = (
+        "created_at",
+        "round",
+        "tier",
+        "outcome",
+        "reason",
+        "driver",
+        "vehicle",
+        "fleet",
+        "dead_miles",
+        "detail",
+    )
+    readonly_fields = fields
+    verbose_name = "dispatch trail entry"
+    verbose_name_plural = "dispatch trail"
+
+
+class AssignDriverForm(forms.Form):
+    driver = forms.ModelChoiceField(
+        queryset=Driver.objects.filter(stage__in=APPROVED_STAGES).order_by("name"),
+        help_text="Manual assignment bypasses the matcher's filters but not the job-load limit.",
+    )
+    vehicle = forms.ModelChoiceField(
+        queryset=Vehicle.objects.filter(active=True).select_related("driver"),
+        required=False,
+        help_text="Blank: the driver's first active vehicle.",
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        driver, vehicle = cleaned.get("driver"), cleaned.get("vehicle")
+        if driver and vehicle and vehicle.driver_id != driver.pk:
+            raise forms.ValidationError("That vehicle belongs to another driver.")
+        return cleaned
+
+
+@admin.register(DispatchBooking)
+class DispatchBookingAdmin(admin.ModelAdmin):
+    """The dispatch desk: bookings with their trail; manual assignment and re-dispatch."""
+
+    list_display = (
+        "reference",
+        "status",
+        "pickup_time",
+        "pickup",
+        "dropoff",
+        "passengers",
+        "vehicle_type",
+        "driver",
+        "subcontracted_to",
+    )
+    list_filter = ("status", "vehicle_type", "dispatch_queue")
+    search_fields = ("reference", "job_ref", "pickup", "dropoff")
+    date_hierarchy = "pickup_time"
+    fields = (
+        "reference",
+        "status",
+        "pickup_time",
+        "pickup",
+        "dropoff",
+        "passengers",
+        "vehicle_type",
+        "wheelchair_access",
+        "driver",
+        "vehicle",
+        "subcontracted_to",
+        "dispatch_queue",
+    )
+    readonly_fields = fields
+    inlines = [OfferInline, DispatchAttemptInline]
+    actions = ["assign_driver", "redispatch"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Assign a driver manually")
+    def assign_driver(self, request, queryset):
+        if "apply" in request.POST:
+            form = AssignDriverForm(request.POST)
+            if form.is_valid():
+                actor = f"admin:{request.user.get_username()}"
+                for booking in queryset:
+                    try:
+                        booking_assign_manual(
+                            booking_id=booking.pk,
+                            driver=form.cleaned_data["driver"],
+                            vehicle=form.cleaned_data["vehicle"],
+                            actor=actor,
+                        )
+                    except Problem as problem:
+                        self.message_user(request, f"{booking}: {problem.detail}", messages.ERROR)
+                    else:
+                        self.message_user(
+                            request,
+                            f"{booking} assigned to {form.cleaned_data['driver']}.",
+                            messages.SUCCESS,
+                        )
+                return None
+        else:
+            form = AssignDriverForm()
+        return TemplateResponse(
+            request,
+            "dispatch/admin/assign_driver.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Assign a driver",
+                "bookings": queryset,
+                "form": form,
+                "opts": self.model._meta,
+                "action_checkbox_name": ACTION_CHECKBOX_NAME,
+            },
+        )
+
+    @admin.action(description="Re-dispatch (new round through every tier)")
+    def redispatch(self, request, queryset):
+        actor = f"admin:{request.user.get_username()}"
+        for booking in queryset.filter(status=BookingStatus.NO_DRIVER):
+            booking_redispatch(booking_id=booking.pk, actor=actor)
+        self.message_user(request, "Re-dispatch started for no_driver bookings.", messages.INFO)
+
+
+@admin.register(Offer)
+class OfferAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = (
+        "id",
+        "booking",
+        "round",
+        "tier",
+        "driver",
+        "fleet",
+        "status",
+        "dead_miles",
+        "created_at",
+        "expires_at",
+        "responded_at",
+    )
+    list_filter = ("status", "tier")
+    search_fields = ("booking__reference", "driver__name", "fleet__account__name")
+    list_select_related = ("booking", "driver", "fleet__account")
+
+
+@admin.register(DispatchAttempt)
+class DispatchAttemptAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """The dispatch trail; filter one booking with ?booking__id__exact= or by reference."""
+
+    list_display = (
+        "created_at",
+        "booking",
+        "round",
+        "tier",
+        "outcome",
+        "reason",
+        "driver",
+        "fleet",
+        "dead_miles",
+        "detail",
+    )
+    list_filter = ("outcome", "reason", "tier")
+    search_fields = ("booking__reference",)
+    list_select_related = ("booking", "driver", "fleet__account")
+
+
+@admin.register(NotificationLog)
+class NotificationLogAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = (
+        "created_at",
+        "channel",
+        "to",
+        "driver",
+        "booking",
+        "status",
+        "cost_gbp",
+        "provider_sid",
+        "attempts",
+    )
+    list_filter = ("channel", "status")
+    search_fields = ("to", "booking__reference", "driver__name", "provider_sid")
+    list_select_related = ("driver", "booking")
+
+
+@admin.register(PartnerFleet)
+class PartnerFleetAdmin(admin.ModelAdmin):
+    list_display = (
+        "account",
+        "active",
+        "coverage",
+        "coverage_radius_km",
+        "max_passengers",
+        "wheelchair_accessible",
+    )
+    list_filter = ("active", "wheelchair_accessible")
+    search_fields = ("account__name", "account__slug", "coverage")
+    raw_id_fields = ("account",)
+
+
+@admin.register(OperatorLicence)
+class OperatorLicenceAdmin(admin.ModelAdmin):
+    list_display = ("account", "licensing_authority", "licence_number", "licence_expiry")
+    search_fields = ("account__name", "licence_number", "licensing_authority")
+    raw_id_fields = ("account",)

@@ -1,0 +1,100 @@
+"""Job cards: the SMS and WhatsApp message a driver gets with an offer (seed 1.3, 6.1)."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from bookings.models import Booking
+from dispatch.links import offer_link_url
+from dispatch.models import (
+    NOTIFICATION_COST_GBP,
+    NotificationLog,
+    NotificationStatus,
+    Offer,
+    OfferStatus,
+)
+from dispatch.notifications import JobCardSendError, job_card_backend
+
+PAYMENT_LABELS = {
+    "cash_to_driver": "cash to driver",
+    "card_to_driver": "card to driver",
+    "account": "on account",
+    "bank_transfer": "bank transfer",
+    "direct_to_driver": "pay the driver directly",
+}
+
+
+def job_card_body(*, offer: Offer) -> str:
+    """The text of the card. The passenger's name and phone are not in it: they are shown
+    in the app only once the driver has accepted."""
+    booking: Booking = offer.booking
+    pickup = timezone.localtime(booking.pickup_time)
+    expires = timezone.localtime(offer.expires_at)
+    payment = PAYMENT_LABELS.get(booking.payment_method, booking.payment_method)
+    lines = [
+        f"New job {booking.reference}",
+        f"Pickup {pickup:%a %d %b %H:%M}: {booking.pickup}",
+        f"To: {booking.dropoff}",
+        f"{booking.passengers} pax, {booking.vehicle_type}. Fare GBP {booking.fare} ({payment}).",
+    ]
+    if offer.dead_miles is not None:
+        lines.append(f"{offer.dead_miles} miles to pickup.")
+    if booking.flight_number:
+        lines.append(f"Flight {booking.flight_number}.")
+    lines.append(f"Accept or decline by {expires:%H:%M}: {offer_link_url(offer.pk)}")
+    return "\n".join(lines)
+
+
+def job_card_send(*, offer_id: int, channel: str) -> NotificationLog | None:
+    """Send the job card of an open driver offer on one channel, once.
+
+    Guarantees: at most one NotificationLog per (offer, channel) (a unique constraint) and
+    at most one successful send: a retry only sends a card that is still pending or
+    failed, and a concurrent duplicate loses the guarded claim. Raises JobCardSendError
+    when the provider refuses, for the task to retry with backoff.
+    """
+    offer = Offer.objects.select_related("booking", "driver").filter(pk=offer_id).first()
+    if offer is None or offer.driver is None:
+        return None
+    log = NotificationLog.objects.filter(offer=offer, channel=channel).first()
+    if log is None:
+        if offer.status != OfferStatus.OPEN:
+            return None  # nobody to tell any more
+        try:
+            with transaction.atomic():
+                log = NotificationLog.objects.create(
+                    offer=offer,
+                    booking=offer.booking,
+                    driver=offer.driver,
+                    channel=channel,
+                    to=offer.driver.phone,
+                    body=job_card_body(offer=offer),
+                )
+        except IntegrityError:
+            log = NotificationLog.objects.get(offer=offer, channel=channel)
+    claimed = NotificationLog.objects.filter(
+        pk=log.pk, status__in=[NotificationStatus.PENDING, NotificationStatus.FAILED]
+    ).update(status=NotificationStatus.SENDING, attempts=F("attempts") + 1)
+    if not claimed:
+        return log  # already sent, or another worker is sending it right now
+    try:
+        sid = job_card_backend().send(channel=channel, to=log.to, body=log.body)
+    except Exception as exc:
+        # Whatever went wrong, the card is not out: leave it claimable for the retry.
+        NotificationLog.objects.filter(pk=log.pk).update(
+            status=NotificationStatus.FAILED, error=str(exc)[:300]
+        )
+        if isinstance(exc, JobCardSendError):
+            raise
+        raise JobCardSendError(str(exc)[:300]) from exc
+    NotificationLog.objects.filter(pk=log.pk).update(
+        status=NotificationStatus.SENT,
+        provider_sid=sid[:64],
+        error="",
+        cost_gbp=NOTIFICATION_COST_GBP[channel],
+        sent_at=timezone.now(),
+    )
+    log.refresh_from_db()
+    return log

@@ -1,0 +1,86 @@
+"""What a driver does with a job they hold: status updates and settlement (contract 6)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db import transaction
+
+from api.problems import Problem
+from bookings.models import Booking, BookingStatus, PaymentRecord
+from bookings.services import booking_status_change, payment_record_append
+from dispatch.services.offers import driver_job_release
+from drivers.models import Driver
+
+# The moves a driver may make from the app, each along the state machine (contract 3.1).
+DRIVER_STATUSES = (
+    BookingStatus.EN_ROUTE,
+    BookingStatus.ARRIVED,
+    BookingStatus.ON_BOARD,
+    BookingStatus.COMPLETED,
+    BookingStatus.NO_SHOW,
+)
+
+
+def _driver_booking(*, driver: Driver, reference: str, lock: bool = False) -> Booking:
+    bookings = Booking.objects.select_for_update(no_key=True) if lock else Booking.objects
+    booking = bookings.filter(reference=reference, driver=driver).first()
+    if booking is None:
+        raise Problem(404, "job_not_found", f"No job {reference} assigned to this driver.")
+    return booking
+
+
+def driver_job_status_change(*, driver: Driver, reference: str, to_status: str) -> Booking:
+    """Move the driver's job along; completed and no-show free the driver's job load.
+
+    Guarantees: only the assigned driver can move the job (else 404 ``job_not_found``);
+    illegal moves are 409 ``invalid_transition``; the load drops exactly once.
+    """
+    if to_status not in DRIVER_STATUSES:
+        raise Problem(400, "invalid_input", f"A driver cannot set status {to_status}.")
+    with transaction.atomic():
+        booking = _driver_booking(driver=driver, reference=reference, lock=True)
+        if booking.status == to_status:
+            return booking  # a retried update is a no-op
+        booking = booking_status_change(
+            booking=booking, to_status=to_status, actor=f"driver:{driver.pk}"
+        )
+        if to_status in (BookingStatus.COMPLETED, BookingStatus.NO_SHOW):
+            driver_job_release(booking_id=booking.pk)
+        return booking
+
+
+def driver_job_settle(
+    *,
+    driver: Driver,
+    reference: str,
+    amount: Decimal,
+    method: str,
+    payment_reference: str = "",
+    processor_fee: Decimal = Decimal("0.00"),
+) -> tuple[PaymentRecord, bool]:
+    """Append a settlement to the booking's immutable payment record; returns (record, created).
+
+    Guarantees: only the assigned driver settles their job; the same payment reference is
+    recorded once per booking (the booking row is locked while checking), so an app that
+    retries does not double the driver's earnings.
+    """
+    with transaction.atomic():
+        booking = _driver_booking(driver=driver, reference=reference, lock=True)
+        if booking.status == BookingStatus.CANCELLED:
+            raise Problem(409, "invalid_transition", f"Job {reference} was cancelled.")
+        if payment_reference:
+            existing = PaymentRecord.objects.filter(
+                booking=booking, reference=payment_reference[:100], kind=PaymentRecord.Kind.PAYMENT
+            ).first()
+            if existing is not None:
+                return existing, False
+        record = payment_record_append(
+            booking=booking,
+            amount=amount,
+            method=method,
+            reference=payment_reference,
+            processor_fee=processor_fee,
+            driver=driver,
+        )
+        return record, True

@@ -1,0 +1,578 @@
+"""Offers: one driver (or fleet) at a time, tier after tier, until someone accepts.
+
+Lock order, everywhere: the booking row, then the offer row, then the driver row, each
+``FOR NO KEY UPDATE`` so that inserts referencing them (trail, events) never wait. Holding
+the booking lock serialises everything that happens to one booking (dispatch steps,
+accepts, declines, timeouts, manual assignment), so two of them can never both win; the
+partial unique constraints on Offer are the backstop the database enforces regardless.
+
+Booking status moves only through ``bookings.services.booking_status_change``:
+confirmed -> offered -> accepted; a decline or timeout goes offered -> confirmed while the
+next candidate is tried; every tier exhausted is ``no_driver`` (contract 3.1).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.core.mail import mail_admins
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from api.problems import Problem
+from bookings.models import Booking, BookingStatus
+from bookings.services import booking_status_change
+from dispatch import conf
+from dispatch.models import (
+    AttemptOutcome,
+    DispatchAttempt,
+    Offer,
+    OfferStatus,
+    Tier,
+)
+from dispatch.services import matching
+from dispatch.services.matching import Candidate, JobRequirements
+from dispatch.signals import fleet_offer_made
+from drivers.models import Driver, Vehicle
+
+logger = logging.getLogger(__name__)
+
+DISPATCH_ACTOR = "dispatch"
+# Where dispatch may start or continue from: a new booking, or one nobody could take.
+DISPATCHABLE = (BookingStatus.CONFIRMED, BookingStatus.NO_DRIVER)
+# The job still holds the driver: it counts towards current_jobs until one of these.
+RELEASING_STATUSES = (BookingStatus.COMPLETED, BookingStatus.NO_SHOW, BookingStatus.CANCELLED)
+
+
+def _lock_booking(booking_id: int) -> Booking:
+    booking = Booking.objects.select_for_update(no_key=True).filter(pk=booking_id).first()
+    if booking is None:
+        raise Problem(404, "booking_not_found", f"No booking with id {booking_id}.")
+    return booking
+
+
+def _current_round(booking: Booking) -> int:
+    exhausted = DispatchAttempt.objects.filter(
+        booking=booking, outcome=AttemptOutcome.EXHAUSTED
+    ).count()
+    return exhausted + 1
+
+
+def _attempt(booking: Booking, round_: int, outcome: str, **fields) -> DispatchAttempt:
+    return DispatchAttempt.objects.create(booking=booking, round=round_, outcome=outcome, **fields)
+
+
+def _enqueue(task_name: str, *args, countdown: int | None = None) -> None:
+    """Queue a dispatch task once the current transaction has committed."""
+    from dispatch import tasks
+
+    task = getattr(tasks, task_name)
+    if countdown is None:
+        transaction.on_commit(lambda: task.delay(*args), robust=True)
+    else:
+        transaction.on_commit(lambda: task.apply_async(args, countdown=countdown), robust=True)
+
+
+def _record_tier_search(
+    booking: Booking, round_: int, tier: int, job: JobRequirements, now
+) -> None:
+    """Write the skipped candidates of a tier once per round (the trail the admin shows)."""
+    already = DispatchAttempt.objects.filter(
+        booking=booking, round=round_, tier=tier, outcome=AttemptOutcome.SEARCHED
+    ).exists()
+    if already:
+        return
+    if tier != Tier.FLEET and not job.located:
+        _attempt(
+            booking,
+            round_,
+            AttemptOutcome.SKIPPED,
+            tier=tier,
+            reason=matching.SkipReason.PICKUP_NOT_LOCATED,
+            detail="The pickup has no coordinates.",
+        )
+    skipped = matching.skipped_candidates(tier=tier, job=job, now=now)
+    DispatchAttempt.objects.bulk_create(
+        DispatchAttempt(
+            booking=booking,
+            round=round_,
+            tier=tier,
+            outcome=AttemptOutcome.SKIPPED,
+            reason=c.reason,
+            driver=c.driver,
+            vehicle=c.vehicle,
+            fleet=c.fleet,
+            dead_miles=c.dead_miles,
+        )
+        for c in skipped
+    )
+    _attempt(booking, round_, AttemptOutcome.SEARCHED, tier=tier, detail=f"{len(skipped)} skipped")
+
+
+def _driver_still_free(driver_id: int) -> bool:
+    """Lock the driver and re-check load and pending cards (another booking may have won).
+
+    SKIP LOCKED: a driver another dispatch step is deciding about right now counts as taken
+    for this step. Waiting instead could deadlock two steps that met their candidates in
+    opposite orders.
+    """
+    driver = (
+        Driver.objects.select_for_update(no_key=True, skip_locked=True).filter(pk=driver_id).first()
+    )
+    if driver is None or driver.current_jobs >= driver.max_jobs:
+        return False
+    return not Offer.objects.filter(driver_id=driver_id, status=OfferStatus.OPEN).exists()
+
+
+def _offer_make(booking: Booking, candidate: Candidate, round_: int, now: datetime) -> Offer:
+    timeout = (
+        conf.fleet_offer_timeout_seconds()
+        if candidate.tier == Tier.FLEET
+        else conf.offer_timeout_seconds()
+    )
+    with transaction.atomic():
+        # The savepoint turns a lost race on offer_one_open_per_driver into "try the next one".
+        offer = Offer.objects.create(
+            booking=booking,
+            round=round_,
+            tier=candidate.tier,
+            driver=candidate.driver,
+            vehicle=candidate.vehicle,
+            fleet=candidate.fleet,
+            subcontracted_to=candidate.subcontracted_to,
+            dead_miles=candidate.dead_miles,
+            created_at=now,
+            expires_at=now + timedelta(seconds=timeout),
+            actor=DISPATCH_ACTOR,
+        )
+    booking_status_change(
+        booking=booking,
+        to_status=BookingStatus.OFFERED,
+        actor=DISPATCH_ACTOR,
+        detail={"offerId": offer.pk, "tier": candidate.tier},
+    )
+    _attempt(
+        booking,
+        round_,
+        AttemptOutcome.OFFERED,
+        tier=candidate.tier,
+        driver=candidate.driver,
+        vehicle=candidate.vehicle,
+        fleet=candidate.fleet,
+        offer=offer,
+        dead_miles=offer.dead_miles,
+    )
+    _enqueue("offer_expire", offer.pk, countdown=timeout)
+    if offer.driver_id is not None:
+        _enqueue("job_card_send", offer.pk, "sms")
+        _enqueue("job_card_send", offer.pk, "whatsapp")
+    else:
+        transaction.on_commit(lambda: fleet_offer_made.send(sender=Offer, offer=offer), robust=True)
+    return offer
+
+
+def booking_dispatch_next(
+    *, booking_id: int, now: datetime | None = None, new_round: bool = False
+) -> Offer | None:
+    """Offer the booking to the best candidate not yet tried in this round.
+
+    Guarantees: at most one open offer per booking; tiers are tried in order and, inside
+    a tier, candidates by dead mileage then load; each driver or fleet is offered a booking
+    at most once per round; when nobody is left the booking is ``no_driver`` and the
+    admins are alerted. A no-op when the booking is not waiting for a driver (already
+    offered, accepted, cancelled...) so the task is safe to run twice. A ``no_driver``
+    booking is only picked up again with ``new_round`` (the desk's re-dispatch), so an
+    exhausted booking never loops on its own.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        booking = _lock_booking(booking_id)
+        if booking.status not in DISPATCHABLE:
+            return None
+        if booking.status == BookingStatus.NO_DRIVER and not new_round:
+            return None
+        if Offer.objects.filter(booking=booking, status=OfferStatus.OPEN).exists():
+            return None
+        round_ = _current_round(booking)
+        tried = Offer.objects.filter(booking=booking, round=round_)
+        tried_drivers = {d for d in tried.values_list("driver_id", flat=True) if d}
+        tried_fleets = {f for f in tried.values_list("fleet_id", flat=True) if f}
+        job = JobRequirements.for_booking(booking)
+        for tier in matching.TIERS:
+            _record_tier_search(booking, round_, tier, job, now)
+            while True:
+                candidate = matching.candidate_next(
+                    tier=tier,
+                    job=job,
+                    now=now,
+                    exclude_driver_ids=tried_drivers,
+                    exclude_fleet_ids=tried_fleets,
+                )
+                if candidate is None:
+                    break
+                if candidate.driver is not None and not _driver_still_free(candidate.driver.pk):
+                    tried_drivers.add(candidate.driver.pk)  # taken by another booking meanwhile
+                    continue
+                try:
+                    return _offer_make(booking, candidate, round_, now)
+                except IntegrityError:
+                    if candidate.driver is not None:
+                        tried_drivers.add(candidate.driver.pk)
+                    else:
+                        tried_fleets.add(candidate.fleet.pk)
+        _dispatch_exhausted(booking, round_)
+        return None
+
+
+def _dispatch_exhausted(booking: Booking, round_: int) -> None:
+    _attempt(booking, round_, AttemptOutcome.EXHAUSTED, detail="Every tier exhausted.")
+    if booking.status != BookingStatus.NO_DRIVER:
+        booking_status_change(
+            booking=booking,
+            to_status=BookingStatus.NO_DRIVER,
+            actor=DISPATCH_ACTOR,
+            detail={"round": round_},
+        )
+    logger.error(
+        "dispatch: no driver for booking %s (round %s); manual assignment needed",
+        booking.reference,
+        round_,
+    )
+    _enqueue("no_driver_alert", booking.pk)
+
+
+def no_driver_alert_send(*, booking_id: int) -> None:
+    """Tell the admins a booking needs manual assignment (mail_admins)."""
+    booking = Booking.objects.filter(pk=booking_id).first()
+    if booking is None or booking.status != BookingStatus.NO_DRIVER:
+        return
+    pickup = timezone.localtime(booking.pickup_time)
+    mail_admins(
+        f"No driver for {booking.reference}",
+        "\n".join(
+            [
+                f"Every dispatch tier is exhausted for booking {booking.reference}.",
+                f"Pickup: {booking.pickup} at {pickup:%a %d %b %Y %H:%M}",
+                f"Dropoff: {booking.dropoff}",
+                f"Passengers: {booking.passengers}, vehicle: {booking.vehicle_type}",
+                "Assign a driver from the dispatch board in the admin.",
+            ]
+        ),
+    )
+
+
+def booking_redispatch(*, booking_id: int, actor: str) -> Offer | None:
+    """Start a new round for a ``no_driver`` booking (admin action): everyone may be tried again."""
+    with transaction.atomic():
+        booking = _lock_booking(booking_id)
+        if booking.status != BookingStatus.NO_DRIVER:
+            raise Problem(
+                409,
+                "invalid_transition",
+                f"Booking {booking.reference} is {booking.status}, not no_driver.",
+            )
+        logger.info("dispatch: %s re-dispatches %s", actor, booking.reference)
+        return booking_dispatch_next(booking_id=booking_id, new_round=True)
+
+
+def _lock_offer_for(offer_id: int, driver: Driver | None) -> tuple[Booking, Offer]:
+    """Lock (booking, offer) in the fixed order; 404 unless the offer is this driver's."""
+    offer = Offer.objects.filter(pk=offer_id).only("booking_id", "driver_id").first()
+    if offer is None or (driver is not None and offer.driver_id != driver.pk):
+        raise Problem(404, "offer_not_found", f"No offer {offer_id} for this driver.")
+    booking = _lock_booking(offer.booking_id)
+    offer = Offer.objects.select_for_update(no_key=True).get(pk=offer_id)
+    return booking, offer
+
+
+def _ensure_open(offer: Offer, now: datetime) -> None:
+    if offer.status != OfferStatus.OPEN or offer.expires_at <= now:
+        state = "timed out" if offer.status == OfferStatus.OPEN else offer.status
+        raise Problem(409, "offer_closed", f"Offer {offer.pk} is no longer open ({state}).")
+
+
+def _driver_take_job(driver_id: int) -> None:
+    """Count a job against the driver: guarded by current_jobs < max_jobs (no double booking)."""
+    Driver.objects.select_for_update(no_key=True).filter(pk=driver_id).first()  # lock 3: the driver
+    taken = Driver.objects.filter(pk=driver_id, current_jobs__lt=F("max_jobs")).update(
+        current_jobs=F("current_jobs") + 1
+    )
+    if not taken:
+        raise Problem(409, "driver_busy", "The driver is already at their maximum job load.")
+
+
+def offer_accept(*, offer_id: int, driver: Driver, now: datetime | None = None) -> Offer:
+    """The driver takes the job.
+
+    Guarantees: only an open, unexpired offer can be accepted (else 409 ``offer_closed``),
+    exactly one acceptance wins for a booking, and the driver's job load never exceeds
+    their maximum (409 ``driver_busy``). The booking gets driver and vehicle, and the s55A
+    subcontracted operator when the job left the local tier.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        booking, offer = _lock_offer_for(offer_id, driver)
+        _ensure_open(offer, now)
+        _driver_take_job(driver.pk)
+        Offer.objects.filter(pk=offer.pk).update(status=OfferStatus.ACCEPTED, responded_at=now)
+        booking_status_change(
+            booking=booking,
+            to_status=BookingStatus.ACCEPTED,
+            actor=f"driver:{driver.pk}",
+            detail={"offerId": offer.pk, "driverId": driver.pk},
+            driver_id=driver.pk,
+            vehicle_id=offer.vehicle_id,
+            subcontracted_to_id=offer.subcontracted_to_id,
+        )
+        _attempt(
+            booking,
+            offer.round,
+            AttemptOutcome.ACCEPTED,
+            tier=offer.tier,
+            driver=driver,
+            vehicle_id=offer.vehicle_id,
+            offer=offer,
+            dead_miles=offer.dead_miles,
+        )
+        offer.refresh_from_db()
+        return offer
+
+
+def _offer_close(booking: Booking, offer: Offer, status: str, actor: str, now: datetime) -> None:
+    """Close an open offer and put the booking back in the queue for the next candidate."""
+    Offer.objects.filter(pk=offer.pk).update(status=status, responded_at=now)
+    outcome = AttemptOutcome.DECLINED if status == OfferStatus.DECLINED else AttemptOutcome.EXPIRED
+    _attempt(
+        booking,
+        offer.round,
+        outcome,
+        tier=offer.tier,
+        driver_id=offer.driver_id,
+        vehicle_id=offer.vehicle_id,
+        fleet_id=offer.fleet_id,
+        offer=offer,
+        dead_miles=offer.dead_miles,
+    )
+    if booking.status == BookingStatus.OFFERED:
+        booking_status_change(
+            booking=booking,
+            to_status=BookingStatus.CONFIRMED,
+            actor=actor,
+            detail={"offerId": offer.pk, "outcome": status},
+        )
+        _enqueue("booking_dispatch_next", booking.pk)
+
+
+def offer_decline(*, offer_id: int, driver: Driver, now: datetime | None = None) -> Offer:
+    """The driver turns the job down; the next candidate is tried after commit."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        booking, offer = _lock_offer_for(offer_id, driver)
+        _ensure_open(offer, now)
+        _offer_close(booking, offer, OfferStatus.DECLINED, f"driver:{driver.pk}", now)
+        offer.refresh_from_db()
+        return offer
+
+
+def offer_expire(*, offer_id: int, now: datetime | None = None) -> bool:
+    """Time out an open offer whose deadline has passed; True when it did.
+
+    Safe to run early or twice: an offer that is not open or not yet due is left alone.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        offer = Offer.objects.filter(pk=offer_id).only("booking_id").first()
+        if offer is None:
+            return False
+        booking = _lock_booking(offer.booking_id)
+        offer = Offer.objects.select_for_update(no_key=True).get(pk=offer_id)
+        if offer.status != OfferStatus.OPEN or offer.expires_at > now:
+            return False
+        _offer_close(booking, offer, OfferStatus.EXPIRED, "dispatch:timeout", now)
+        return True
+
+
+def offers_expire_overdue(*, now: datetime | None = None) -> int:
+    """Sweep for open offers past their deadline (the safety net under countdown tasks)."""
+    now = now or timezone.now()
+    overdue = Offer.objects.filter(status=OfferStatus.OPEN, expires_at__lte=now).values_list(
+        "pk", flat=True
+    )
+    return sum(offer_expire(offer_id=pk, now=now) for pk in list(overdue[:500]))
+
+
+def fleet_offer_answer(
+    *, account, booking: Booking, accept: bool, now: datetime | None = None
+) -> Offer:
+    """A partner fleet answers a tier-3 offer through the booking-status hook (contract 5.2).
+
+    Accepting records the fleet's account as the s55A subcontracted operator; the fleet
+    reports its own driver through later status updates.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = _lock_booking(booking.pk)
+        offer = (
+            Offer.objects.select_for_update(no_key=True)
+            .filter(booking=locked, fleet__account=account, status=OfferStatus.OPEN)
+            .first()
+        )
+        if offer is None:
+            raise Problem(
+                409, "offer_closed", f"No open offer of {locked.reference} to this fleet."
+            )
+        _ensure_open(offer, now)
+        if not accept:
+            _offer_close(locked, offer, OfferStatus.DECLINED, f"account:{account.slug}", now)
+        else:
+            Offer.objects.filter(pk=offer.pk).update(status=OfferStatus.ACCEPTED, responded_at=now)
+            booking_status_change(
+                booking=locked,
+                to_status=BookingStatus.ACCEPTED,
+                actor=f"account:{account.slug}",
+                detail={"offerId": offer.pk, "fleet": account.slug},
+                subcontracted_to_id=offer.subcontracted_to_id,
+            )
+            _attempt(
+                locked,
+                offer.round,
+                AttemptOutcome.ACCEPTED,
+                tier=offer.tier,
+                fleet_id=offer.fleet_id,
+                offer=offer,
+            )
+        offer.refresh_from_db()
+        return offer
+
+
+def booking_assign_manual(
+    *,
+    booking_id: int,
+    driver: Driver,
+    vehicle: Vehicle | None = None,
+    actor: str,
+    now: datetime | None = None,
+) -> Offer:
+    """Assign a driver from the dispatch desk (admin), bypassing the matcher's filters.
+
+    Guarantees: any open offer is withdrawn first (a late accept of it gets 409
+    ``offer_closed``); the driver's job load is still guarded (409 ``driver_busy``).
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        booking = _lock_booking(booking_id)
+        if booking.status not in (*DISPATCHABLE, BookingStatus.OFFERED):
+            raise Problem(
+                409,
+                "invalid_transition",
+                f"Booking {booking.reference} is {booking.status}; it cannot be assigned.",
+            )
+        open_offer = (
+            Offer.objects.select_for_update(no_key=True)
+            .filter(booking=booking, status=OfferStatus.OPEN)
+            .first()
+        )
+        round_ = _current_round(booking)
+        if open_offer is not None:
+            Offer.objects.filter(pk=open_offer.pk).update(
+                status=OfferStatus.WITHDRAWN, responded_at=now
+            )
+            _attempt(
+                booking,
+                open_offer.round,
+                AttemptOutcome.WITHDRAWN,
+                tier=open_offer.tier,
+                driver_id=open_offer.driver_id,
+                fleet_id=open_offer.fleet_id,
+                offer=open_offer,
+                detail=f"Withdrawn for manual assignment by {actor}"[:300],
+            )
+        _driver_take_job(driver.pk)
+        vehicle = vehicle or driver.vehicles.filter(active=True).order_by("pk").first()
+        offer = Offer.objects.create(
+            booking=booking,
+            round=round_,
+            tier=Tier.MANUAL,
+            driver=driver,
+            vehicle=vehicle,
+            status=OfferStatus.ACCEPTED,
+            created_at=now,
+            expires_at=now,
+            responded_at=now,
+            actor=actor[:200],
+        )
+        booking_status_change(
+            booking=booking,
+            to_status=BookingStatus.ACCEPTED,
+            actor=actor,
+            detail={"offerId": offer.pk, "driverId": driver.pk, "manual": True},
+            driver_id=driver.pk,
+            vehicle_id=vehicle.pk if vehicle else None,
+        )
+        _attempt(
+            booking,
+            round_,
+            AttemptOutcome.ASSIGNED,
+            tier=Tier.MANUAL,
+            driver=driver,
+            vehicle=vehicle,
+            offer=offer,
+            detail=f"Assigned by {actor}"[:300],
+        )
+        return offer
+
+
+def driver_job_release(*, booking_id: int, now: datetime | None = None) -> bool:
+    """Stop counting a finished or cancelled job against its driver; True when released.
+
+    The guarded UPDATE on ``released_at`` makes this safe to call from several places
+    (driver status, cancellation) and to retry: the driver's load drops exactly once.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        accepted = (
+            Offer.objects.filter(
+                booking_id=booking_id,
+                status=OfferStatus.ACCEPTED,
+                released_at__isnull=True,
+                driver__isnull=False,
+            )
+            .values_list("pk", "driver_id")
+            .first()
+        )
+        if accepted is None:
+            return False
+        offer_id, driver_id = accepted
+        released = Offer.objects.filter(pk=offer_id, released_at__isnull=True).update(
+            released_at=now
+        )
+        if released:
+            Driver.objects.filter(pk=driver_id, current_jobs__gt=0).update(
+                current_jobs=F("current_jobs") - 1
+            )
+        return bool(released)
+
+
+def booking_dispatch_stop(*, booking_id: int, now: datetime | None = None) -> None:
+    """A cancelled booking: withdraw its open offer and free its driver."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        booking = _lock_booking(booking_id)
+        for offer in Offer.objects.select_for_update(no_key=True).filter(
+            booking=booking, status=OfferStatus.OPEN
+        ):
+            Offer.objects.filter(pk=offer.pk).update(status=OfferStatus.WITHDRAWN, responded_at=now)
+            _attempt(
+                booking,
+                offer.round,
+                AttemptOutcome.WITHDRAWN,
+                tier=offer.tier,
+                driver_id=offer.driver_id,
+                fleet_id=offer.fleet_id,
+                offer=offer,
+                detail=f"Booking {booking.status}",
+            )
+        if booking.status in RELEASING_STATUSES:
+            driver_job_release(booking_id=booking.pk, now=now)

@@ -1,0 +1,67 @@
+"""Dispatch tasks: each takes ids and calls one service (enqueued after commit)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.utils import timezone
+
+from dispatch.models import Offer
+from dispatch.notifications import JobCardSendError
+from dispatch.services import job_cards, offers
+
+
+@shared_task
+def booking_dispatch_start(booking_id: int) -> None:
+    """A new network booking enters dispatch (from the booking.created receiver)."""
+    offers.booking_dispatch_next(booking_id=booking_id)
+
+
+@shared_task
+def booking_dispatch_next(booking_id: int) -> None:
+    """After a decline or timeout: offer the booking to the next candidate."""
+    offers.booking_dispatch_next(booking_id=booking_id)
+
+
+@shared_task
+def booking_dispatch_stop(booking_id: int) -> None:
+    """A booking was cancelled: withdraw its offer, free its driver."""
+    offers.booking_dispatch_stop(booking_id=booking_id)
+
+
+@shared_task(bind=True)
+def offer_expire(self, offer_id: int) -> None:
+    """Time out an offer. Enqueued with the timeout as countdown; a worker that picks it up
+    early puts it back for the rest of the wait (the periodic sweep is the safety net)."""
+    if offers.offer_expire(offer_id=offer_id) or self.request.is_eager:
+        return
+    expires_at = (
+        Offer.objects.filter(pk=offer_id, status="open")
+        .values_list("expires_at", flat=True)
+        .first()
+    )
+    if expires_at is not None:
+        wait = (expires_at - timezone.now()).total_seconds()
+        offer_expire.apply_async((offer_id,), countdown=max(1, int(wait) + 1))
+
+
+@shared_task
+def offers_expire_overdue() -> int:
+    """Periodic (beat) sweep for offers whose countdown task was lost."""
+    return offers.offers_expire_overdue()
+
+
+@shared_task(
+    autoretry_for=(JobCardSendError,),
+    retry_backoff=2,
+    retry_backoff_max=120,
+    retry_jitter=True,
+    max_retries=6,
+)
+def job_card_send(offer_id: int, channel: str) -> None:
+    """Send one job card (SMS or WhatsApp); retried with backoff when the provider fails."""
+    job_cards.job_card_send(offer_id=offer_id, channel=channel)
+
+
+@shared_task
+def no_driver_alert(booking_id: int) -> None:
+    offers.no_driver_alert_send(booking_id=booking_id)

@@ -1,0 +1,102 @@
+"""Race safety on PostgreSQL: real threads on the same rows (seed 1.3 offers)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection
+
+from api.problems import Problem
+from bookings.models import Booking, BookingStatus
+from dispatch.models import Offer, OfferStatus
+from dispatch.services import offers
+from dispatch.tests.factories import LEEDS, BookingFactory, driver_at, north_of
+from drivers.models import Driver
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(autouse=True)
+def _postgres_only():
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL")
+
+
+def race(*calls):
+    """Start every call at the same instant in its own thread; return results or Problems."""
+    barrier = threading.Barrier(len(calls))
+    results: list = [None] * len(calls)
+
+    def run(index, call):
+        try:
+            barrier.wait()
+            results[index] = call()
+        except Problem as problem:
+            results[index] = problem
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def test_accept_and_manual_assignment_at_once_have_one_winner():
+    # given a booking offered to one driver, and a dispatcher assigning another at that moment
+    offered_driver = driver_at(LEEDS)
+    other = driver_at(north_of(LEEDS, 30))
+    booking = BookingFactory()
+    offer = offers.booking_dispatch_next(booking_id=booking.pk)
+    results = race(
+        *[lambda: offers.offer_accept(offer_id=offer.pk, driver=offered_driver) for _ in range(4)],
+        lambda: offers.booking_assign_manual(
+            booking_id=booking.pk, driver=other, actor="admin:desk"
+        ),
+    )
+    # then exactly one call won, everyone else was refused with a 409
+    winners = [r for r in results if not isinstance(r, Problem)]
+    losers = [r for r in results if isinstance(r, Problem)]
+    assert len(winners) == 1
+    assert {p.status for p in losers} == {409}
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.ACCEPTED
+    winner_driver = winners[0].driver
+    assert booking.driver == winner_driver
+    loads = dict(Driver.objects.values_list("pk", "current_jobs"))
+    assert loads[winner_driver.pk] == 1
+    assert sum(loads.values()) == 1
+    assert Offer.objects.filter(booking=booking, status=OfferStatus.ACCEPTED).count() == 1
+
+
+def test_driver_is_never_double_booked():
+    # given a driver with room for one job, offered booking A while the desk assigns booking B
+    driver = driver_at(LEEDS, max_jobs=1)
+    booking_a, booking_b = BookingFactory(), BookingFactory()
+    offer = offers.booking_dispatch_next(booking_id=booking_a.pk)
+    assert offer.driver == driver
+    results = race(
+        lambda: offers.offer_accept(offer_id=offer.pk, driver=driver),
+        lambda: offers.booking_assign_manual(booking_id=booking_b.pk, driver=driver, actor="desk"),
+    )
+    assert sum(not isinstance(r, Problem) for r in results) == 1
+    assert [p.code for p in results if isinstance(p, Problem)] == ["driver_busy"]
+    driver.refresh_from_db()
+    assert driver.current_jobs == 1
+    assert Booking.objects.filter(driver=driver).count() == 1
+
+
+def test_burst_dispatch_gives_each_driver_one_card_and_each_booking_one_offer():
+    # given ten drivers and twenty bookings dispatched at the same instant
+    for km in range(10):
+        driver_at(north_of(LEEDS, km))
+    bookings = [BookingFactory() for _ in range(20)]
+    race(*[lambda b=b: offers.booking_dispatch_next(booking_id=b.pk) for b in bookings])
+    open_offers = Offer.objects.filter(status=OfferStatus.OPEN)
+    # then ten bookings hold one offer each, to ten different drivers; the rest wait
+    assert open_offers.count() == 10
+    assert len(set(open_offers.values_list("driver_id", flat=True))) == 10
+    assert len(set(open_offers.values_list("booking_id", flat=True))) == 10

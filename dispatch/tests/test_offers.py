@@ -1,0 +1,332 @@
+"""Offers: one at a time, decline and timeout chains, tiers, no_driver, manual assignment."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.core import mail
+from django.utils import timezone
+
+from api.problems import Problem
+from bookings.models import BookingEvent, BookingStatus
+from bookings.services import booking_cancel
+from dispatch.models import (
+    AttemptOutcome,
+    DispatchAttempt,
+    NotificationLog,
+    Offer,
+    OfferStatus,
+    SkipReason,
+    Tier,
+)
+from dispatch.services import offers
+from dispatch.signals import fleet_offer_made
+from dispatch.tests.factories import (
+    LEEDS,
+    LONDON,
+    BookingFactory,
+    CorridorFactory,
+    OperatorLicenceFactory,
+    PartnerFleetFactory,
+    driver_at,
+    north_of,
+)
+from drivers.models import NetworkTier
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def dispatch_now(django_capture_on_commit_callbacks):
+    """Run a dispatch step and everything it enqueues after commit (Celery is eager)."""
+
+    def run(step, **kwargs):
+        with django_capture_on_commit_callbacks(execute=True):
+            return step(**kwargs)
+
+    return run
+
+
+def open_offer(booking):
+    return Offer.objects.get(booking=booking, status=OfferStatus.OPEN)
+
+
+def test_dispatch_offers_the_nearest_driver_and_sends_job_cards(dispatch_now, settings):
+    settings.DISPATCH_OFFER_TIMEOUT_SECONDS = 60
+    near, far = driver_at(north_of(LEEDS, 1)), driver_at(north_of(LEEDS, 5))
+    booking = BookingFactory()
+    # when dispatch starts
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    # then exactly one open offer goes to the nearest driver, the booking is offered
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.OFFERED
+    assert offer.driver == near
+    assert offer.tier == Tier.LOCAL
+    assert Offer.objects.filter(booking=booking).count() == 1
+    assert (offer.expires_at - offer.created_at) == timedelta(seconds=60)
+    assert not Offer.objects.filter(driver=far).exists()
+    # and a job card went out by SMS and WhatsApp, logged with its cost
+    logs = {log.channel: log for log in NotificationLog.objects.filter(offer=offer)}
+    assert set(logs) == {"sms", "whatsapp"}
+    assert logs["sms"].status == "sent"
+    assert str(logs["sms"].cost_gbp) == "0.02"
+    assert str(logs["whatsapp"].cost_gbp) == "0.00"
+    assert booking.reference in logs["sms"].body
+    # and the status move went through the booking engine's event log
+    assert BookingEvent.objects.filter(booking=booking, to_status="offered").count() == 1
+
+
+def test_dispatching_twice_never_makes_a_second_offer(dispatch_now):
+    driver_at(LEEDS), driver_at(north_of(LEEDS, 2))
+    booking = BookingFactory()
+    dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    assert dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk) is None
+    assert Offer.objects.filter(booking=booking).count() == 1
+
+
+def test_decline_moves_to_the_next_candidate(dispatch_now):
+    first, second = driver_at(north_of(LEEDS, 1)), driver_at(north_of(LEEDS, 2))
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    # when the first driver declines
+    dispatch_now(offers.offer_decline, offer_id=offer.pk, driver=first)
+    # then the second driver has the open offer, the first one's is declined
+    assert open_offer(booking).driver == second
+    assert Offer.objects.get(pk=offer.pk).status == OfferStatus.DECLINED
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.OFFERED
+    statuses = list(
+        BookingEvent.objects.filter(booking=booking)
+        .order_by("sequence")
+        .values_list("to_status", flat=True)
+    )
+    assert statuses == ["offered", "confirmed", "offered"]
+
+
+def test_timeout_moves_to_the_next_candidate(dispatch_now, settings):
+    settings.DISPATCH_OFFER_TIMEOUT_SECONDS = 60
+    first, second = driver_at(north_of(LEEDS, 1)), driver_at(north_of(LEEDS, 2))
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    # a timeout that runs early changes nothing
+    assert offers.offer_expire(offer_id=offer.pk) is False
+    assert open_offer(booking).driver == first
+    # when the deadline has passed
+    with time_machine.travel(timezone.now() + timedelta(seconds=61)):
+        assert dispatch_now(offers.offer_expire, offer_id=offer.pk) is True
+    # then the offer expired and the next driver has it
+    assert Offer.objects.get(pk=offer.pk).status == OfferStatus.EXPIRED
+    assert open_offer(booking).driver == second
+    assert DispatchAttempt.objects.filter(
+        booking=booking, outcome=AttemptOutcome.EXPIRED, driver=first
+    ).exists()
+
+
+def test_late_accept_after_timeout_is_refused(dispatch_now):
+    first = driver_at(north_of(LEEDS, 1))
+    driver_at(north_of(LEEDS, 2))
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    later = timezone.now() + timedelta(seconds=61)
+    # even before the timeout task has run, a late accept is refused
+    with pytest.raises(Problem) as late:
+        offers.offer_accept(offer_id=offer.pk, driver=first, now=later)
+    assert (late.value.status, late.value.code) == (409, "offer_closed")
+    # and after the timeout has run too
+    dispatch_now(offers.offer_expire, offer_id=offer.pk, now=later)
+    with pytest.raises(Problem) as closed:
+        offers.offer_accept(offer_id=offer.pk, driver=first, now=later)
+    assert closed.value.code == "offer_closed"
+    first.refresh_from_db()
+    assert first.current_jobs == 0
+
+
+def test_accept_assigns_driver_and_vehicle_and_counts_the_job(dispatch_now):
+    driver = driver_at(LEEDS)
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    accepted = dispatch_now(offers.offer_accept, offer_id=offer.pk, driver=driver)
+    booking.refresh_from_db()
+    driver.refresh_from_db()
+    assert accepted.status == OfferStatus.ACCEPTED
+    assert booking.status == BookingStatus.ACCEPTED
+    assert booking.driver == driver
+    assert booking.vehicle == driver.vehicles.get()
+    assert booking.subcontracted_to is None  # local tier: not subcontracted
+    assert driver.current_jobs == 1
+
+
+def test_accept_by_a_driver_at_capacity_is_refused(dispatch_now):
+    driver = driver_at(LEEDS, max_jobs=1)
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    type(driver).objects.filter(pk=driver.pk).update(current_jobs=1)  # took a job elsewhere
+    with pytest.raises(Problem) as busy:
+        offers.offer_accept(offer_id=offer.pk, driver=driver)
+    assert (busy.value.status, busy.value.code) == (409, "driver_busy")
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.OFFERED
+    assert booking.driver is None
+
+
+def test_another_drivers_offer_is_not_found(dispatch_now):
+    driver_at(LEEDS)
+    stranger = driver_at(LONDON)
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    with pytest.raises(Problem) as missing:
+        offers.offer_accept(offer_id=offer.pk, driver=stranger)
+    assert (missing.value.status, missing.value.code) == (404, "offer_not_found")
+
+
+def test_tiers_in_order_then_no_driver_with_admin_alert(dispatch_now, settings, caplog):
+    settings.ADMINS = [("Desk", "desk@example.co.uk")]
+    # given one local driver, one national driver on the corridor and one partner fleet
+    local = driver_at(north_of(LEEDS, 1))
+    operator = OperatorLicenceFactory().account
+    national = driver_at(north_of(LEEDS, 8), network=NetworkTier.NATIONAL, approved_by=operator)
+    CorridorFactory(driver=national)
+    fleet = PartnerFleetFactory()
+    booking = BookingFactory(dropoff="London", dropoff_lat=LONDON[0], dropoff_lng=LONDON[1])
+    fleet_offers = []
+    fleet_offer_made.connect(
+        lambda sender, offer, **kw: fleet_offers.append(offer),
+        weak=False,
+        dispatch_uid="test-fleet",
+    )
+    try:
+        offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+        assert (offer.tier, offer.driver) == (Tier.LOCAL, local)
+        dispatch_now(offers.offer_decline, offer_id=offer.pk, driver=local)
+        offer = open_offer(booking)
+        assert (offer.tier, offer.driver, offer.subcontracted_to) == (
+            Tier.NATIONAL,
+            national,
+            operator,
+        )
+        dispatch_now(offers.offer_decline, offer_id=offer.pk, driver=national)
+        offer = open_offer(booking)
+        assert (offer.tier, offer.fleet) == (Tier.FLEET, fleet)
+        # the fleet is told through the signal the partners app turns into a webhook
+        assert [o.pk for o in fleet_offers] == [offer.pk]
+        assert not NotificationLog.objects.filter(offer=offer).exists()
+        # when the fleet declines too, every tier is exhausted
+        with caplog.at_level("ERROR"):
+            dispatch_now(
+                offers.fleet_offer_answer, account=fleet.account, booking=booking, accept=False
+            )
+    finally:
+        fleet_offer_made.disconnect(dispatch_uid="test-fleet")
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.NO_DRIVER
+    assert (
+        DispatchAttempt.objects.filter(booking=booking, outcome=AttemptOutcome.EXHAUSTED).count()
+        == 1
+    )
+    assert len(mail.outbox) == 1
+    assert booking.reference in mail.outbox[0].subject
+    assert "no driver for booking" in caplog.text
+
+
+def test_no_drivers_at_all_is_no_driver_and_the_trail_says_why(dispatch_now):
+    expired = driver_at(LEEDS, licence_expiry=timezone.localdate() - timedelta(days=1))
+    booking = BookingFactory()
+    assert dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk) is None
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.NO_DRIVER
+    skipped = DispatchAttempt.objects.get(booking=booking, outcome=AttemptOutcome.SKIPPED)
+    assert (skipped.driver, skipped.reason) == (expired, SkipReason.LICENCE_EXPIRED)
+    # and a no_driver booking does not start again on its own
+    assert dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk) is None
+    assert not Offer.objects.filter(booking=booking).exists()
+
+
+def test_redispatch_starts_a_new_round(dispatch_now):
+    booking = BookingFactory()
+    dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    driver = driver_at(LEEDS)  # a driver comes online later
+    offer = dispatch_now(offers.booking_redispatch, booking_id=booking.pk, actor="admin:desk")
+    assert (offer.driver, offer.round) == (driver, 2)
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.OFFERED
+
+
+def test_fleet_accept_records_the_fleet_as_subcontracted_operator(dispatch_now):
+    fleet = PartnerFleetFactory()
+    booking = BookingFactory()
+    dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    offer = dispatch_now(
+        offers.fleet_offer_answer, account=fleet.account, booking=booking, accept=True
+    )
+    booking.refresh_from_db()
+    assert offer.status == OfferStatus.ACCEPTED
+    assert (booking.status, booking.subcontracted_to) == (BookingStatus.ACCEPTED, fleet.account)
+
+
+def test_national_accept_records_s55a_operator_on_the_booking(dispatch_now):
+    operator = OperatorLicenceFactory().account
+    national = driver_at(LEEDS, network=NetworkTier.NATIONAL, approved_by=operator)
+    CorridorFactory(driver=national)
+    booking = BookingFactory(dropoff_lat=LONDON[0], dropoff_lng=LONDON[1])
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    dispatch_now(offers.offer_accept, offer_id=offer.pk, driver=national)
+    booking.refresh_from_db()
+    assert (booking.driver, booking.subcontracted_to) == (national, operator)
+
+
+def test_manual_assignment_withdraws_the_open_offer(dispatch_now):
+    offered = driver_at(LEEDS)
+    chosen = driver_at(LONDON)
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    dispatch_now(
+        offers.booking_assign_manual, booking_id=booking.pk, driver=chosen, actor="admin:desk"
+    )
+    booking.refresh_from_db()
+    chosen.refresh_from_db()
+    assert (booking.status, booking.driver) == (BookingStatus.ACCEPTED, chosen)
+    assert chosen.current_jobs == 1
+    assert Offer.objects.get(pk=offer.pk).status == OfferStatus.WITHDRAWN
+    with pytest.raises(Problem) as late:
+        offers.offer_accept(offer_id=offer.pk, driver=offered)
+    assert late.value.code == "offer_closed"
+
+
+def test_manual_assignment_of_a_no_driver_booking(dispatch_now):
+    booking = BookingFactory()
+    dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    driver = driver_at(LONDON)
+    dispatch_now(
+        offers.booking_assign_manual, booking_id=booking.pk, driver=driver, actor="admin:desk"
+    )
+    booking.refresh_from_db()
+    assert (booking.status, booking.driver) == (BookingStatus.ACCEPTED, driver)
+    assert DispatchAttempt.objects.filter(booking=booking, outcome=AttemptOutcome.ASSIGNED).exists()
+
+
+def test_cancelling_an_offered_booking_withdraws_the_offer(dispatch_now):
+    driver = driver_at(LEEDS)
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    booking.refresh_from_db()
+    dispatch_now(booking_cancel, booking=booking, actor="passenger")
+    assert Offer.objects.get(pk=offer.pk).status == OfferStatus.WITHDRAWN
+    with pytest.raises(Problem):
+        offers.offer_accept(offer_id=offer.pk, driver=driver)
+
+
+def test_cancelling_an_accepted_booking_frees_the_driver_once(dispatch_now):
+    driver = driver_at(LEEDS)
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    dispatch_now(offers.offer_accept, offer_id=offer.pk, driver=driver)
+    booking.refresh_from_db()
+    dispatch_now(booking_cancel, booking=booking, actor="passenger")
+    driver.refresh_from_db()
+    assert driver.current_jobs == 0
+    # releasing again (a retried task) does not go below zero or free a second job
+    assert offers.driver_job_release(booking_id=booking.pk) is False
+    driver.refresh_from_db()
+    assert driver.current_jobs == 0

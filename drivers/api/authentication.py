@@ -1,0 +1,37 @@
+"""Driver app authentication: DRF tokens issued at driver login (contract 6)."""
+
+from __future__ import annotations
+
+from rest_framework import exceptions, permissions
+from rest_framework.authentication import TokenAuthentication, get_authorization_header
+
+
+class DriverTokenAuthentication(TokenAuthentication):
+    """``Authorization: Token <token>``; ``Bearer <token>`` is accepted too, as apps send it.
+
+    Sets ``request.driver`` on the underlying request for rate limits and views.
+    """
+
+    keywords = ("token", "bearer")
+
+    def authenticate(self, request):
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].decode(errors="replace").lower() not in self.keywords:
+            return None
+        if len(parts) != 2:
+            raise exceptions.AuthenticationFailed("Authorization header must be 'Token <token>'.")
+        try:
+            token = parts[1].decode()
+        except UnicodeError:
+            raise exceptions.AuthenticationFailed("Invalid token.") from None
+        user, token_obj = self.authenticate_credentials(token)
+        driver = getattr(user, "driver", None)
+        if driver is None:
+            raise exceptions.AuthenticationFailed("This token does not belong to a driver.")
+        getattr(request, "_request", request).driver = driver
+        return user, token_obj
+
+
+class IsDriver(permissions.BasePermission):
+    def has_permission(self, request, view) -> bool:
+        return getattr(getattr(request, "_request", request), "driver", None) is not None

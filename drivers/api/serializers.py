@@ -1,0 +1,154 @@
+"""Input and output serializers of the driver app API (unique names: drf-spectacular)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from dispatch.services.jobs import DRIVER_STATUSES
+
+MONEY = {"max_digits": 10, "decimal_places": 2, "coerce_to_string": False}
+
+# How the driver was paid; stored on the payment record.
+SETTLEMENT_METHODS = ("cash", "card", "payment_link", "bank_transfer", "account")
+
+
+class DriverLoginInputSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=128, trim_whitespace=False)
+
+
+class DriverVehicleOutputSerializer(serializers.Serializer):
+    make = serializers.CharField()
+    model = serializers.CharField()
+    colour = serializers.CharField()
+    registration = serializers.CharField()
+    vehicleClass = serializers.CharField(source="vehicle_class")
+    seats = serializers.IntegerField()
+    wheelchairAccessible = serializers.BooleanField(source="wheelchair_accessible")
+
+
+class DriverProfileOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    stage = serializers.CharField(help_text="signed_up, approved, trial, billed or suspended")
+    trialEndsAt = serializers.DateTimeField(source="trial_ends_at", allow_null=True)
+    online = serializers.BooleanField()
+    currentJobs = serializers.IntegerField(source="current_jobs")
+    maxJobs = serializers.IntegerField(source="max_jobs")
+    licensingAuthority = serializers.CharField(source="licensing_authority")
+    licenceExpiry = serializers.DateField(source="licence_expiry")
+
+
+class DriverLoginOutputSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="Send as 'Authorization: Token <token>'.")
+    driver = DriverProfileOutputSerializer()
+
+
+class DriverFeedPassengerOutputSerializer(serializers.Serializer):
+    name = serializers.CharField(source="passenger_name")
+    phone = serializers.CharField(source="passenger_phone")
+
+
+class DriverFeedItemOutputSerializer(serializers.Serializer):
+    offerId = serializers.IntegerField(source="offer.pk", allow_null=True, default=None)
+    offerExpiresAt = serializers.DateTimeField(
+        source="offer.expires_at", allow_null=True, default=None
+    )
+    bookingReference = serializers.CharField(source="booking.reference")
+    status = serializers.CharField(source="booking.status")
+    pickup = serializers.CharField(source="booking.pickup")
+    dropoff = serializers.CharField(source="booking.dropoff")
+    pickupTime = serializers.DateTimeField(source="booking.pickup_time")
+    passengers = serializers.IntegerField(source="booking.passengers")
+    vehicleType = serializers.CharField(source="booking.vehicle_type")
+    fareGBP = serializers.DecimalField(source="booking.fare", **MONEY)
+    currency = serializers.CharField(source="booking.currency")
+    paymentMethod = serializers.CharField(source="booking.payment_method")
+    flightNumber = serializers.CharField(source="booking.flight_number")
+    notes = serializers.CharField(source="booking.notes")
+    deadMiles = serializers.DecimalField(
+        source="offer.dead_miles",
+        max_digits=7,
+        decimal_places=1,
+        coerce_to_string=False,
+        allow_null=True,
+        default=None,
+    )
+    passenger = serializers.SerializerMethodField(
+        help_text="Name and phone once the job is yours; null while it is only offered."
+    )
+
+    @extend_schema_field(DriverFeedPassengerOutputSerializer(allow_null=True))
+    def get_passenger(self, item) -> dict | None:
+        if not item.assigned:
+            return None
+        return DriverFeedPassengerOutputSerializer(item.booking).data
+
+
+class DriverJobsFeedOutputSerializer(serializers.Serializer):
+    driver = DriverProfileOutputSerializer()
+    results = DriverFeedItemOutputSerializer(many=True)
+
+
+class DriverOfferDecisionOutputSerializer(serializers.Serializer):
+    offerId = serializers.IntegerField(source="pk")
+    status = serializers.CharField(help_text="accepted or declined")
+    bookingReference = serializers.CharField(source="booking.reference")
+    bookingStatus = serializers.CharField(source="booking.status")
+
+
+class DriverJobStatusInputSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=[str(s) for s in DRIVER_STATUSES])
+
+
+class DriverJobStatusOutputSerializer(serializers.Serializer):
+    bookingReference = serializers.CharField(source="reference")
+    status = serializers.CharField()
+
+
+class DriverSettlementInputSerializer(serializers.Serializer):
+    amountGBP = serializers.DecimalField(min_value=Decimal("0.01"), **MONEY)
+    method = serializers.ChoiceField(choices=SETTLEMENT_METHODS)
+    reference = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+    processorFeeGBP = serializers.DecimalField(
+        max_digits=8,
+        decimal_places=2,
+        coerce_to_string=False,
+        min_value=Decimal("0.00"),
+        required=False,
+        default=Decimal("0.00"),
+        help_text="Card processor fee, passed through on the weekly invoice.",
+    )
+
+
+class DriverSettlementRecordOutputSerializer(serializers.Serializer):
+    amountGBP = serializers.DecimalField(source="amount", **MONEY)
+    kind = serializers.CharField()
+    method = serializers.CharField()
+    reference = serializers.CharField()
+    processorFeeGBP = serializers.DecimalField(source="processor_fee", **MONEY)
+    occurredAt = serializers.DateTimeField(source="occurred_at")
+
+
+class DriverSettlementOutputSerializer(serializers.Serializer):
+    bookingReference = serializers.CharField()
+    paymentState = serializers.CharField(help_text="unpaid, part_paid, paid or refunded")
+    record = DriverSettlementRecordOutputSerializer()
+
+
+class DriverAvailabilityInputSerializer(serializers.Serializer):
+    online = serializers.BooleanField()
+    lat = serializers.FloatField(min_value=-90, max_value=90, required=False, allow_null=True)
+    lng = serializers.FloatField(min_value=-180, max_value=180, required=False, allow_null=True)
+
+
+class DriverAvailabilityOutputSerializer(serializers.Serializer):
+    online = serializers.BooleanField()
+    lat = serializers.FloatField(source="last_lat", allow_null=True)
+    lng = serializers.FloatField(source="last_lng", allow_null=True)
+    lastSeenAt = serializers.DateTimeField(source="last_seen_at", allow_null=True)
+    currentJobs = serializers.IntegerField(source="current_jobs")
+    maxJobs = serializers.IntegerField(source="max_jobs")

@@ -1,0 +1,220 @@
+"""Driver app API (contract 6): login, job feed, offers, job status, settlement, availability.
+
+Each view authenticates the driver's token, rate limits per driver (scope ``driver``),
+validates its input serializer and calls one service.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.authtoken.models import Token
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.problems import Problem, validation_problem
+from api.ratelimits import ratelimit_enforce
+from api.schema import problem_responses
+from bookings.models import PaymentRecord
+from bookings.services import payment_state
+from dispatch.services import jobs, offers
+from drivers import selectors, services
+from drivers.api.authentication import DriverTokenAuthentication, IsDriver
+from drivers.api.serializers import (
+    DriverAvailabilityInputSerializer,
+    DriverAvailabilityOutputSerializer,
+    DriverJobsFeedOutputSerializer,
+    DriverJobStatusInputSerializer,
+    DriverJobStatusOutputSerializer,
+    DriverLoginInputSerializer,
+    DriverLoginOutputSerializer,
+    DriverOfferDecisionOutputSerializer,
+    DriverSettlementInputSerializer,
+    DriverSettlementOutputSerializer,
+)
+
+TAGS = ["driver app"]
+
+
+def _validated(serializer_class, request: Request) -> dict:
+    if not isinstance(request.data, dict):
+        raise Problem(400, "invalid_body", "The body must be a JSON object.")
+    serializer = serializer_class(data=request.data)
+    if not serializer.is_valid():
+        raise validation_problem(serializer.errors)
+    return serializer.validated_data
+
+
+class DriverAPIView(APIView):
+    """A driver's own endpoints: token authentication, limited per driver."""
+
+    authentication_classes = [DriverTokenAuthentication]
+    permission_classes = [IsDriver]
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        ratelimit_enforce(request, "driver", value=f"driver:{self.driver.pk}")
+
+    @property
+    def driver(self):
+        return self.request._request.driver
+
+
+class DriverLoginView(APIView):
+    """POST /api/public/v1/driver/login: username and password for a DRF token."""
+
+    authentication_classes: list = []
+    permission_classes: list = []
+
+    @extend_schema(
+        operation_id="driver_login",
+        tags=TAGS,
+        request=DriverLoginInputSerializer,
+        responses={200: DriverLoginOutputSerializer, **problem_responses(400, 401, 429)},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        ratelimit_enforce(request, "driver")
+        credentials = _validated(DriverLoginInputSerializer, request)
+        user = authenticate(
+            request._request, username=credentials["username"], password=credentials["password"]
+        )
+        driver = getattr(user, "driver", None) if user is not None else None
+        if driver is None:
+            raise Problem(
+                401,
+                "unauthenticated",
+                "Unknown driver or wrong password.",
+                headers={"WWW-Authenticate": "Token"},
+            )
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response(DriverLoginOutputSerializer({"token": token.key, "driver": driver}).data)
+
+
+class DriverJobsFeedView(DriverAPIView):
+    """GET /api/public/v1/jobs for driver-app clients: offered and accepted jobs.
+
+    The path is shared with partner intake (POST); the partners app routes GET here.
+    """
+
+    @extend_schema(
+        operation_id="driver_jobs_feed",
+        tags=TAGS,
+        responses={200: DriverJobsFeedOutputSerializer, **problem_responses(401, 403, 429)},
+        description=(
+            "The driver's open offers (with offerId and offerExpiresAt; passenger details "
+            "hidden) and the jobs they hold (with passenger name and phone). Authenticate "
+            "with the token from /v1/driver/login."
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        items = selectors.driver_jobs_feed(driver=self.driver)
+        return Response(
+            DriverJobsFeedOutputSerializer({"driver": self.driver, "results": items}).data
+        )
+
+
+class DriverOfferAcceptView(DriverAPIView):
+    @extend_schema(
+        operation_id="driver_offer_accept",
+        tags=TAGS,
+        request=None,
+        responses={
+            200: DriverOfferDecisionOutputSerializer,
+            **problem_responses(
+                401,
+                403,
+                404,
+                409,
+                429,
+                s409="offer_closed: declined, withdrawn or timed out; driver_busy: at maximum load.",
+            ),
+        },
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        offer = offers.offer_accept(offer_id=pk, driver=self.driver)
+        return Response(DriverOfferDecisionOutputSerializer(offer).data)
+
+
+class DriverOfferDeclineView(DriverAPIView):
+    @extend_schema(
+        operation_id="driver_offer_decline",
+        tags=TAGS,
+        request=None,
+        responses={
+            200: DriverOfferDecisionOutputSerializer,
+            **problem_responses(401, 403, 404, 409, 429, s409="offer_closed"),
+        },
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        offer = offers.offer_decline(offer_id=pk, driver=self.driver)
+        return Response(DriverOfferDecisionOutputSerializer(offer).data)
+
+
+class DriverJobStatusView(DriverAPIView):
+    @extend_schema(
+        operation_id="driver_job_status",
+        tags=TAGS,
+        request=DriverJobStatusInputSerializer,
+        responses={
+            200: DriverJobStatusOutputSerializer,
+            **problem_responses(400, 401, 403, 404, 409, 429, s409="invalid_transition"),
+        },
+    )
+    def post(self, request: Request, ref: str) -> Response:
+        body = _validated(DriverJobStatusInputSerializer, request)
+        booking = jobs.driver_job_status_change(
+            driver=self.driver, reference=ref, to_status=body["status"]
+        )
+        return Response(DriverJobStatusOutputSerializer(booking).data)
+
+
+class DriverJobSettlementView(DriverAPIView):
+    @extend_schema(
+        operation_id="driver_job_settlement",
+        tags=TAGS,
+        request=DriverSettlementInputSerializer,
+        responses={
+            201: DriverSettlementOutputSerializer,
+            200: OpenApiResponse(
+                DriverSettlementOutputSerializer,
+                description="The same payment reference was already recorded: nothing new.",
+            ),
+            **problem_responses(400, 401, 403, 404, 409, 429),
+        },
+    )
+    def post(self, request: Request, ref: str) -> Response:
+        body = _validated(DriverSettlementInputSerializer, request)
+        record, created = jobs.driver_job_settle(
+            driver=self.driver,
+            reference=ref,
+            amount=body["amountGBP"],
+            method=body["method"],
+            payment_reference=body["reference"],
+            processor_fee=body["processorFeeGBP"],
+        )
+        records = list(PaymentRecord.objects.filter(booking_id=record.booking_id))
+        state = payment_state(records, record.booking.fare)
+        output = DriverSettlementOutputSerializer(
+            {"bookingReference": ref, "paymentState": state, "record": record}
+        )
+        return Response(output.data, status=201 if created else 200)
+
+
+class DriverAvailabilityView(DriverAPIView):
+    @extend_schema(
+        operation_id="driver_availability",
+        tags=TAGS,
+        request=DriverAvailabilityInputSerializer,
+        responses={
+            200: DriverAvailabilityOutputSerializer,
+            **problem_responses(400, 401, 403, 429),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        body = _validated(DriverAvailabilityInputSerializer, request)
+        driver = services.driver_availability_set(
+            driver=self.driver, online=body["online"], lat=body.get("lat"), lng=body.get("lng")
+        )
+        return Response(DriverAvailabilityOutputSerializer(driver).data)

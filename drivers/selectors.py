@@ -1,0 +1,161 @@
+"""Read-side queries for the driver app feed and the driver dashboard."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.utils import timezone
+
+from bookings.models import Booking, BookingStatus, PaymentRecord
+from dispatch.models import Offer, OfferStatus
+from drivers.models import Driver
+
+ACTIVE_JOB_STATUSES = (
+    BookingStatus.ACCEPTED,
+    BookingStatus.EN_ROUTE,
+    BookingStatus.ARRIVED,
+    BookingStatus.ON_BOARD,
+)
+DASHBOARD_WEEKS = 8
+ZERO = Decimal("0.00")
+
+
+@dataclass
+class FeedItem:
+    booking: Booking
+    offer: Offer | None
+    assigned: bool  # the passenger's contact details are shown only once assigned
+
+
+def driver_jobs_feed(*, driver: Driver) -> list[FeedItem]:
+    """Open offers to the driver, then jobs they hold, soonest pickup first (two queries)."""
+    offers = (
+        Offer.objects.filter(driver=driver, status=OfferStatus.OPEN)
+        .select_related("booking")
+        .order_by("booking__pickup_time", "pk")
+    )
+    items = [FeedItem(booking=o.booking, offer=o, assigned=False) for o in offers]
+    jobs = Booking.objects.filter(driver=driver, status__in=ACTIVE_JOB_STATUSES).order_by(
+        "pickup_time", "pk"
+    )
+    items += [FeedItem(booking=b, offer=None, assigned=True) for b in jobs]
+    return items
+
+
+@dataclass
+class DashboardJob:
+    booking: Booking
+    earnings: Decimal
+    dead_miles: Decimal
+
+
+@dataclass
+class PeriodTotals:
+    """Earnings are what the payment records say the driver took, never quoted fares."""
+
+    start: date
+    jobs: int = 0
+    payments: Decimal = ZERO
+    refunds: Decimal = ZERO
+    processor_fees: Decimal = ZERO
+    dead_miles: Decimal = Decimal("0.0")
+
+    @property
+    def earnings(self) -> Decimal:
+        return self.payments - self.refunds
+
+
+@dataclass
+class DriverDashboard:
+    today: PeriodTotals
+    this_week: PeriodTotals
+    today_jobs: list[DashboardJob] = field(default_factory=list)
+    week_jobs: list[DashboardJob] = field(default_factory=list)
+    weeks: list[PeriodTotals] = field(default_factory=list)  # newest first
+
+
+def _local_midnight(day: date, zone: ZoneInfo) -> datetime:
+    return datetime.combine(day, time.min, tzinfo=zone)
+
+
+def _week_start(moment: datetime, zone: ZoneInfo) -> date:
+    local = moment.astimezone(zone).date()
+    return local - timedelta(days=local.weekday())  # weeks start on Monday, UK time
+
+
+def driver_dashboard(*, driver: Driver, now: datetime | None = None) -> DriverDashboard:
+    """Today's and this week's jobs, earnings, dead mileage and weekly totals.
+
+    Reconciled against the immutable payment records (seed 1.3 "track and settle"):
+    earnings = payments minus refunds recorded for the driver, bucketed by when the money
+    moved; jobs and dead miles are bucketed by pickup time. Weeks are Monday to Sunday in
+    Europe/London. A fixed number of queries whatever the number of jobs.
+    """
+    zone = ZoneInfo(settings.TARIFF_TIME_ZONE)
+    now = now or timezone.now()
+    today = now.astimezone(zone).date()
+    this_week = _week_start(now, zone)
+    first_week = this_week - timedelta(weeks=DASHBOARD_WEEKS - 1)
+    since = _local_midnight(first_week, zone)
+    until = _local_midnight(this_week + timedelta(weeks=1), zone)
+
+    weeks = {
+        first_week + timedelta(weeks=i): PeriodTotals(start=first_week + timedelta(weeks=i))
+        for i in range(DASHBOARD_WEEKS)
+    }
+    day = PeriodTotals(start=today)
+
+    per_booking: dict[int, Decimal] = defaultdict(lambda: ZERO)
+    records = PaymentRecord.objects.filter(
+        driver=driver, occurred_at__gte=since, occurred_at__lt=until
+    ).values_list("booking_id", "kind", "amount", "processor_fee", "occurred_at")
+    for booking_id, kind, amount, fee, occurred_at in records:
+        buckets = [weeks[_week_start(occurred_at, zone)]]
+        if occurred_at.astimezone(zone).date() == today:
+            buckets.append(day)
+        for bucket in buckets:
+            if kind == PaymentRecord.Kind.PAYMENT:
+                bucket.payments += amount
+            elif kind == PaymentRecord.Kind.REFUND:
+                bucket.refunds += amount
+            bucket.processor_fees += fee
+        if kind == PaymentRecord.Kind.PAYMENT:
+            per_booking[booking_id] += amount
+        elif kind == PaymentRecord.Kind.REFUND:
+            per_booking[booking_id] -= amount
+
+    dead_by_booking = dict(
+        Offer.objects.filter(
+            driver=driver,
+            status=OfferStatus.ACCEPTED,
+            booking__pickup_time__gte=since,
+            booking__pickup_time__lt=until,
+            dead_miles__isnull=False,
+        ).values_list("booking_id", "dead_miles")
+    )
+    bookings = (
+        Booking.objects.filter(driver=driver, pickup_time__gte=since, pickup_time__lt=until)
+        .exclude(status=BookingStatus.CANCELLED)
+        .select_related("vehicle")
+        .order_by("pickup_time", "pk")
+    )
+    dashboard = DriverDashboard(today=day, this_week=weeks[this_week])
+    for booking in bookings:
+        dead = dead_by_booking.get(booking.pk) or Decimal("0.0")
+        job = DashboardJob(booking=booking, earnings=per_booking[booking.pk], dead_miles=dead)
+        week = weeks[_week_start(booking.pickup_time, zone)]
+        week.jobs += 1
+        week.dead_miles += dead
+        if week.start == this_week:
+            dashboard.week_jobs.append(job)
+        if booking.pickup_time.astimezone(zone).date() == today:
+            day.jobs += 1
+            day.dead_miles += dead
+            dashboard.today_jobs.append(job)
+    dashboard.weeks = sorted(weeks.values(), key=lambda w: w.start, reverse=True)
+    return dashboard

@@ -1,0 +1,139 @@
+"""Driver accounts: sign-up, approval, availability (seed section 3, contract 6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from api.problems import Problem
+from dispatch import conf
+from drivers.models import APPROVED_STAGES, Driver, DriverStage, NetworkTier, Vehicle
+
+
+@dataclass
+class DriverApplication:
+    """What the sign-up form collects: the driver, their licence and their vehicle."""
+
+    username: str
+    password: str
+    name: str
+    phone: str  # E.164
+    email: str
+    licensing_authority: str
+    licence_number: str
+    licence_expiry: date
+    base_city: str
+    base_lat: float
+    base_lng: float
+    operating_radius_km: float
+    network: str
+    vehicle_make: str
+    vehicle_model: str
+    vehicle_colour: str
+    vehicle_registration: str
+    vehicle_class: str
+    vehicle_seats: int
+    vehicle_wheelchair_accessible: bool
+    vehicle_licensing_authority: str
+    vehicle_plate_number: str
+    vehicle_plate_expiry: date
+
+
+@transaction.atomic
+def driver_signup(*, application: DriverApplication) -> Driver:
+    """Create the login, the driver (stage ``signed_up``) and their vehicle.
+
+    Guarantees: nothing is offered to the driver until an operator approves them; the
+    three rows are created together or not at all.
+    """
+    user = get_user_model().objects.create_user(
+        username=application.username, email=application.email, password=application.password
+    )
+    driver = Driver.objects.create(
+        user=user,
+        name=application.name,
+        phone=application.phone,
+        email=application.email,
+        stage=DriverStage.SIGNED_UP,
+        licensing_authority=application.licensing_authority,
+        licence_number=application.licence_number,
+        licence_expiry=application.licence_expiry,
+        base_city=application.base_city,
+        base_lat=application.base_lat,
+        base_lng=application.base_lng,
+        operating_radius_km=application.operating_radius_km,
+        network=application.network or NetworkTier.LOCAL,
+    )
+    Vehicle.objects.create(
+        driver=driver,
+        make=application.vehicle_make,
+        model=application.vehicle_model,
+        colour=application.vehicle_colour,
+        registration=application.vehicle_registration.upper(),
+        vehicle_class=application.vehicle_class,
+        seats=application.vehicle_seats,
+        wheelchair_accessible=application.vehicle_wheelchair_accessible,
+        licensing_authority=application.vehicle_licensing_authority,
+        plate_number=application.vehicle_plate_number,
+        plate_expiry=application.vehicle_plate_expiry,
+    )
+    return driver
+
+
+def driver_approve(*, driver: Driver, approved_by=None, now: datetime | None = None) -> bool:
+    """Approve a signed-up driver: the free trial starts (seed 8.2: 90 days).
+
+    Guarantees: only a ``signed_up`` driver moves, through a guarded UPDATE, so approving
+    twice never restarts a trial. Returns True when this call approved.
+    """
+    now = now or timezone.now()
+    changes = {
+        "stage": DriverStage.TRIAL,
+        "approved_at": now,
+        "trial_ends_at": now + timedelta(days=conf.driver_trial_days()),
+    }
+    if approved_by is not None:
+        changes["approved_by"] = approved_by
+    approved = Driver.objects.filter(pk=driver.pk, stage=DriverStage.SIGNED_UP).update(**changes)
+    driver.refresh_from_db()
+    return bool(approved)
+
+
+def driver_availability_set(
+    *,
+    driver: Driver,
+    online: bool,
+    lat: float | None = None,
+    lng: float | None = None,
+    now: datetime | None = None,
+) -> Driver:
+    """Report the driver's live state from the app: online flag and position.
+
+    Going online needs a position (the matcher searches by it). Guarantees: only the
+    live-state columns are written, so a concurrent job-load change is never overwritten.
+    """
+    now = now or timezone.now()
+    if online and (lat is None or lng is None):
+        raise Problem(
+            400,
+            "invalid_input",
+            "A position is needed to go online.",
+            errors={
+                "lat": ["Required when online is true."],
+                "lng": ["Required when online is true."],
+            },
+        )
+    if online and driver.stage not in APPROVED_STAGES:
+        raise Problem(
+            403, "permission_denied", "Jobs are offered only after an operator approves you."
+        )
+    changes: dict = {"online": online, "last_seen_at": now}
+    if lat is not None and lng is not None:
+        changes.update(last_lat=lat, last_lng=lng)
+    Driver.objects.filter(pk=driver.pk).update(**changes)
+    driver.refresh_from_db()
+    return driver

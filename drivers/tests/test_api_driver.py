@@ -1,0 +1,293 @@
+"""Driver app API (contract 6): login, feed, offers, job status, settlement, availability."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from bookings.models import BookingStatus, PaymentRecord
+from dispatch.models import Offer, OfferStatus
+from dispatch.services import offers
+from dispatch.tests.factories import LEEDS, BookingFactory, UserFactory, driver_at, north_of
+from drivers.models import DriverStage
+
+pytestmark = pytest.mark.django_db
+
+
+def driver_client(driver) -> APIClient:
+    if driver.user is None:
+        driver.user = UserFactory()
+        driver.save(update_fields=["user"])
+    token, _ = Token.objects.get_or_create(user=driver.user)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def offered(django_capture_on_commit_callbacks):
+    driver_at(LEEDS)
+    booking = BookingFactory(passenger_name="Asha Khan", passenger_phone="+447700900555")
+    with django_capture_on_commit_callbacks(execute=True):
+        offer = offers.booking_dispatch_next(booking_id=booking.pk)
+    return offer
+
+
+def accept(client, offer):
+    return client.post(f"/api/public/v1/driver/offers/{offer.pk}/accept", format="json")
+
+
+def test_login_gives_a_token_that_opens_the_feed():
+    driver = driver_at(LEEDS)
+    driver.user = UserFactory(username="asha@example.co.uk")
+    driver.save(update_fields=["user"])
+    response = APIClient().post(
+        "/api/public/v1/driver/login",
+        {"username": "asha@example.co.uk", "password": "correct horse battery"},
+        format="json",
+    )
+    assert response.status_code == 200
+    assert response.json()["driver"]["stage"] == DriverStage.TRIAL
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
+    assert client.get("/api/public/v1/jobs").status_code == 200
+
+
+def test_wrong_password_is_401_problem():
+    driver = driver_at(LEEDS)
+    driver.user = UserFactory(username="asha@example.co.uk")
+    driver.save(update_fields=["user"])
+    response = APIClient().post(
+        "/api/public/v1/driver/login",
+        {"username": "asha@example.co.uk", "password": "nope"},
+        format="json",
+    )
+    assert response.status_code == 401
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "unauthenticated"
+
+
+@pytest.mark.parametrize("header", [None, "Token not-a-token"])
+def test_driver_endpoints_need_a_valid_token(header):
+    client = APIClient()
+    if header:
+        client.credentials(HTTP_AUTHORIZATION=header)
+    response = client.post("/api/public/v1/driver/availability", {"online": False}, format="json")
+    assert response.status_code == 401
+    assert response.json()["code"] == "unauthenticated"
+
+
+def test_feed_shows_the_offer_without_passenger_details(offered, django_assert_max_num_queries):
+    client = driver_client(offered.driver)
+    with django_assert_max_num_queries(8):
+        response = client.get("/api/public/v1/jobs")
+    assert response.status_code == 200
+    [item] = response.json()["results"]
+    assert item["offerId"] == offered.pk
+    assert item["bookingReference"] == offered.booking.reference
+    assert item["status"] == "offered"
+    assert item["fareGBP"] == 38.2
+    assert item["passenger"] is None
+
+
+def test_feed_query_count_does_not_grow_with_jobs(django_assert_max_num_queries):
+    driver = driver_at(LEEDS, max_jobs=20)
+    for _ in range(10):
+        BookingFactory(driver=driver, status=BookingStatus.ACCEPTED)
+    client = driver_client(driver)
+    with django_assert_max_num_queries(8):
+        response = client.get("/api/public/v1/jobs")
+    assert len(response.json()["results"]) == 10
+
+
+def test_accept_through_the_api_assigns_the_job_and_shows_the_passenger(offered):
+    client = driver_client(offered.driver)
+    response = accept(client, offered)
+    assert response.status_code == 200
+    assert response.json() == {
+        "offerId": offered.pk,
+        "status": "accepted",
+        "bookingReference": offered.booking.reference,
+        "bookingStatus": "accepted",
+    }
+    [item] = client.get("/api/public/v1/jobs").json()["results"]
+    assert item["status"] == "accepted"
+    assert item["passenger"] == {"name": "Asha Khan", "phone": "+447700900555"}
+
+
+def test_accepting_twice_is_409_offer_closed(offered):
+    client = driver_client(offered.driver)
+    assert accept(client, offered).status_code == 200
+    response = accept(client, offered)
+    assert response.status_code == 409
+    assert response.json()["code"] == "offer_closed"
+
+
+def test_another_drivers_offer_is_404(offered):
+    stranger = driver_client(driver_at(north_of(LEEDS, 40)))
+    response = accept(stranger, offered)
+    assert response.status_code == 404
+    assert response.json()["code"] == "offer_not_found"
+
+
+def test_decline_through_the_api_moves_on(offered, django_capture_on_commit_callbacks):
+    second = driver_at(north_of(LEEDS, 3))
+    client = driver_client(offered.driver)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/api/public/v1/driver/offers/{offered.pk}/decline", format="json")
+    assert response.status_code == 200
+    assert response.json()["status"] == "declined"
+    assert Offer.objects.get(booking=offered.booking, status=OfferStatus.OPEN).driver == second
+
+
+def test_job_status_along_the_state_machine_and_release_on_completion(offered):
+    client = driver_client(offered.driver)
+    accept(client, offered)
+    ref = offered.booking.reference
+    for status in ("en_route", "arrived", "on_board", "completed"):
+        response = client.post(
+            f"/api/public/v1/driver/jobs/{ref}/status", {"status": status}, format="json"
+        )
+        assert response.status_code == 200, response.json()
+        assert response.json() == {"bookingReference": ref, "status": status}
+    offered.driver.refresh_from_db()
+    assert offered.driver.current_jobs == 0
+
+
+def test_illegal_status_move_is_409(offered):
+    client = driver_client(offered.driver)
+    accept(client, offered)
+    response = client.post(
+        f"/api/public/v1/driver/jobs/{offered.booking.reference}/status",
+        {"status": "completed"},
+        format="json",
+    )
+    assert response.status_code == 409
+    assert response.json()["code"] == "invalid_transition"
+
+
+def test_unknown_status_is_400_naming_the_field(offered):
+    client = driver_client(offered.driver)
+    accept(client, offered)
+    response = client.post(
+        f"/api/public/v1/driver/jobs/{offered.booking.reference}/status",
+        {"status": "flying"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "status" in response.json()["errors"]
+
+
+def test_status_of_a_job_not_assigned_to_the_driver_is_404(offered):
+    client = driver_client(offered.driver)  # offered, not yet accepted
+    response = client.post(
+        f"/api/public/v1/driver/jobs/{offered.booking.reference}/status",
+        {"status": "en_route"},
+        format="json",
+    )
+    assert response.status_code == 404
+    assert response.json()["code"] == "job_not_found"
+
+
+def test_no_show_releases_the_driver(offered):
+    client = driver_client(offered.driver)
+    accept(client, offered)
+    ref = offered.booking.reference
+    for status in ("arrived", "no_show"):
+        assert (
+            client.post(
+                f"/api/public/v1/driver/jobs/{ref}/status", {"status": status}, format="json"
+            ).status_code
+            == 200
+        )
+    offered.driver.refresh_from_db()
+    assert offered.driver.current_jobs == 0
+
+
+def test_settlement_appends_an_immutable_payment_record(offered):
+    client = driver_client(offered.driver)
+    accept(client, offered)
+    ref = offered.booking.reference
+    body = {"amountGBP": 38.2, "method": "card", "reference": "SUMUP-1", "processorFeeGBP": 0.65}
+    response = client.post(f"/api/public/v1/driver/jobs/{ref}/settlement", body, format="json")
+    assert response.status_code == 201
+    assert response.json()["paymentState"] == "paid"
+    assert response.json()["record"]["amountGBP"] == 38.2
+    record = PaymentRecord.objects.get(booking=offered.booking)
+    assert (record.amount, record.processor_fee, record.driver) == (
+        Decimal("38.20"),
+        Decimal("0.65"),
+        offered.driver,
+    )
+    # a retry with the same payment reference records nothing new
+    again = client.post(f"/api/public/v1/driver/jobs/{ref}/settlement", body, format="json")
+    assert again.status_code == 200
+    assert PaymentRecord.objects.filter(booking=offered.booking).count() == 1
+
+
+def test_settlement_validation(offered):
+    client = driver_client(offered.driver)
+    accept(client, offered)
+    response = client.post(
+        f"/api/public/v1/driver/jobs/{offered.booking.reference}/settlement",
+        {"amountGBP": -5, "method": "bitcoin"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert set(response.json()["errors"]) == {"amountGBP", "method"}
+
+
+def test_availability_sets_the_live_state():
+    driver = driver_at(LEEDS, online=False)
+    client = driver_client(driver)
+    response = client.post(
+        "/api/public/v1/driver/availability",
+        {"online": True, "lat": 53.8, "lng": -1.55},
+        format="json",
+    )
+    assert response.status_code == 200
+    assert response.json()["online"] is True
+    driver.refresh_from_db()
+    assert (driver.online, driver.last_lat, driver.last_lng) == (True, 53.8, -1.55)
+    assert driver.last_seen_at is not None
+
+
+def test_going_online_without_a_position_is_400():
+    client = driver_client(driver_at(LEEDS, online=False))
+    response = client.post("/api/public/v1/driver/availability", {"online": True}, format="json")
+    assert response.status_code == 400
+    assert set(response.json()["errors"]) == {"lat", "lng"}
+
+
+def test_unapproved_driver_cannot_go_online():
+    client = driver_client(
+        driver_at(LEEDS, online=False, stage=DriverStage.SIGNED_UP, approved_at=None)
+    )
+    response = client.post(
+        "/api/public/v1/driver/availability",
+        {"online": True, "lat": 53.8, "lng": -1.5},
+        format="json",
+    )
+    assert response.status_code == 403
+
+
+def test_non_object_body_is_400():
+    client = driver_client(driver_at(LEEDS))
+    response = client.post("/api/public/v1/driver/availability", [1, 2], format="json")
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_body"
+
+
+def test_driver_rate_limit(settings):
+    settings.RATELIMITS = {**settings.RATELIMITS, "driver": "2/m"}
+    client = driver_client(driver_at(LEEDS))
+    statuses = [client.get("/api/public/v1/jobs").status_code for _ in range(3)]
+    assert statuses == [200, 200, 429]
+
+
+def test_urls_are_named():
+    assert reverse("driver-offer-accept", args=[1]) == "/api/public/v1/driver/offers/1/accept"

@@ -1,0 +1,14 @@
+"""Driver pages, included by config/urls.py under "driver/"."""
+
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from drivers import views
+
+urlpatterns = [
+    path("signup/", views.driver_signup_page, name="driver-signup"),
+    path("signup/done/", views.driver_signup_done_page, name="driver-signup-done"),
+    path("login/", views.DriverLoginPage.as_view(), name="driver-login"),
+    path("logout/", auth_views.LogoutView.as_view(next_page="driver-login"), name="driver-logout"),
+    path("dashboard/", views.driver_dashboard_page, name="driver-dashboard"),
+]

@@ -1,0 +1,44 @@
+"""Server-rendered driver pages: sign-up, login and the earnings dashboard."""
+
+from __future__ import annotations
+
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
+from django.views.decorators.http import require_http_methods
+
+from drivers import selectors
+from drivers.forms import DriverSignupForm
+from drivers.services import driver_signup
+
+LOGIN_URL = reverse_lazy("driver-login")
+
+
+@require_http_methods(["GET", "POST"])
+def driver_signup_page(request: HttpRequest) -> HttpResponse:
+    form = DriverSignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        driver_signup(application=form.application())
+        return redirect("driver-signup-done")
+    return render(request, "drivers/signup.html", {"form": form})
+
+
+def driver_signup_done_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "drivers/signup_done.html")
+
+
+class DriverLoginPage(auth_views.LoginView):
+    template_name = "drivers/login.html"
+    next_page = reverse_lazy("driver-dashboard")
+    redirect_authenticated_user = True
+
+
+@login_required(login_url=LOGIN_URL)
+def driver_dashboard_page(request: HttpRequest) -> HttpResponse:
+    driver = getattr(request.user, "driver", None)
+    if driver is None:
+        return render(request, "drivers/not_a_driver.html", status=403)
+    dashboard = selectors.driver_dashboard(driver=driver)
+    return render(request, "drivers/dashboard.html", {"driver": driver, "dashboard": dashboard})
