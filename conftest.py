@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from celery._state import _set_task_join_will_block
 from django.core.cache import cache
 from django.db import connection
 from rest_framework.test import APIClient
@@ -16,6 +17,9 @@ def _fresh_state():
 
     cache.clear()
     tariff_catalogue_clear()
+    # Eager Celery toggles a process-global "joining would block" flag around each task;
+    # threads of the concurrency tests can leave it set. Every test starts with it off.
+    _set_task_join_will_block(False)
     yield
     cache.clear()
     tariff_catalogue_clear()
