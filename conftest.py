@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
+import socket
+
 import pytest
 from celery._state import _set_task_join_will_block
 from django.core.cache import cache
@@ -23,6 +26,32 @@ def _fresh_state():
     yield
     cache.clear()
     tariff_catalogue_clear()
+
+
+_LOCAL_HOSTS = {"localhost", "testserver"}
+
+
+def _is_ip_literal(host) -> bool:
+    # Resolving an address literal needs no network (the SSRF checks rely on it).
+    try:
+        ipaddress.ip_address(str(host).strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch):
+    """Tests never reach the internet: name resolution works for loopback only, so an
+    unrecorded outbound call fails fast (record HTTP with `responses` instead)."""
+    real_getaddrinfo = socket.getaddrinfo
+
+    def local_only(host, *args, **kwargs):
+        if host not in _LOCAL_HOSTS and not _is_ip_literal(host):
+            raise socket.gaierror(f"network disabled in tests: {host}")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", local_only)
 
 
 @pytest.fixture

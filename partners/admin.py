@@ -212,6 +212,7 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         "account",
         "booking",
         "event",
+        "offer",
         "webhook_id",
         "event_type",
         "sequence",

@@ -8,8 +8,12 @@ class PartnersConfig(AppConfig):
 
     def ready(self) -> None:
         from bookings.signals import booking_event_committed
-        from partners.receivers import booking_event_webhook_enqueue
+        from dispatch.signals import fleet_offer_made
+        from partners.receivers import booking_event_webhook_enqueue, fleet_offer_webhook_enqueue
 
         booking_event_committed.connect(
             booking_event_webhook_enqueue, dispatch_uid="partners.booking_event_webhook_enqueue"
+        )
+        fleet_offer_made.connect(
+            fleet_offer_webhook_enqueue, dispatch_uid="partners.fleet_offer_webhook_enqueue"
         )

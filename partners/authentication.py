@@ -7,10 +7,14 @@ A key that is presented but unknown, revoked or expired is 401, never anonymous.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import hmac
 import time
 
+from django.conf import settings
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
 from rest_framework import authentication, exceptions
 
 from api.callers import presented_api_key, signer_slug
@@ -25,6 +29,42 @@ def _attach(request, account: Account, key: AccountKey | None) -> None:
     django_request.account_key = key
 
 
+# Verified keys, per process: sha256(raw key) -> (valid until, key with its account).
+# Every keyed request would otherwise pay a database round trip before any real work.
+# Saving or deleting a key or an account in this process empties it at once; other
+# processes notice within API_KEY_CACHE_SECONDS (a revocation takes that long to reach
+# every worker). 0 turns the cache off.
+_verified_keys: dict[str, tuple[float, AccountKey]] = {}
+
+
+def _cache_seconds() -> float:
+    return float(getattr(settings, "API_KEY_CACHE_SECONDS", 10))
+
+
+def account_key_lookup(raw_key: str) -> AccountKey:
+    """The usable key for ``raw_key`` (a private copy); raises AccountKey.DoesNotExist."""
+    ttl = _cache_seconds()
+    digest = hashlib.sha256(raw_key.encode()).hexdigest()
+    now = time.monotonic()
+    cached = _verified_keys.get(digest) if ttl > 0 else None
+    if cached is None or cached[0] < now:
+        key = AccountKey.objects.get_from_key(raw_key)
+        if ttl > 0:
+            if len(_verified_keys) > 10_000:
+                _verified_keys.clear()
+            _verified_keys[digest] = (now + ttl, key)
+        cached = (0.0, key)
+    key = copy.copy(cached[1])
+    key.account = copy.copy(cached[1].account)
+    return key
+
+
+@receiver([post_save, post_delete], sender=AccountKey)
+@receiver([post_save, post_delete], sender=Account)
+def account_key_cache_clear(**kwargs) -> None:
+    _verified_keys.clear()
+
+
 class AccountKeyAuthentication(authentication.BaseAuthentication):
     """X-Service-AI-Key, Authorization: Bearer or x-api-key."""
 
@@ -33,7 +73,7 @@ class AccountKeyAuthentication(authentication.BaseAuthentication):
         if raw_key is None:
             return None
         try:
-            key = AccountKey.objects.get_from_key(raw_key)
+            key = account_key_lookup(raw_key)
         except AccountKey.DoesNotExist:
             raise exceptions.AuthenticationFailed("Unknown or revoked API key.") from None
         if key.has_expired:

@@ -6,6 +6,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
 from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
 
@@ -111,11 +112,13 @@ class WebhookDeliveryStatus(models.TextChoices):
 
 
 class WebhookDelivery(models.Model):
-    """One booking event to deliver to one account's webhook URL (contract 5.1).
+    """One message to deliver to one account's webhook URL (contract 5.1).
 
-    The body is frozen when the event happens so that every retry sends the same bytes
-    under the same ``webhook_id``; long waits between retries live in ``next_attempt_at``
-    and a periodic task picks them up, never in broker countdowns.
+    Either a booking event to the booking's sender (``event``) or a tier-3 job offer to a
+    partner fleet (``offer``, type ``booking.offered``); exactly one of the two is set.
+    The body is frozen when the message is created so that every retry sends the same
+    bytes under the same ``webhook_id``; long waits between retries live in
+    ``next_attempt_at`` and a periodic task picks them up, never in broker countdowns.
     """
 
     account = models.ForeignKey(
@@ -125,7 +128,19 @@ class WebhookDelivery(models.Model):
         "bookings.Booking", on_delete=models.CASCADE, related_name="webhook_deliveries"
     )
     event = models.ForeignKey(
-        "bookings.BookingEvent", on_delete=models.CASCADE, related_name="webhook_deliveries"
+        "bookings.BookingEvent",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="webhook_deliveries",
+    )
+    offer = models.ForeignKey(
+        "dispatch.Offer",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="webhook_deliveries",
+        help_text="The fleet offer this delivery carries (booking.offered).",
     )
     webhook_id = models.CharField(max_length=64, unique=True)
     event_type = models.CharField(max_length=40)
@@ -151,6 +166,13 @@ class WebhookDelivery(models.Model):
             # The receiver may run twice for one event (robust signal, redelivered task):
             # one delivery per (account, event) whatever happens.
             models.UniqueConstraint(fields=["account", "event"], name="webhook_one_per_event"),
+            # Likewise the fleet_offer_made receiver: one delivery per (account, offer).
+            models.UniqueConstraint(fields=["account", "offer"], name="webhook_one_per_offer"),
+            models.CheckConstraint(
+                condition=Q(event__isnull=False, offer__isnull=True)
+                | Q(event__isnull=True, offer__isnull=False),
+                name="webhook_event_or_offer",
+            ),
         ]
         indexes = [models.Index(fields=["status", "next_attempt_at"], name="webhook_due")]
 

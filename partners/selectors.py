@@ -9,6 +9,7 @@ from django.db.models import Prefetch, Q, QuerySet
 
 from api.problems import Problem
 from bookings.models import Booking, DispatchQueue
+from dispatch.models import Offer
 from partners.models import Account, OperatorUser
 
 LOCAL_TIME_ZONE = ZoneInfo("Europe/London")
@@ -65,6 +66,17 @@ def booking_get_for_holder(
     if booking is None:
         raise Problem(404, "job_not_found", f"No job {job_ref!r} from this account.")
     return booking
+
+
+def fleet_offer_latest_get(*, account: Account, reference: str) -> Offer | None:
+    """The latest tier-3 offer of booking ``reference`` to this account's fleet, with its
+    booking; None when the fleet was never offered it (contract 5.2, seed 1.3)."""
+    return (
+        Offer.objects.select_related("booking")
+        .filter(fleet__account=account, booking__reference=reference.strip().upper())
+        .order_by("-created_at", "-id")
+        .first()
+    )
 
 
 def operator_account_for_user(user) -> Account | None:

@@ -576,7 +576,9 @@ def test_concurrent_duplicate_batches_make_one_booking_per_job_ref(make_account)
     for thread in threads:
         thread.join()
 
-    assert [r.status_code for r in responses] == [200] * 6
+    assert [r.status_code for r in responses] == [200] * 6, [
+        r.content for r in responses if r.status_code != 200
+    ]
     assert Booking.objects.filter(account=partner).count() == 5
     for i in range(5):
         references = {r.json()["results"][i]["bookingReference"] for r in responses}

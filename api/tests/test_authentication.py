@@ -136,3 +136,22 @@ def test_hmac_unknown_account_is_401(client):
         HTTP_X_SIGNATURE="00",
     )
     assert_problem(response, 401, "unauthenticated")
+
+
+@override_settings(API_KEY_CACHE_SECONDS=60)
+def test_verified_keys_are_cached_but_revocation_is_seen(
+    client, make_account, django_assert_num_queries
+):
+    from partners.authentication import account_key_cache_clear
+
+    account_key_cache_clear()
+    account = make_account("partner", name="Cached")
+    assert client.get("/api/probe", HTTP_X_API_KEY=account.raw_key).status_code == 200
+    # Given a verified key, when it is used again, then no query is needed to accept it.
+    with django_assert_num_queries(0):
+        assert client.get("/api/probe", HTTP_X_API_KEY=account.raw_key).status_code == 200
+    # When the key is revoked through the model (admin, services), it stops working at once.
+    key = AccountKey.objects.get(account=account)
+    key.revoked = True
+    key.save()
+    assert_problem(client.get("/api/probe", HTTP_X_API_KEY=account.raw_key), 401, "unauthenticated")

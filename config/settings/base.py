@@ -97,7 +97,9 @@ REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # django-redis keeps one client per process (Django's own backend builds a new
+            # client object for every call), which matters on every rate-limited request.
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env("CACHE_KEY_PREFIX", default="dtd"),
         }
@@ -196,6 +198,9 @@ RATELIMITS = {
     # Seed section 8: 8 price checks per hour for an unconfirmed email.
     "unconfirmed_email": env("RATELIMIT_UNCONFIRMED_EMAIL", default="8/h"),
 }
+
+# Verified API keys are remembered per process this long (0: look up every request).
+API_KEY_CACHE_SECONDS = env.int("API_KEY_CACHE_SECONDS", default=10)
 
 # Idempotency keys are kept this long (contract 1.3).
 IDEMPOTENCY_RETENTION_HOURS = 24

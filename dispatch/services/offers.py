@@ -404,12 +404,19 @@ def offers_expire_overdue(*, now: datetime | None = None) -> int:
 
 
 def fleet_offer_answer(
-    *, account, booking: Booking, accept: bool, now: datetime | None = None
+    *,
+    account,
+    booking: Booking,
+    accept: bool,
+    now: datetime | None = None,
+    detail: dict | None = None,
 ) -> Offer:
     """A partner fleet answers a tier-3 offer through the booking-status hook (contract 5.2).
 
+    Only the fleet's own open, unexpired offer can be answered (else 409 ``offer_closed``).
     Accepting records the fleet's account as the s55A subcontracted operator; the fleet
-    reports its own driver through later status updates.
+    reports its own driver through later status updates. ``detail`` (what the fleet sent:
+    time, driver) is kept on the accepted event.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -432,7 +439,7 @@ def fleet_offer_answer(
                 booking=locked,
                 to_status=BookingStatus.ACCEPTED,
                 actor=f"account:{account.slug}",
-                detail={"offerId": offer.pk, "fleet": account.slug},
+                detail={**(detail or {}), "offerId": offer.pk, "fleet": account.slug},
                 subcontracted_to_id=offer.subcontracted_to_id,
             )
             _attempt(

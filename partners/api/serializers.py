@@ -16,6 +16,7 @@ from rest_framework import serializers
 from bookings.models import BookingStatus
 from bookings.passengers import phone_to_e164
 from partners.services.intake import MAX_BATCH, IntakeJob, JobAction, JobOutcome
+from partners.services.status import FLEET_DECLINED
 from pricing.vehicles import VehicleType
 
 # A pickup a little in the past is still a live job (a sender's clock, a late push);
@@ -248,11 +249,20 @@ class ReportedDriverInputSerializer(serializers.Serializer):
 
 
 class BookingStatusReportInputSerializer(serializers.Serializer):
-    """Contract 5.2: bookingReference or jobRef, the new status, when it happened."""
+    """Contract 5.2: bookingReference or jobRef, the new status, when it happened.
+
+    ``declined`` is not a booking status: a partner fleet turns down a tier-3 offer with it.
+    """
 
     bookingReference = serializers.CharField(max_length=20, required=False)
     jobRef = serializers.CharField(max_length=100, required=False)
-    status = serializers.ChoiceField(choices=BookingStatus.choices)
+    status = serializers.ChoiceField(
+        choices=[*BookingStatus.choices, (FLEET_DECLINED, "Declined (a fleet's offer answer)")],
+        help_text=(
+            "A booking status; a fleet answers a job offer (booking.offered) with accepted "
+            "or declined."
+        ),
+    )
     occurredAt = serializers.DateTimeField()
     driver = ReportedDriverInputSerializer(required=False, allow_null=True)
 

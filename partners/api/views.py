@@ -631,12 +631,25 @@ class BookingStatusHookView(PublicAPIView):
         description=(
             "Signed like intake (`x-partner` + `x-signature`, or an API key). Only legal "
             "transitions apply (else 409 invalid_transition); repeating the current status "
-            "is a no-op 200 with `changed: false`."
+            "is a no-op 200 with `changed: false`. A partner fleet answers a job offered to "
+            "it (webhook `booking.offered`) by `bookingReference` with `accepted` (it takes "
+            "the job and reports progress here afterwards) or `declined` (dispatch moves "
+            "on); `declined` is accepted by this hook only. Answering an offer that is no "
+            "longer open is 409 offer_closed."
         ),
         request=BookingStatusReportInputSerializer,
         responses={
             200: BookingStatusReportOutputSerializer,
-            **problem_responses(400, 401, 404, 409, 429),
+            **problem_responses(
+                400,
+                401,
+                404,
+                409,
+                429,
+                s404="No such booking sent by, held by or offered to this account.",
+                s409="invalid_transition, or offer_closed (a fleet's offer timed out, was "
+                "withdrawn or already answered).",
+            ),
         },
     )
     def post(self, request):
@@ -672,10 +685,13 @@ class BookingStatusHookView(PublicAPIView):
             driver=dict(driver) if driver else None,
         )
         booking = applied.booking
+        holds_job = account.pk in (booking.account_id, booking.subcontracted_to_id)
         return Response(
             {
                 "bookingReference": booking.reference,
-                "jobRef": booking.job_ref or None,
+                # The sender's own reference is for those holding the job, not for a fleet
+                # that declined it.
+                "jobRef": (booking.job_ref or None) if holds_job else None,
                 "status": booking.status,
                 "previousStatus": applied.previous_status,
                 "sequence": booking.sequence,

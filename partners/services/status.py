@@ -1,4 +1,8 @@
-"""Inbound status from the platform or fleet that holds a job (contract 5.2)."""
+"""Inbound status from the platform or fleet that holds a job (contract 5.2).
+
+The same hook carries a partner fleet's answer to a tier-3 offer (seed 1.3): ``accepted``
+takes the job, ``declined`` (a value this hook alone accepts) hands it back to dispatch.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,16 @@ import datetime as dt
 from dataclasses import dataclass
 
 from api.problems import Problem
-from bookings.models import Booking
+from bookings.models import Booking, BookingStatus
 from bookings.services import booking_status_change
+from dispatch.models import Offer, OfferStatus
+from dispatch.services.offers import fleet_offer_answer
 from partners.models import Account
-from partners.selectors import booking_get_for_holder
+from partners.selectors import booking_get_for_holder, fleet_offer_latest_get
+
+# Not a booking status: a fleet turning down the job it was offered.
+FLEET_DECLINED = "declined"
+FLEET_ANSWERS = (BookingStatus.ACCEPTED, FLEET_DECLINED)
 
 
 @dataclass(frozen=True)
@@ -28,20 +38,41 @@ def booking_status_report(
     job_ref: str | None = None,
     driver: dict | None = None,
 ) -> StatusApplied:
-    """Apply a status reported by the job's holder, through the booking state machine.
+    """Apply a status reported by the job's holder, or a fleet's answer to its offer.
 
     Guarantees: only legal transitions apply (else 409 ``invalid_transition``, raised by
     the guarded UPDATE in bookings.services, so a concurrent change cannot be overwritten);
     a repeat of the current status changes nothing and is not an error; the holder's
     driver details and time are kept in the booking event log.
+
+    A fleet with an open offer of the booking answers it with ``accepted`` or ``declined``
+    through dispatch (which locks the booking, so the answer and a timeout cannot both
+    win). A fleet that was offered the booking but holds neither the offer nor the job
+    gets 409 ``offer_closed``; an account that neither sent, holds nor was offered the
+    booking gets 404 as before, so references of other accounts' bookings stay hidden.
     """
+    detail = {"occurredAt": occurred_at.isoformat(), "via": "hooks/booking-status"}
+    if driver:
+        detail["driver"] = driver
+    offer = (
+        fleet_offer_latest_get(account=account, reference=booking_reference)
+        if booking_reference
+        else None
+    )
+    if offer is not None:
+        answered = _fleet_offer_report(account=account, offer=offer, status=status, detail=detail)
+        if answered is not None:
+            return answered
+    if status == FLEET_DECLINED:
+        raise Problem(
+            409,
+            "invalid_transition",
+            '"declined" answers an open fleet offer; this account holds none for this booking.',
+        )
     booking = booking_get_for_holder(account=account, reference=booking_reference, job_ref=job_ref)
     previous = booking.status
     if previous == status:
         return StatusApplied(booking=booking, previous_status=previous, changed=False)
-    detail = {"occurredAt": occurred_at.isoformat(), "via": "hooks/booking-status"}
-    if driver:
-        detail["driver"] = driver
     try:
         booking = booking_status_change(
             booking=booking, to_status=status, actor=f"account:{account.slug}", detail=detail
@@ -52,3 +83,39 @@ def booking_status_report(
             return StatusApplied(booking=booking, previous_status=status, changed=False)
         raise
     return StatusApplied(booking=booking, previous_status=previous, changed=True)
+
+
+def _fleet_offer_report(
+    *, account: Account, offer: Offer, status: str, detail: dict
+) -> StatusApplied | None:
+    """Answer the fleet's offer, refuse the report, or None to treat it as a holder's."""
+    booking = offer.booking
+    holds_job = account.pk in (booking.account_id, booking.subcontracted_to_id)
+    if offer.status == OfferStatus.OPEN and status in FLEET_ANSWERS:
+        # fleet_offer_answer re-checks under the booking lock: 409 offer_closed if the
+        # offer timed out or was withdrawn meanwhile.
+        previous = booking.status
+        fleet_offer_answer(
+            account=account,
+            booking=booking,
+            accept=status == BookingStatus.ACCEPTED,
+            detail=detail,
+        )
+        booking.refresh_from_db()
+        return StatusApplied(booking=booking, previous_status=previous, changed=True)
+    if holds_job:
+        return None  # the sender or the subcontracted fleet reporting progress
+    if status == FLEET_DECLINED and offer.status == OfferStatus.DECLINED:
+        return StatusApplied(booking=booking, previous_status=booking.status, changed=False)
+    if offer.status == OfferStatus.OPEN:
+        raise Problem(
+            409,
+            "invalid_transition",
+            f"Booking {booking.reference} is offered to this fleet: answer accepted or "
+            "declined first.",
+        )
+    raise Problem(
+        409,
+        "offer_closed",
+        f"The offer of {booking.reference} to this fleet is no longer open ({offer.status}).",
+    )

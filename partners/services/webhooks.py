@@ -8,8 +8,12 @@ Webhooks library passes ``secret.encode()`` (raw bytes) as the key; the README d
 While a secret is being rotated every message carries one signature per secret, separated
 by spaces, the current one first.
 
-Delivery: a :class:`WebhookDelivery` row per (account, event) freezes the body and the
-``webhook-id``; attempts happen outside any transaction; a failure sets
+Tier-3 dispatch (seed 1.3) rides on the same machinery: a job offered to a partner fleet
+is a ``booking.offered`` delivery to the fleet's account, signed and retried exactly like
+a status webhook; the fleet answers through the booking-status hook (contract 5.2).
+
+Delivery: a :class:`WebhookDelivery` row per (account, event) or (account, offer) freezes
+the body and the ``webhook-id``; attempts happen outside any transaction; a failure sets
 ``next_attempt_at`` on the Standard Webhooks schedule with jitter. The first retry (5 s)
 is also nudged with a broker countdown; every later wait is held in the database and a
 periodic task (``partners.tasks.webhook_deliveries_due_send``) picks due rows up.
@@ -37,7 +41,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from bookings.models import Booking, BookingEvent
+from bookings.models import Booking, BookingEvent, BookingStatus
+from dispatch.models import Offer, OfferStatus
 from partners.models import (
     Account,
     WebhookAttempt,
@@ -66,6 +71,10 @@ JITTER = 0.1  # each wait is stretched or shrunk by up to 10%
 CLAIM_LEASE = timedelta(minutes=2)
 REQUEST_TIMEOUT = (5, 15)  # connect, read (seconds)
 USER_AGENT = "DirectToDriver-Webhooks/1.0"
+
+# A job offered to a partner fleet (tier 3): sent to the fleet, never to the booking's
+# sender, and not a booking event (bookings.events holds those).
+OFFERED = "booking.offered"
 
 
 # --- signing ------------------------------------------------------------------------
@@ -132,11 +141,15 @@ def webhook_url_refusal(url: str) -> str | None:
 # --- creating deliveries ----------------------------------------------------------------
 
 
+def _iso_utc(moment) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
 def webhook_payload_build(*, event: BookingEvent, booking: Booking) -> dict:
     """The event body of contract 5.1; ``sequence`` lets a receiver keep the latest state."""
     return {
         "type": event.type,
-        "timestamp": event.created_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+        "timestamp": _iso_utc(event.created_at),
         "data": {
             "bookingReference": booking.reference,
             "jobRef": booking.job_ref or None,
@@ -187,6 +200,72 @@ def webhook_delivery_create(*, event: BookingEvent) -> WebhookDelivery | None:
         return None  # already created for this event
 
 
+def fleet_offer_payload_build(*, offer: Offer, booking: Booking) -> dict:
+    """The ``booking.offered`` body: what a fleet needs to decide and do the job.
+
+    Data minimisation: no passenger name, phone or email, and not the sender's jobRef; the
+    fleet learns who to collect only once it holds the job.
+    """
+    return {
+        "type": OFFERED,
+        "timestamp": _iso_utc(offer.created_at),
+        "data": {
+            "bookingReference": booking.reference,
+            "offerId": offer.pk,
+            "expiresAt": _iso_utc(offer.expires_at),
+            "pickup": booking.pickup,
+            "dropoff": booking.dropoff,
+            "pickupTime": _iso_utc(booking.pickup_time),
+            "passengers": booking.passengers,
+            "vehicleType": booking.vehicle_type,
+            "fareGBP": float(booking.fare),
+            "currency": booking.currency,
+            "wheelchairAccess": booking.wheelchair_access,
+            "notes": booking.notes,
+            "sequence": booking.sequence,
+        },
+    }
+
+
+def fleet_offer_delivery_create(*, offer_id: int) -> WebhookDelivery | None:
+    """Create the ``booking.offered`` delivery of a tier-3 offer to its fleet's account.
+
+    Guarantees: at most one delivery per (account, offer), even when called twice; None
+    when the offer is no longer open (answered, expired or withdrawn since it was made),
+    or the fleet's account has no webhook URL or a disabled endpoint. Call after the
+    offer's transaction committed (the dispatch.signals.fleet_offer_made signal).
+    """
+    offer = (
+        Offer.objects.select_related("booking", "fleet__account")
+        .filter(pk=offer_id, fleet__isnull=False, status=OfferStatus.OPEN)
+        .first()
+    )
+    if offer is None or offer.booking.status != BookingStatus.OFFERED:
+        return None
+    account = offer.fleet.account
+    if not account.webhook_url or account.webhook_disabled_at is not None:
+        return None
+    booking = offer.booking
+    body = json.dumps(
+        fleet_offer_payload_build(offer=offer, booking=booking), separators=(",", ":")
+    )
+    try:
+        with transaction.atomic():
+            return WebhookDelivery.objects.create(
+                account=account,
+                booking=booking,
+                offer=offer,
+                webhook_id=f"msg_{uuid.uuid4().hex}",
+                event_type=OFFERED,
+                sequence=booking.sequence,
+                body=body,
+                url=account.webhook_url,
+                next_attempt_at=timezone.now(),
+            )
+    except IntegrityError:
+        return None  # already created for this offer
+
+
 # --- attempts -----------------------------------------------------------------------------
 
 
@@ -227,6 +306,15 @@ def webhook_delivery_attempt(*, delivery_id: int) -> AttemptOutcome:
             status_code=None,
             latency_ms=0,
             error="Endpoint disabled or removed.",
+            final=WebhookDeliveryStatus.FAILED,
+        )
+    if delivery.offer_id is not None and not _offer_still_open(delivery.offer_id):
+        # A job offer nobody can take any more is not worth a fleet's attention.
+        return _attempt_finish(
+            delivery,
+            status_code=None,
+            latency_ms=0,
+            error="Offer closed (answered, expired or withdrawn) before it was delivered.",
             final=WebhookDeliveryStatus.FAILED,
         )
     url = account.webhook_url  # follow a URL changed in the back office since the event
@@ -297,6 +385,12 @@ def webhook_delivery_attempt(*, delivery_id: int) -> AttemptOutcome:
         excerpt=excerpt,
         url=url,
     )
+
+
+def _offer_still_open(offer_id: int) -> bool:
+    return Offer.objects.filter(
+        pk=offer_id, status=OfferStatus.OPEN, expires_at__gt=timezone.now()
+    ).exists()
 
 
 def _attempt_finish(

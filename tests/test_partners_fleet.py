@@ -1,0 +1,382 @@
+"""Tier-3 dispatch to partner fleets (seed 1.3): the offer reaches the fleet as a signed
+``booking.offered`` webhook, and the fleet answers through the booking-status hook
+(contract 5.2).
+
+Cross-app flow: dispatch -> partners webhooks -> partners status hook -> dispatch.
+Signatures are checked by hand (hmac + base64), with the key the service documents: the
+UTF-8 bytes of the whole signing secret, ``whsec_`` prefix included.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+from datetime import UTC, timedelta
+
+import pytest
+import responses
+
+from bookings.models import Booking, BookingStatus
+from dispatch.models import Offer, OfferStatus, Tier
+from dispatch.services import offers
+from dispatch.tests.factories import AccountFactory, BookingFactory, PartnerFleetFactory
+from partners.models import WebhookDelivery, WebhookDeliveryStatus
+from partners.services.webhooks import webhook_delivery_attempt
+from partners.tests.factories import hmac_hex
+
+pytestmark = pytest.mark.django_db
+
+FLEET_HOOK = "https://fleet.example/hooks/dtd"
+OTHER_FLEET_HOOK = "https://other-fleet.example/hooks/dtd"
+SENDER_HOOK = "https://sender.example/hooks/taxi"
+STATUS_URL = "/api/public/hooks/booking-status"
+
+
+def verify_by_hand(secret: str, headers, body: bytes) -> bool:
+    """The Standard Webhooks check, written out: any v1 entry matching is enough."""
+    signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
+    expected = base64.b64encode(hmac.new(secret.encode("utf-8"), signed, hashlib.sha256).digest())
+    entries = headers["webhook-signature"].split(" ")
+    return any(
+        version == "v1" and hmac.compare_digest(sig.encode(), expected)
+        for version, _, sig in (entry.partition(",") for entry in entries)
+    )
+
+
+def iso_z(moment) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def calls_to(url: str):
+    return [c for c in responses.calls if c.request.url == url]
+
+
+@pytest.fixture
+def fleet():
+    return PartnerFleetFactory(account__webhook_url=FLEET_HOOK, account__slug="fastfleet")
+
+
+@pytest.fixture
+def offered_to_fleet(fleet, django_capture_on_commit_callbacks):
+    """A booking no driver can take, dispatched until it sits with the fleet (tier 3)."""
+
+    def offer(**booking_fields) -> tuple[Booking, Offer]:
+        booking = BookingFactory(**booking_fields)
+        with django_capture_on_commit_callbacks(execute=True):
+            offer = offers.booking_dispatch_next(booking_id=booking.pk)
+        booking.refresh_from_db()
+        return booking, offer
+
+    return offer
+
+
+def report(client, account, django_capture_on_commit_callbacks, **payload):
+    """POST the booking-status hook signed as ``account`` (x-partner + x-signature)."""
+    payload.setdefault("occurredAt", "2026-11-22T10:00:00Z")
+    body = json.dumps(payload).encode()
+    with django_capture_on_commit_callbacks(execute=True):
+        return client.post(
+            STATUS_URL,
+            data=body,
+            content_type="application/json",
+            HTTP_X_PARTNER=account.slug,
+            HTTP_X_SIGNATURE=hmac_hex(account.signing_secret, body),
+        )
+
+
+def assert_problem(response, status: int, code: str) -> None:
+    assert response.status_code == status, response.content
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == code
+
+
+# --- the offer reaches the fleet ---------------------------------------------------------------
+
+
+@responses.activate
+def test_a_tier_3_offer_is_one_signed_booking_offered_webhook_to_the_fleet(fleet, offered_to_fleet):
+    # given a fleet endpoint that accepts, and no driver anywhere near the pickup
+    responses.post(FLEET_HOOK, status=204)
+
+    # when dispatch falls through to tier 3
+    booking, offer = offered_to_fleet(notes="2 large suitcases", wheelchair_access=False)
+
+    # then the booking is offered to the fleet
+    assert (offer.tier, offer.fleet, booking.status) == (Tier.FLEET, fleet, BookingStatus.OFFERED)
+    # and exactly one booking.offered delivery went to the fleet's webhook, and was delivered
+    delivery = WebhookDelivery.objects.get(event_type="booking.offered")
+    assert (delivery.account, delivery.booking, delivery.offer) == (fleet.account, booking, offer)
+    assert delivery.event is None
+    assert delivery.status == WebhookDeliveryStatus.DELIVERED
+    [call] = calls_to(FLEET_HOOK)
+    assert len(responses.calls) == 1
+    # and it is signed with the fleet's secret as Standard Webhooks says
+    headers, body = call.request.headers, call.request.body
+    assert headers["webhook-id"] == delivery.webhook_id
+    assert verify_by_hand(fleet.account.signing_secret, headers, body)
+    # and it carries what the fleet needs to take the job
+    payload = json.loads(body)
+    assert payload["type"] == "booking.offered"
+    assert payload["timestamp"].endswith("Z")
+    assert payload["data"] == {
+        "bookingReference": booking.reference,
+        "offerId": offer.pk,
+        "expiresAt": iso_z(offer.expires_at),
+        "pickup": "Leeds station",
+        "dropoff": "York",
+        "pickupTime": iso_z(booking.pickup_time),
+        "passengers": 1,
+        "vehicleType": "saloon",
+        "fareGBP": 38.2,
+        "currency": "GBP",
+        "wheelchairAccess": False,
+        "notes": "2 large suitcases",
+        "sequence": booking.sequence,
+    }
+
+
+@responses.activate
+def test_the_offer_carries_no_passenger_contact_details(offered_to_fleet):
+    # given a booking whose passenger left a name, phone and email
+    responses.post(FLEET_HOOK, status=204)
+
+    # when it is offered to the fleet
+    offered_to_fleet(
+        passenger_name="Jo Bloggs",
+        passenger_phone="+447700900123",
+        passenger_email="jo.bloggs@example.co.uk",
+    )
+
+    # then none of them is in what the fleet receives (data minimisation until it accepts)
+    [call] = calls_to(FLEET_HOOK)
+    body = call.request.body.decode()
+    for detail in ("+447700900123", "7700900123", "jo.bloggs@example.co.uk", "Jo Bloggs"):
+        assert detail not in body
+    assert not {"passengerName", "passengerPhone", "passengerEmail", "jobRef"} & set(
+        json.loads(body)["data"]
+    )
+
+
+@responses.activate
+def test_an_offer_closed_before_its_attempt_is_not_sent(
+    offered_to_fleet, django_capture_on_commit_callbacks
+):
+    # given an offer whose first attempt failed, so its delivery waits for a retry
+    responses.post(FLEET_HOOK, status=503)
+    booking, offer = offered_to_fleet()
+    delivery = WebhookDelivery.objects.get(offer=offer)
+    assert delivery.status == WebhookDeliveryStatus.PENDING
+    # and the offer then times out
+    with django_capture_on_commit_callbacks(execute=True):
+        offers.offer_expire(offer_id=offer.pk, now=offer.expires_at + timedelta(seconds=1))
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(next_attempt_at=offer.created_at)
+
+    # when the retry comes due
+    webhook_delivery_attempt(delivery_id=delivery.pk)
+
+    # then the stale offer is not pushed to the fleet again
+    delivery.refresh_from_db()
+    assert delivery.status == WebhookDeliveryStatus.FAILED
+    assert "Offer closed" in delivery.last_error
+    assert len(calls_to(FLEET_HOOK)) == 1
+
+
+# --- the fleet answers through the booking-status hook ----------------------------------------
+
+
+@responses.activate
+def test_the_fleet_accepting_through_the_hook_takes_the_job(
+    client, fleet, offered_to_fleet, django_capture_on_commit_callbacks
+):
+    # given a partner's job offered to the fleet; both have webhooks
+    responses.post(FLEET_HOOK, status=204)
+    responses.post(SENDER_HOOK, status=204)
+    sender = AccountFactory(webhook_url=SENDER_HOOK)
+    booking, offer = offered_to_fleet(account=sender, source="partner", job_ref="ACME-7")
+
+    # when the fleet answers accepted, naming its driver
+    response = report(
+        client,
+        fleet.account,
+        django_capture_on_commit_callbacks,
+        bookingReference=booking.reference,
+        status="accepted",
+        driver={"name": "Jo Driver", "vehicle": {"registration": "YX70 ABC"}},
+    )
+
+    # then the booking is accepted and subcontracted to the fleet's account
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert (body["status"], body["previousStatus"], body["changed"]) == (
+        "accepted",
+        "offered",
+        True,
+    )
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.ACCEPTED
+    assert booking.subcontracted_to == fleet.account
+    assert Offer.objects.get(pk=offer.pk).status == OfferStatus.ACCEPTED
+    event = booking.events.get(to_status="accepted")
+    assert event.actor == "account:fastfleet"
+    assert event.detail["driver"]["name"] == "Jo Driver"
+    # and the sender hears of it through the normal status webhook
+    statuses = [json.loads(c.request.body)["data"]["status"] for c in calls_to(SENDER_HOOK)]
+    assert statuses[-1] == "accepted"
+    # and the fleet, now holding the job, reports progress like any holder
+    en_route = report(
+        client,
+        fleet.account,
+        django_capture_on_commit_callbacks,
+        bookingReference=booking.reference,
+        status="en_route",
+    )
+    assert en_route.status_code == 200, en_route.content
+    assert Booking.objects.get(pk=booking.pk).status == BookingStatus.EN_ROUTE
+
+
+@responses.activate
+def test_the_fleet_declining_moves_dispatch_on_to_no_driver(
+    client, fleet, offered_to_fleet, django_capture_on_commit_callbacks
+):
+    # given a booking offered to the only fleet, with no driver left to try
+    responses.post(FLEET_HOOK, status=204)
+    booking, offer = offered_to_fleet()
+
+    # when the fleet declines
+    response = report(
+        client,
+        fleet.account,
+        django_capture_on_commit_callbacks,
+        bookingReference=booking.reference,
+        status="declined",
+    )
+
+    # then the offer closes and dispatch moves on: nobody is left, so no_driver
+    assert response.status_code == 200, response.content
+    assert response.json()["previousStatus"] == "offered"
+    assert Offer.objects.get(pk=offer.pk).status == OfferStatus.DECLINED
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.NO_DRIVER
+    assert booking.subcontracted_to is None
+
+
+@responses.activate
+def test_the_fleet_declining_offers_the_job_to_the_next_fleet(
+    client, fleet, offered_to_fleet, django_capture_on_commit_callbacks
+):
+    # given a second fleet behind the first
+    responses.post(FLEET_HOOK, status=204)
+    responses.post(OTHER_FLEET_HOOK, status=204)
+    other = PartnerFleetFactory(account__webhook_url=OTHER_FLEET_HOOK)
+    booking, offer = offered_to_fleet()
+    assert offer.fleet == fleet
+
+    # when the first fleet declines
+    report(
+        client,
+        fleet.account,
+        django_capture_on_commit_callbacks,
+        bookingReference=booking.reference,
+        status="declined",
+    )
+
+    # then the job is offered to the second fleet, which gets its own booking.offered
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.OFFERED
+    assert Offer.objects.get(booking=booking, status=OfferStatus.OPEN).fleet == other
+    [call] = calls_to(OTHER_FLEET_HOOK)
+    assert json.loads(call.request.body)["type"] == "booking.offered"
+    assert verify_by_hand(other.account.signing_secret, call.request.headers, call.request.body)
+
+
+@responses.activate
+def test_a_fleet_that_was_never_offered_the_booking_is_refused(
+    client, fleet, offered_to_fleet, django_capture_on_commit_callbacks
+):
+    # given a booking offered to one fleet, and another approved fleet
+    responses.post(FLEET_HOOK, status=204)
+    booking, offer = offered_to_fleet()
+    stranger = PartnerFleetFactory(account__webhook_url=OTHER_FLEET_HOOK)
+
+    # when the other fleet tries to take it
+    response = report(
+        client,
+        stranger.account,
+        django_capture_on_commit_callbacks,
+        bookingReference=booking.reference,
+        status="accepted",
+    )
+
+    # then it is refused like any booking the account does not know, and nothing moved
+    assert_problem(response, 404, "booking_not_found")
+    booking.refresh_from_db()
+    assert (booking.status, booking.subcontracted_to) == (BookingStatus.OFFERED, None)
+    assert Offer.objects.get(pk=offer.pk).status == OfferStatus.OPEN
+
+
+@responses.activate
+def test_a_fleet_answering_an_offer_it_no_longer_holds_is_409(
+    client, fleet, offered_to_fleet, django_capture_on_commit_callbacks
+):
+    # given the fleet's offer timed out and dispatch moved on
+    responses.post(FLEET_HOOK, status=204)
+    booking, offer = offered_to_fleet()
+    with django_capture_on_commit_callbacks(execute=True):
+        offers.offer_expire(offer_id=offer.pk, now=offer.expires_at + timedelta(seconds=1))
+
+    # when the fleet answers accepted late
+    response = report(
+        client,
+        fleet.account,
+        django_capture_on_commit_callbacks,
+        bookingReference=booking.reference,
+        status="accepted",
+    )
+
+    # then it is refused and the booking is not its job
+    assert_problem(response, 409, "offer_closed")
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.NO_DRIVER
+    assert booking.subcontracted_to is None
+
+
+@responses.activate
+def test_a_fleet_must_answer_an_open_offer_before_reporting_progress(
+    client, fleet, offered_to_fleet, django_capture_on_commit_callbacks
+):
+    responses.post(FLEET_HOOK, status=204)
+    booking, _ = offered_to_fleet()
+
+    response = report(
+        client,
+        fleet.account,
+        django_capture_on_commit_callbacks,
+        bookingReference=booking.reference,
+        status="en_route",
+    )
+
+    assert_problem(response, 409, "invalid_transition")
+    assert Booking.objects.get(pk=booking.pk).status == BookingStatus.OFFERED
+
+
+def test_declined_is_only_an_answer_to_a_fleet_offer(
+    client, make_account, django_capture_on_commit_callbacks
+):
+    # given a partner's own job, never offered to it as a fleet
+    partner = make_account("partner", name="Sender", slug="sender")
+    booking = BookingFactory(account=partner, source="partner", job_ref="OWN-1")
+
+    # when the sender reports "declined"
+    response = report(
+        client,
+        partner,
+        django_capture_on_commit_callbacks,
+        bookingReference=booking.reference,
+        status="declined",
+    )
+
+    # then it is not a status a booking can take
+    assert_problem(response, 409, "invalid_transition")
+    assert Booking.objects.get(pk=booking.pk).status == BookingStatus.CONFIRMED
