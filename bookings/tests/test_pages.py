@@ -1,0 +1,75 @@
+"""The passenger pages behind statusUrl, payDriverUrl and bookingUrl."""
+
+from datetime import date, timedelta
+from decimal import Decimal
+
+import pytest
+
+from bookings.services import booking_status_change, payment_record_append
+from drivers.models import Driver, Vehicle
+
+pytestmark = pytest.mark.django_db
+
+
+def test_status_page_shows_status_pickup_time_and_no_driver_yet(client, booking_factory):
+    booking = booking_factory()
+    page = client.get(f"/booking/{booking.reference}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert booking.reference in html
+    assert 'data-status="confirmed"' in html
+    assert "Not yet assigned" in html
+    assert booking.pickup_time.strftime("%Y") in html
+    assert f"/booking/{booking.reference}/pay/" in html
+
+
+def test_status_page_names_the_driver_once_accepted(client, booking_factory):
+    booking = booking_factory()
+    driver = Driver.objects.create(
+        name="Asha Khan",
+        phone="+447700900001",
+        licensing_authority="Leeds City Council",
+        licence_number="L1",
+        licence_expiry=date.today() + timedelta(days=90),
+        base_city="Leeds",
+        base_lat=53.8,
+        base_lng=-1.55,
+    )
+    vehicle = Vehicle.objects.create(
+        driver=driver,
+        make="Toyota",
+        model="Corolla",
+        colour="Silver",
+        registration="AB12 CDE",
+        licensing_authority="Leeds City Council",
+        plate_expiry=date.today() + timedelta(days=90),
+    )
+    booking_status_change(
+        booking=booking, to_status="accepted", actor="t", driver=driver, vehicle=vehicle
+    )
+    html = client.get(f"/booking/{booking.reference}/").content.decode()
+    assert "Asha Khan" in html
+    assert "AB12 CDE" in html
+    assert 'data-status="accepted"' in html
+
+
+def test_pay_driver_page_shows_fare_methods_and_records(client, booking_factory):
+    booking = booking_factory()
+    payment_record_append(booking=booking, amount=Decimal("20.00"), method="cash")
+    html = client.get(f"/booking/{booking.reference}/pay/").content.decode()
+    assert "£48.20" in html
+    assert "never take your payment" in html
+    assert "part_paid" in html
+    assert "£20.00" in html
+
+
+def test_unknown_booking_page_is_404(client):
+    assert client.get("/booking/DTD-ZZZZZZZZ/").status_code == 404
+
+
+def test_booking_page_prefills_the_quote(client, quote_factory):
+    quote = quote_factory()
+    html = client.get(f"/book/?quote={quote.pk}").content.decode()
+    assert f'data-quote="{quote.pk}"' in html
+    assert str(quote.fare) in html
+    assert "not found" in client.get("/book/?quote=nonsense").content.decode()

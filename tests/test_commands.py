@@ -1,0 +1,78 @@
+"""Management commands of contract section 9."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+
+from partners.models import Account, AccountKey
+
+pytestmark = pytest.mark.django_db
+
+
+def test_create_account_prints_key_once_on_its_last_line(capsys):
+    call_command(
+        "create_account",
+        "--kind",
+        "operator",
+        "--name",
+        "Leeds Cars",
+        "--approved",
+        "--webhook-url",
+        "https://leeds-cars.example/hooks",
+        "--daily-limit",
+        "250",
+    )
+    last_line = capsys.readouterr().out.strip().splitlines()[-1]
+    printed = json.loads(last_line)
+    assert set(printed) == {"slug", "kind", "apiKey", "signingSecret"}
+    assert printed["slug"] == "leeds-cars"
+    assert printed["kind"] == "operator"
+    account = Account.objects.get(slug="leeds-cars")
+    assert account.approved
+    assert account.daily_job_limit == 250
+    assert account.webhook_url == "https://leeds-cars.example/hooks"
+    assert printed["signingSecret"] == account.signing_secret
+    # The key works and is stored only as a hash.
+    assert AccountKey.objects.get_from_key(printed["apiKey"]).account == account
+    assert printed["apiKey"] not in AccountKey.objects.get(account=account).hashed_key
+
+
+def test_seed_demo_is_idempotent(capsys):
+    from bookings.models import Booking
+    from drivers.models import Driver
+    from pricing.models import Tariff
+
+    call_command("seed_demo")
+    counts = (Tariff.objects.count(), Driver.objects.count(), Account.objects.count())
+    call_command("seed_demo")
+    assert (Tariff.objects.count(), Driver.objects.count(), Account.objects.count()) == counts
+    assert counts[0] > 5
+    assert counts[1] >= 5
+    assert {a.kind for a in Account.objects.all()} == {"partner", "operator", "supplier", "agent"}
+    assert not Booking.objects.exists()
+
+
+def test_production_settings_pass_check_deploy():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "SECRET_KEY": "a-long-random-production-secret-key-for-the-deploy-check-0123456789",
+        "SITE_URL": "https://taxi.example",
+        "ALLOWED_HOSTS": "taxi.example",
+    }
+    env.pop("DATABASE_URL", None)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=Path(__file__).resolve().parent.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
