@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -139,6 +140,66 @@ def parse_wrk(output: str) -> dict[str, float]:
     }
 
 
+def concurrent_redemptions(key: str, count: int = 50) -> dict[str, object]:
+    """Redeem one quote from ``count`` threads at the same instant over HTTP."""
+    import threading
+
+    base = f"http://127.0.0.1:{PORT}"
+
+    def post(path: str, body: dict) -> tuple[int, dict]:
+        request = urllib.request.Request(  # noqa: S310
+            base + path,
+            data=json.dumps(body).encode(),
+            method="POST",
+            headers={"Content-Type": "application/json", "x-api-key": key},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"{}")
+
+    _, quote = post("/api/public/v1/quote", {"pickup": "Leeds station", "dropoff": "York"})
+    redeem = {
+        "quote_id": quote["quote_id"],
+        "passenger_name": "Race Passenger",
+        "passenger_phone_whatsapp": "+447911123456",
+        "payment_method": "cash_to_driver",
+        "passenger_email": "race.passenger@example.co.uk",
+    }
+    barrier = threading.Barrier(count)
+    results: list[tuple[int, dict]] = []
+
+    def worker() -> None:
+        barrier.wait()
+        results.append(post("/api/public/bookings/create", redeem))
+
+    threads = [threading.Thread(target=worker) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    rows = subprocess.run(
+        [
+            "psql",
+            env()["DATABASE_URL"],
+            "-tAc",
+            f"SELECT count(*) FROM bookings_booking WHERE quote_id = '{quote['quote_id']}'",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    statuses = sorted({status for status, _ in results})
+    references = {body.get("booking_reference") for _, body in results}
+    return {
+        "bookings": int(rows),
+        "statuses": statuses,
+        "references": len(references),
+        "server_errors": sum(status >= 500 for status, _ in results),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--duration", type=int, default=10)
@@ -195,6 +256,7 @@ def main() -> int:
                     check=True,
                 ).stdout
                 rows.append((label, parse_wrk(out)))
+        race = concurrent_redemptions(key)
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=20)
@@ -210,6 +272,12 @@ def main() -> int:
             f"{row['p99']:8.1f} {row['errors']:8d}"
         )
     print("targets: quote >= 70% of reference and p99 < 50 ms; instant >= 50% and p99 < 100 ms")
+    verdict = "PASS" if race["bookings"] == 1 and race["server_errors"] == 0 else "FAIL"
+    print(
+        f"\n50 concurrent redemptions of one quote: {race['bookings']} booking(s), statuses "
+        f"{race['statuses']}, {race['references']} distinct reference(s), "
+        f"{race['server_errors']} 5xx: {verdict}"
+    )
     return 0
 
 

@@ -88,11 +88,12 @@ def booking_pay_driver_url(booking: Booking) -> str:
     return settings.SITE_URL + reverse("booking-pay-driver-page", args=[booking.reference])
 
 
-def _priced_fields(priced, draft: BookingDraft) -> dict[str, Any]:
+def booking_journey_columns(priced, *, pickup: str = "", dropoff: str = "") -> dict[str, Any]:
+    """Booking columns of a priced journey; addresses as the caller wrote them, else the
+    geocoder's labels."""
     return {
-        "pickup": (draft.pickup or priced.pickup.label)[:300],
-        "dropoff": (draft.dropoff or priced.dropoff.label)[:300],
-        "meet_and_greet": draft.meet_and_greet,
+        "pickup": (pickup or priced.pickup.label)[:300],
+        "dropoff": (dropoff or priced.dropoff.label)[:300],
         "pickup_lat": priced.pickup.lat,
         "pickup_lng": priced.pickup.lng,
         "dropoff_lat": priced.dropoff.lat,
@@ -210,7 +211,9 @@ def booking_create(*, draft: BookingDraft, priced) -> Booking:
 
     Guarantees: one row, one ``booking.created`` event, dispatch starts after commit.
     """
-    return _insert_booking(draft=draft, journey=_priced_fields(priced, draft))
+    journey = booking_journey_columns(priced, pickup=draft.pickup, dropoff=draft.dropoff)
+    journey["meet_and_greet"] = draft.meet_and_greet
+    return _insert_booking(draft=draft, journey=journey)
 
 
 def booking_redeem_quote(*, quote, draft: BookingDraft) -> tuple[Booking, bool]:

@@ -54,6 +54,43 @@ def _source(request, agent: str = "") -> str:
     return BookingSource.AGENT if agent else BookingSource.API
 
 
+def _admitted_body(request) -> dict:
+    """Who may book, and is the text clean: checked before any booking logic (contract 1.5)."""
+    policies.account_require_can_book(request)
+    body = request.data
+    if not isinstance(body, dict):
+        raise Problem(400, "invalid_body", "The body must be a JSON object.")
+    screening_enforce(request, body)
+    return body
+
+
+def _draft(
+    request,
+    data: dict,
+    *,
+    pickup_time,
+    name: str,
+    email: str,
+    phone: str,
+    agent: str = "",
+    pickup: str = "",
+    dropoff: str = "",
+    payment_method: str,
+) -> BookingDraft:
+    return BookingDraft(
+        source=_source(request, agent),
+        account=getattr(request, "account", None),
+        agent=agent,
+        pickup=pickup,
+        dropoff=dropoff,
+        pickup_time=pickup_time,
+        passenger=PassengerDetails(name=name, email=email, phone=phone),
+        payment_method=PAYMENT_METHOD_ALIASES[payment_method],
+        flight_number=data.get("flight_number") or data.get("flightNumber") or "",
+        notes=data.get("notes", ""),
+    )
+
+
 def _require_future(pickup_time, field: str):
     if pickup_time < timezone.now() - PICKUP_GRACE:
         raise Problem(
@@ -117,22 +154,18 @@ class AliasBookingCreateView(PublicAPIView):
         tags=["bookings"],
     )
     def post(self, request):
-        policies.account_require_can_book(request)
-        screening_enforce(request, request.data if isinstance(request.data, dict) else {})
-        data = _validated(s.AliasRedeemRequestSerializer, request.data)
+        data = _validated(s.AliasRedeemRequestSerializer, _admitted_body(request))
         email = data.get("passenger_email", "")
         policies.passenger_require_not_blocked(email)
         quote = quote_get_for_redemption(data["quote_id"])
-        draft = BookingDraft(
-            source=_source(request),
-            account=getattr(request, "account", None),
+        draft = _draft(
+            request,
+            data,
             pickup_time=quote.depart_at,
-            passenger=PassengerDetails(
-                name=data["passenger_name"], email=email, phone=data["passenger_phone_whatsapp"]
-            ),
-            payment_method=PAYMENT_METHOD_ALIASES[data["payment_method"]],
-            flight_number=data.get("flight_number", ""),
-            notes=data.get("notes", ""),
+            name=data["passenger_name"],
+            email=email,
+            phone=data["passenger_phone_whatsapp"],
+            payment_method=data["payment_method"],
         )
         booking, _ = booking_redeem_quote(quote=quote, draft=draft)
         return Response(
@@ -160,28 +193,23 @@ class AliasBookingInstantView(PublicAPIView):
         tags=["bookings"],
     )
     def post(self, request):
-        policies.account_require_can_book(request)
-        screening_enforce(request, request.data if isinstance(request.data, dict) else {})
-        data = _validated(s.AliasInstantRequestSerializer, request.data)
+        data = _validated(s.AliasInstantRequestSerializer, _admitted_body(request))
         email = data.get("passenger_email", "")
         policies.passenger_require_not_blocked(email)
         pickup_time = data.get("depart_at") or timezone.now()
         _require_future(pickup_time, "depart_at")
         priced = _price_alias(data, pickup_time, getattr(request, "account", None))
-        agent = data.get("agent", "")
-        draft = BookingDraft(
-            source=_source(request, agent),
-            account=getattr(request, "account", None),
-            agent=agent,
+        draft = _draft(
+            request,
+            data,
+            pickup_time=pickup_time,
+            name=data["passenger_name"],
+            email=email,
+            phone=data["passenger_phone_whatsapp"],
+            agent=data.get("agent", ""),
             pickup=data["pickup_address"],
             dropoff=data["dropoff_address"],
-            pickup_time=pickup_time,
-            passenger=PassengerDetails(
-                name=data["passenger_name"], email=email, phone=data["passenger_phone_whatsapp"]
-            ),
-            payment_method=PAYMENT_METHOD_ALIASES[data["payment_method"]],
-            flight_number=data.get("flight_number", ""),
-            notes=data.get("notes", ""),
+            payment_method=data["payment_method"],
         )
         booking = booking_create(draft=draft, priced=priced)
         return Response(
@@ -218,11 +246,7 @@ class V1BookingCreateView(PublicAPIView):
         tags=["bookings"],
     )
     def post(self, request):
-        policies.account_require_can_book(request)
-        body = request.data
-        if not isinstance(body, dict):
-            raise Problem(400, "invalid_body", "The body must be a JSON object.")
-        screening_enforce(request, body)
+        body = _admitted_body(request)
         if "quote_id" in body:
             return self._redeem(request, _validated(s.V1RedeemRequestSerializer, body))
         data = _validated(s.V1BookingRequestSerializer, body)
@@ -241,18 +265,16 @@ class V1BookingCreateView(PublicAPIView):
             account=account,
             fare_override=fare if account is not None and fare is not None else None,
         )
-        draft = BookingDraft(
-            source=_source(request),
-            account=account,
+        draft = _draft(
+            request,
+            data,
+            pickup_time=data["departAt"],
+            name=data["passengerName"],
+            email=email,
+            phone=data["passengerPhone"],
             pickup=data["pickup"],
             dropoff=data["dropoff"],
-            pickup_time=data["departAt"],
-            passenger=PassengerDetails(
-                name=data["passengerName"], email=email, phone=data["passengerPhone"]
-            ),
-            payment_method=PAYMENT_METHOD_ALIASES[data["paymentMethod"]],
-            flight_number=data.get("flightNumber", ""),
-            notes=data.get("notes", ""),
+            payment_method=data["paymentMethod"],
         )
         booking = booking_create(draft=draft, priced=priced)
         self._confirm(booking)
@@ -263,16 +285,14 @@ class V1BookingCreateView(PublicAPIView):
         passenger = policies.passenger_require_not_blocked(email)
         policies.email_limits_enforce(request, email=email, passenger=passenger)
         quote = quote_get_for_redemption(data["quote_id"])
-        draft = BookingDraft(
-            source=_source(request),
-            account=getattr(request, "account", None),
+        draft = _draft(
+            request,
+            data,
             pickup_time=quote.depart_at,
-            passenger=PassengerDetails(
-                name=data["passenger_name"], email=email, phone=data["passenger_phone"]
-            ),
-            payment_method=PAYMENT_METHOD_ALIASES[data["payment_method"]],
-            flight_number=data.get("flight_number", ""),
-            notes=data.get("notes", ""),
+            name=data["passenger_name"],
+            email=email,
+            phone=data["passenger_phone"],
+            payment_method=data["payment_method"],
         )
         booking, created = booking_redeem_quote(quote=quote, draft=draft)
         if created:

@@ -23,7 +23,13 @@ from django.db import IntegrityError, models
 
 from api.problems import Problem
 from bookings.models import Booking, BookingSource, BookingStatus, DispatchQueue, PaymentMethod
-from bookings.services import BookingDraft, PassengerDetails, booking_amend, booking_cancel
+from bookings.services import (
+    BookingDraft,
+    PassengerDetails,
+    booking_amend,
+    booking_cancel,
+    booking_journey_columns,
+)
 from bookings.services import booking_create as booking_create_service
 from partners.models import Account
 
@@ -347,7 +353,7 @@ def _job_amend(*, state: _BatchState, job: IntakeJob, booking: Booking) -> JobRe
                 "fare": fare,
             },
         )
-        changes.update(_priced_columns(priced))
+        changes.update(booking_journey_columns(priced))
     changes = {name: value for name, value in changes.items() if getattr(booking, name) != value}
     if not changes:
         return _result(job, JobOutcome.UNCHANGED, booking)
@@ -383,26 +389,6 @@ def _journey_differs(booking: Booking, journey_sent: dict[str, Any]) -> bool:
 def booking_sender_priced(booking: Booking) -> bool:
     """Whether the booking's fare is the one the sender sent (pricing's partner_fare rule)."""
     return any(rule.get("code") == "partner_fare" for rule in booking.applied_rules or [])
-
-
-def _priced_columns(priced) -> dict[str, Any]:
-    return {
-        "pickup": priced.pickup.label[:300],
-        "dropoff": priced.dropoff.label[:300],
-        "pickup_lat": priced.pickup.lat,
-        "pickup_lng": priced.pickup.lng,
-        "dropoff_lat": priced.dropoff.lat,
-        "dropoff_lng": priced.dropoff.lng,
-        "passengers": priced.passengers,
-        "vehicle_type": priced.vehicle_type,
-        "wheelchair_access": priced.vehicle_type == "wav",
-        "fare": priced.fare,
-        "currency": priced.currency,
-        "distance_miles": priced.distance_miles,
-        "duration_minutes": priced.duration_minutes,
-        "applied_rules": priced.applied_rules,
-        "tariff_source": priced.tariff_source,
-    }
 
 
 def intake_summary(results: list[JobResult]) -> dict[str, int]:
