@@ -17,13 +17,15 @@ HERE = Path(__file__).resolve().parent
 FULL = [
     ("pricing: fare function and geocoder", ["bench_pricing.py"]),
     ("HTTP: quote and instant booking vs reference view", ["http_bench.py"]),
-    ("dispatch: candidate selection and burst", ["bench_dispatch.py"]),
+    ("dispatch: candidate selection", ["bench_dispatch.py"]),
+    ("dispatch: 1,000-booking burst through a real Celery worker", ["bench_dispatch_burst.py"]),
     ("intake: partner batches", ["bench_intake.py"]),
     ("billing: weekly invoicing", ["bench_billing.py"]),
 ]
 QUICK_ARGS = {
     "bench_billing.py": ["--drivers", "5000", "--records", "100000"],
     "http_bench.py": ["--duration", "5"],
+    "bench_dispatch_burst.py": ["--bookings", "200", "--drivers", "500"],
 }
 
 

@@ -19,15 +19,19 @@ LIMITS = {"probe": "1000/h"}
 
 
 def post(client, name: str, key: str | None = "key-1", **extra):
-    headers = {"HTTP_IDEMPOTENCY_KEY": key} if key is not None else {}
     with override_settings(RATELIMITS=LIMITS):
-        return client.post(
-            "/api/probe",
-            data=json.dumps({"name": name}),
-            content_type="application/json",
-            **headers,
-            **extra,
-        )
+        return raw_post(client, name, key, **extra)
+
+
+def raw_post(client, name: str, key: str | None, **extra):
+    headers = {"HTTP_IDEMPOTENCY_KEY": key} if key is not None else {}
+    return client.post(
+        "/api/probe",
+        data=json.dumps({"name": name}),
+        content_type="application/json",
+        **headers,
+        **extra,
+    )
 
 
 @pytest.mark.django_db
@@ -108,6 +112,9 @@ def test_overlong_key_is_400(client):
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
+# Settings are overridden once, here: override_settings is not thread-safe, so threads
+# entering and leaving it would leave the wrong settings behind.
+@override_settings(RATELIMITS=LIMITS)
 def test_twenty_concurrent_requests_with_one_key_create_one_row():
     assert connection.vendor == "postgresql"
     barrier = threading.Barrier(20)
@@ -117,7 +124,7 @@ def test_twenty_concurrent_requests_with_one_key_create_one_row():
         client = Client()
         barrier.wait()
         try:
-            statuses.append(post(client, "concurrent", key="same-key").status_code)
+            statuses.append(raw_post(client, "concurrent", key="same-key").status_code)
         finally:
             connection.close()
 

@@ -285,3 +285,42 @@ def test_vehicle_factory_matches_driver_authority():
     # guard for the factories the other tests rely on
     driver = DriverFactory(licensing_authority="York Council")
     assert VehicleFactory(driver=driver).licensing_authority == "York Council"
+
+
+# --- the candidate search (one SQL statement per ring) ----------------------------------
+
+
+def test_a_driver_with_two_vehicles_is_one_candidate_with_the_first_that_fits():
+    # given a driver with an estate and a saloon, and another driver further away
+    driver = driver_at(north_of(LEEDS, 1), vehicle={"vehicle_class": "mpv", "seats": 8})
+    first_fit = VehicleFactory(driver=driver, vehicle_class="estate")
+    VehicleFactory(driver=driver, vehicle_class="saloon")
+    other = driver_at(north_of(LEEDS, 3))
+    job = JobRequirements.for_booking(BookingFactory(vehicle_type="saloon"))
+    # when two candidates are asked for
+    found = matching.driver_candidates(tier=Tier.LOCAL, job=job, now=timezone.now(), limit=2)
+    # then each driver appears once, the first with its lowest-id vehicle that serves a saloon
+    assert [c.driver for c in found] == [driver, other]
+    assert found[0].vehicle == first_fit
+
+
+def test_candidate_loads_the_rest_of_the_driver_on_use():
+    driver = driver_at(north_of(LEEDS, 1), name="Sam Driver")
+    candidate = best(BookingFactory())
+    assert candidate.driver.name == "Sam Driver"
+    assert candidate.vehicle.driver_id == driver.pk
+
+
+def test_a_busy_driver_near_the_pickup_does_not_stop_the_search():
+    # given an at-capacity driver 200 m away (inside the innermost ring) and a free one at 1 km
+    driver_at(north_of(LEEDS, 0.2), current_jobs=1, max_jobs=1)
+    free = driver_at(north_of(LEEDS, 1))
+    # then the search goes on to the next ring and finds the free driver
+    assert best(BookingFactory()).driver == free
+
+
+def test_national_tier_without_a_dropoff_has_no_candidates():
+    driver = driver_at(LEEDS, network=NetworkTier.NATIONAL)
+    CorridorFactory(driver=driver)
+    booking = BookingFactory(dropoff_lat=None, dropoff_lng=None)
+    assert best(booking, tier=Tier.NATIONAL) is None
