@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
 from api.problems import Problem
@@ -190,7 +189,6 @@ def quote_ttl() -> dt.timedelta:
     return dt.timedelta(hours=getattr(settings, "PRICING_QUOTE_TTL_HOURS", 24))
 
 
-@transaction.atomic
 def quote_create(
     *,
     pickup: str,
