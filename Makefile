@@ -17,10 +17,17 @@ $(BIN)/.installed: requirements.txt requirements-dev.txt
 install: $(BIN)/.installed
 
 # The service with demo data at http://127.0.0.1:$(PORT) (SQLite, tasks in-process).
+# With REDIS_URL set, tasks go to Redis and a Celery worker (with beat) runs alongside.
 demo: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo
-	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+	@if [ -n "$$REDIS_URL" ]; then \
+	  $(BIN)/celery -A config worker -B -l info & worker=$$!; \
+	  trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+	  $(BIN)/python manage.py runserver 127.0.0.1:$(PORT); \
+	else \
+	  $(BIN)/python manage.py runserver 127.0.0.1:$(PORT); \
+	fi
 
 run: demo
 
