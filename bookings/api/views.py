@@ -368,7 +368,10 @@ class V1BookingDetailView(PublicAPIView):
         operation_id="booking_lookup_v1",
         summary="Look up a booking (status, driver, payment)",
         parameters=[OpenApiParameter("email", str, required=True, description="Passenger email")],
-        responses={200: s.BookingLookupResponseSerializer, **problem_responses(400, 403, 404, 429)},
+        responses={
+            200: s.BookingLookupResponseSerializer,
+            **problem_responses(400, 401, 403, 404, 429),
+        },
         tags=["bookings"],
     )
     def get(self, request, ref: str):
@@ -385,7 +388,7 @@ class V1BookingDetailView(PublicAPIView):
         request=s.BookingCancelRequestSerializer,
         responses={
             200: s.BookingCancelResponseSerializer,
-            **problem_responses(400, 403, 404, 409, 429),
+            **problem_responses(400, 401, 403, 404, 409, 429),
         },
         tags=["bookings"],
     )
@@ -413,7 +416,7 @@ class PassengerVerifyView(PublicAPIView):
         operation_id="passenger_verify_v1",
         summary="Check a passenger email and send a confirmation link",
         request=s.PassengerVerifyRequestSerializer,
-        responses={200: s.PassengerVerifyResponseSerializer, **problem_responses(400, 429)},
+        responses={200: s.PassengerVerifyResponseSerializer, **problem_responses(400, 401, 429)},
         tags=["bookings"],
     )
     def post(self, request):
