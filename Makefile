@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: install run demo worker beat test test-sqlite lint format schema bench check-deploy clean
+.PHONY: install run demo worker beat test lint format schema fuzz bench check-deploy clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	@$(PY) -c 'import sys; assert sys.version_info >= (3, 11), sys.version' \
@@ -57,6 +57,9 @@ format: install
 
 schema: install
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file openapi.json
+
+fuzz: install
+	bash bench/fuzz.sh $(ARGS)
 
 bench: install
 	$(BIN)/python bench/run.py $(ARGS)
