@@ -215,7 +215,8 @@ class Quote(models.Model):
         related_name="quotes",
     )
     created_at = models.DateTimeField(default=timezone.now)
-    expires_at = models.DateTimeField(db_index=True)
+    # Not indexed: nothing filters or orders quotes by expiry (is_expired reads the row).
+    expires_at = models.DateTimeField()
     redeemed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -8,6 +8,7 @@ from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework.response import Response
 
+from api.input_serializers import input_serializer
 from api.problems import Problem, validation_problem
 from api.ratelimits import ratelimit_enforce
 from api.schema import problem_responses
@@ -41,7 +42,7 @@ PICKUP_GRACE = timedelta(minutes=2)
 def _validated(serializer_class, data):
     if not isinstance(data, dict):
         raise Problem(400, "invalid_body", "The body must be a JSON object.")
-    serializer = serializer_class(data=data)
+    serializer = input_serializer(serializer_class, data)
     if not serializer.is_valid():
         raise validation_problem(serializer.errors)
     return serializer.validated_data

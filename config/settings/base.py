@@ -107,7 +107,15 @@ if REDIS_URL:
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env("CACHE_KEY_PREFIX", default="dtd"),
-        }
+        },
+        # Rate-limit counters only (RATELIMIT_USE_CACHE): the same Redis and prefix, with a
+        # client that counts a request in one round trip (api.ratelimit_cache).
+        "ratelimit": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": env("CACHE_KEY_PREFIX", default="dtd"),
+            "OPTIONS": {"CLIENT_CLASS": "api.ratelimit_cache.RateLimitCacheClient"},
+        },
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
@@ -188,7 +196,7 @@ SPECTACULAR_SETTINGS = {
 # Rate limits (contract 1.4): "<count>/<period>" with period s, m, h or d. Anonymous calls
 # are limited per IP, keyed calls per key (an account may carry its own higher limit).
 RATELIMIT_ENABLE = env.bool("RATELIMIT_ENABLE", default=True)
-RATELIMIT_USE_CACHE = "default"
+RATELIMIT_USE_CACHE = "ratelimit" if "ratelimit" in CACHES else "default"
 RATELIMITS = {
     # Stated by the specification (seed section 8): 30 quotes per hour per caller.
     "quote_v1": env("RATELIMIT_QUOTE_V1", default="30/h"),

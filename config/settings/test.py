@@ -29,9 +29,18 @@ if REDIS_URL:
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": f"{base_url}/{1 + int(worker) % 14}",
             "KEY_PREFIX": "test",
-        }
+        },
+        # Same database as "default", so flushing it between tests resets the counters.
+        "ratelimit": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": f"{base_url}/{1 + int(worker) % 14}",
+            "KEY_PREFIX": "test",
+            "OPTIONS": {"CLIENT_CLASS": "api.ratelimit_cache.RateLimitCacheClient"},
+        },
     }
+    RATELIMIT_USE_CACHE = "ratelimit"
 else:
     CACHES = CACHES
+    RATELIMIT_USE_CACHE = "default"
 
 DATABASE_ENGINE_IS_POSTGRES = env("DATABASE_URL", default="").startswith("postgres")

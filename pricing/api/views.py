@@ -9,6 +9,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
+from api.input_serializers import input_serializer
 from api.problems import Problem
 from api.schema import problem_responses
 from api.screening import screening_enforce
@@ -32,7 +33,7 @@ def _utc(value: dt.datetime) -> str:
 
 
 def _validated(serializer_class, data) -> dict:
-    serializer = serializer_class(data=data)
+    serializer = input_serializer(serializer_class, data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
 
