@@ -110,6 +110,77 @@ def prepare() -> str:
     return json.loads(out.strip().splitlines()[-1])["apiKey"]
 
 
+def partner_key() -> str:
+    out = manage(
+        "create_account",
+        "--kind",
+        "partner",
+        "--name",
+        "Bench Partner",
+        "--approved",
+        "--rate-limit",
+        "100000000/h",
+        "--daily-limit",
+        "100000000",
+    )
+    return json.loads(out.strip().splitlines()[-1])["apiKey"]
+
+
+# Each wrk thread sends batches of new jobs with its own jobRef prefix and a counter, so
+# every job is new (no 'unchanged' shortcuts): sustained intake with concurrent senders.
+INTAKE_LUA = """
+local counter = 0
+local size = %(size)d
+local threads = 0
+function setup(thread)
+    -- Runs in the main state: gives each thread's state its own global 'prefix'.
+    threads = threads + 1
+    thread:set("prefix", string.format("T%%d-%%d", os.time(), threads))
+end
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["x-api-key"] = "%(key)s"
+function request()
+    counter = counter + 1
+    local jobs = {}
+    for i = 1, size do
+        jobs[i] = string.format(
+            '{"jobRef":"%%s-%%d-%%d","pickup":"Leeds station","dropoff":"York",' ..
+            '"pickupTime":"%(pickup_time)s","passengers":2,"fare":42.5,' ..
+            '"passengerName":"Bench Passenger","passengerPhone":"+447911123456"}',
+            prefix, counter, i)
+    end
+    return wrk.format(nil, nil, nil, "[" .. table.concat(jobs, ",") .. "]")
+end
+"""
+
+
+def intake_throughput(key: str, tmp: str, *, size: int, connections: int, duration: int) -> dict:
+    from datetime import UTC, datetime, timedelta
+
+    pickup_time = (datetime.now(UTC) + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    script = Path(tmp) / "intake.lua"
+    script.write_text(INTAKE_LUA % {"size": size, "key": key, "pickup_time": pickup_time})
+    out = subprocess.run(
+        [
+            "wrk",
+            "-t2",
+            f"-c{connections}",
+            f"-d{duration}s",
+            "--latency",
+            "-s",
+            str(script),
+            f"http://127.0.0.1:{PORT}/api/public/v1/jobs",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    row = parse_wrk(out)
+    row["jobs_per_s"] = row["rps"] * size
+    return row
+
+
 def wait_ready(url: str, timeout: float = 30) -> None:
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -215,6 +286,7 @@ def main() -> int:
         print("wrk is needed: apt-get install -y wrk", file=sys.stderr)
         return 2
     key = prepare()
+    intake_key = partner_key()
     server = subprocess.Popen(
         [
             PYTHON,
@@ -277,6 +349,9 @@ def main() -> int:
                     ).stdout
                     rows.append((label, parse_wrk(out)))
                 rounds.append(rows)
+            intake = intake_throughput(
+                intake_key, tmp, size=50, connections=args.connections, duration=args.duration
+            )
         race = concurrent_redemptions(key)
     finally:
         server.send_signal(signal.SIGTERM)
@@ -297,6 +372,11 @@ def main() -> int:
             f"{row['p99']:8.1f} {row['errors']:8d}"
         )
     print("targets: quote >= 70% of reference and p99 < 50 ms; instant >= 50% and p99 < 100 ms")
+    print(
+        f"\nPOST /api/public/v1/jobs, {args.connections} concurrent senders, batches of 50 new "
+        f"jobs: {intake['jobs_per_s']:.0f} jobs/s, p50 {intake['p50']:.0f} ms, p99 "
+        f"{intake['p99']:.0f} ms per batch, {intake['errors']} non-2xx (target: 1,000 jobs/s)"
+    )
     verdict = "PASS" if race["bookings"] == 1 and race["server_errors"] == 0 else "FAIL"
     print(
         f"\n50 concurrent redemptions of one quote: {race['bookings']} booking(s), statuses "
