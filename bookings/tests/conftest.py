@@ -58,3 +58,36 @@ def booking_factory(db):
 
 def unknown_uuid() -> str:
     return str(uuid.uuid4())
+
+
+@pytest.fixture
+def accepted_booking(booking_factory):
+    """A booking a licensed driver has accepted, with the vehicle the passenger will see."""
+    from datetime import date
+
+    from bookings.services import booking_status_change
+    from drivers.models import Driver, Vehicle
+
+    booking = booking_factory()
+    driver = Driver.objects.create(
+        name="Asha Khan",
+        phone="+447700900001",
+        licensing_authority="Leeds City Council",
+        licence_number="L1",
+        licence_expiry=date.today() + timedelta(days=90),
+        base_city="Leeds",
+        base_lat=53.8,
+        base_lng=-1.55,
+    )
+    vehicle = Vehicle.objects.create(
+        driver=driver,
+        make="Toyota",
+        model="Corolla",
+        colour="Silver",
+        registration="AB12 CDE",
+        licensing_authority="Leeds City Council",
+        plate_expiry=date.today() + timedelta(days=90),
+    )
+    return booking_status_change(
+        booking=booking, to_status="accepted", actor="test", driver=driver, vehicle=vehicle
+    )

@@ -1,14 +1,12 @@
 """GET and POST /api/public/v1/booking/{ref}: lookup and cancel (seed 2.8, 2.9)."""
 
-from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
 
 from api.tests.test_problems import assert_problem
-from bookings.models import BookingEvent, BookingStatus
-from bookings.services import booking_status_change, payment_record_append
-from drivers.models import Driver, Vehicle
+from bookings.models import BookingEvent
+from bookings.services import payment_record_append
 
 pytestmark = pytest.mark.django_db
 
@@ -47,34 +45,8 @@ def test_lookup_of_unknown_reference_is_404(api_client):
     assert_problem(response, 404, "booking_not_found")
 
 
-def test_lookup_shows_driver_and_payments_once_assigned(api_client, booking_factory):
-    booking = booking_factory()
-    driver = Driver.objects.create(
-        name="Asha Khan",
-        phone="+447700900001",
-        licensing_authority="Leeds City Council",
-        licence_number="L1",
-        licence_expiry=date.today() + timedelta(days=90),
-        base_city="Leeds",
-        base_lat=53.8,
-        base_lng=-1.55,
-    )
-    vehicle = Vehicle.objects.create(
-        driver=driver,
-        make="Toyota",
-        model="Corolla",
-        colour="Silver",
-        registration="AB12 CDE",
-        licensing_authority="Leeds City Council",
-        plate_expiry=date.today() + timedelta(days=90),
-    )
-    booking_status_change(
-        booking=booking,
-        to_status=BookingStatus.ACCEPTED,
-        actor="test",
-        driver=driver,
-        vehicle=vehicle,
-    )
+def test_lookup_shows_driver_and_payments_once_assigned(api_client, accepted_booking):
+    booking = accepted_booking
     payment_record_append(booking=booking, amount=Decimal("48.20"), method="cash", reference="r1")
     answer = api_client.get(url(booking), {"email": "jo.bloggs@example.co.uk"}).json()
     assert answer["driver"] == {

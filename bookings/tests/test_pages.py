@@ -1,12 +1,10 @@
 """The passenger pages behind statusUrl, payDriverUrl and bookingUrl."""
 
-from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
 
-from bookings.services import booking_status_change, payment_record_append
-from drivers.models import Driver, Vehicle
+from bookings.services import payment_record_append
 
 pytestmark = pytest.mark.django_db
 
@@ -23,30 +21,8 @@ def test_status_page_shows_status_pickup_time_and_no_driver_yet(client, booking_
     assert f"/booking/{booking.reference}/pay/" in html
 
 
-def test_status_page_names_the_driver_once_accepted(client, booking_factory):
-    booking = booking_factory()
-    driver = Driver.objects.create(
-        name="Asha Khan",
-        phone="+447700900001",
-        licensing_authority="Leeds City Council",
-        licence_number="L1",
-        licence_expiry=date.today() + timedelta(days=90),
-        base_city="Leeds",
-        base_lat=53.8,
-        base_lng=-1.55,
-    )
-    vehicle = Vehicle.objects.create(
-        driver=driver,
-        make="Toyota",
-        model="Corolla",
-        colour="Silver",
-        registration="AB12 CDE",
-        licensing_authority="Leeds City Council",
-        plate_expiry=date.today() + timedelta(days=90),
-    )
-    booking_status_change(
-        booking=booking, to_status="accepted", actor="t", driver=driver, vehicle=vehicle
-    )
+def test_status_page_names_the_driver_once_accepted(client, accepted_booking):
+    booking = accepted_booking
     html = client.get(f"/booking/{booking.reference}/").content.decode()
     assert "Asha Khan" in html
     assert "AB12 CDE" in html
