@@ -17,6 +17,13 @@ def booking_dispatch_start(booking_id: int) -> None:
 
 
 @shared_task
+def bookings_dispatch_start(booking_ids: list[int]) -> None:
+    """Many new bookings at once (a partner batch): one dispatch task each, from here."""
+    for booking_id in booking_ids:
+        booking_dispatch_start.delay(booking_id)
+
+
+@shared_task
 def booking_dispatch_next(booking_id: int) -> None:
     """After a decline or timeout: offer the booking to the next candidate."""
     offers.booking_dispatch_next(booking_id=booking_id)

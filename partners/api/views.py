@@ -24,6 +24,7 @@ from rest_framework import status as http_status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.input_serializers import input_serializer
 from api.models import ScreeningRejection
 from api.problems import Problem, validation_problem
 from api.ratelimits import caller_key, ratelimit_enforce
@@ -213,7 +214,7 @@ def intake_jobs_validate(request, raw_jobs: list[Any]) -> tuple[list[IntakeJob],
                 )
             )
             continue
-        serializer = PartnerJobInputSerializer(data=raw)
+        serializer = input_serializer(PartnerJobInputSerializer, raw)
         if not serializer.is_valid():
             rejected.append(
                 JobResult.rejected(

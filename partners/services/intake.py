@@ -31,6 +31,7 @@ from bookings.services import (
     booking_journey_columns,
 )
 from bookings.services import booking_create as booking_create_service
+from dispatch.receivers import dispatch_handover_batched
 from partners.models import Account
 
 # Daily limits count jobs per Europe/London calendar day (the issue; contract 1).
@@ -203,21 +204,22 @@ def intake_batch_apply(
         new_allowance=allowance,
         actor=f"account:{account.slug}",
     )
-    results = []
-    for job in jobs:
-        try:
-            results.append(_job_apply(state=state, job=job, now=now))
-        except Problem as problem:
-            results.append(
-                JobResult.rejected(
-                    index=job.index,
-                    job_ref=job.job_ref,
-                    code=problem.code,
-                    errors=problem.errors
-                    or {"non_field_errors": [problem.detail or problem.title]},
-                )
-            )
-    return results
+    # New bookings reach dispatch in one broker message for the whole batch.
+    with dispatch_handover_batched():
+        return [_job_result(state=state, job=job, now=now) for job in jobs]
+
+
+def _job_result(*, state: _BatchState, job: IntakeJob, now: dt.datetime) -> JobResult:
+    """One job applied, or its rejection: a failing job never affects the others."""
+    try:
+        return _job_apply(state=state, job=job, now=now)
+    except Problem as problem:
+        return JobResult.rejected(
+            index=job.index,
+            job_ref=job.job_ref,
+            code=problem.code,
+            errors=problem.errors or {"non_field_errors": [problem.detail or problem.title]},
+        )
 
 
 def _job_apply(*, state: _BatchState, job: IntakeJob, now: dt.datetime) -> JobResult:
