@@ -96,8 +96,16 @@ class Booking(models.Model):
         max_length=16, choices=DispatchQueue.choices, default=DispatchQueue.NETWORK
     )
 
+    # No index on passenger, vehicle or subcontracted_to: nothing looks bookings up by them
+    # and every index costs each of the many INSERTs into this table; only deleting one of
+    # those rows (rare, back office) scans.
     passenger = models.ForeignKey(
-        Passenger, null=True, blank=True, on_delete=models.SET_NULL, related_name="bookings"
+        Passenger,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="bookings",
+        db_index=False,
     )
     passenger_name = models.CharField(max_length=200, blank=True)
     passenger_email = models.EmailField(blank=True)
@@ -131,7 +139,12 @@ class Booking(models.Model):
         "drivers.Driver", null=True, blank=True, on_delete=models.PROTECT, related_name="bookings"
     )
     vehicle = models.ForeignKey(
-        "drivers.Vehicle", null=True, blank=True, on_delete=models.PROTECT, related_name="bookings"
+        "drivers.Vehicle",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="bookings",
+        db_index=False,
     )
     # s55A Local Government (Miscellaneous Provisions) Act 1976: when a job is passed to
     # another licensed operator, the record names that operator.
@@ -141,6 +154,7 @@ class Booking(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="subcontracted_bookings",
+        db_index=False,
     )
     cancel_reason = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
@@ -156,11 +170,7 @@ class Booking(models.Model):
                 name="booking_unique_job_ref_per_account",
             ),
         ]
-        indexes = [
-            models.Index(fields=["status", "pickup_time"]),
-            models.Index(fields=["passenger_email"]),
-            models.Index(fields=["passenger_phone"]),
-        ]
+        indexes = [models.Index(fields=["status", "pickup_time"])]
 
     def __str__(self) -> str:
         return self.reference
