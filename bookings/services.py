@@ -22,7 +22,6 @@ from api.problems import Problem
 from bookings import events
 from bookings.models import (
     Booking,
-    BookingSource,
     BookingStatus,
     EmailConfirmation,
     Passenger,
@@ -439,14 +438,3 @@ def passenger_block(*, email: str, reason: str = "") -> Passenger:
     passenger.blocked_reason = reason[:200]
     passenger.save(update_fields=["blocked", "blocked_reason"])
     return passenger
-
-
-__all__ = [
-    "BookingDraft",
-    "BookingSource",
-    "PassengerDetails",
-    "booking_cancel",
-    "booking_create",
-    "booking_redeem_quote",
-    "booking_status_change",
-]
