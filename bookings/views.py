@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -68,10 +70,9 @@ def book_page(request):
     """The prefilled booking page a quote's bookingUrl opens (seed 2.3)."""
     from pricing.models import Quote
 
-    quote = None
     quote_id = request.GET.get("quote", "")
     try:
-        quote = Quote.objects.filter(pk=quote_id).first() if quote_id else None
-    except (ValueError, Exception):  # malformed UUID
+        quote = Quote.objects.filter(pk=uuid.UUID(quote_id)).first()
+    except ValueError:  # missing or malformed: the page says the quote was not found
         quote = None
     return render(request, "bookings/book.html", {"quote": quote, "quote_id": quote_id})

@@ -20,6 +20,7 @@ from drf_spectacular.utils import (
     PolymorphicProxySerializer,
     extend_schema,
 )
+from rest_framework import exceptions
 from rest_framework import status as http_status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -611,8 +612,8 @@ def supplier_authenticate(request, account: Account) -> None:
     if request.META.get("HTTP_X_SIGNATURE"):
         try:
             hmac_verify(account, request)
-        except Exception as exc:  # AuthenticationFailed: keep the problem shape
-            raise Problem(401, "unauthenticated", str(getattr(exc, "detail", exc))) from None
+        except exceptions.AuthenticationFailed as exc:
+            raise Problem(401, "unauthenticated", str(exc.detail)) from None
         return
     raise Problem(
         401,
