@@ -276,6 +276,9 @@ def main() -> int:
     parser.add_argument("--duration", type=int, default=10)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument(
+        "--intake-batch", type=int, default=100, help="jobs per batch in the sustained intake run"
+    )
+    parser.add_argument(
         "--rounds",
         type=int,
         default=3,
@@ -350,7 +353,11 @@ def main() -> int:
                     rows.append((label, parse_wrk(out)))
                 rounds.append(rows)
             intake = intake_throughput(
-                intake_key, tmp, size=50, connections=args.connections, duration=args.duration
+                intake_key,
+                tmp,
+                size=args.intake_batch,
+                connections=args.connections,
+                duration=args.duration,
             )
         race = concurrent_redemptions(key)
     finally:
@@ -373,7 +380,8 @@ def main() -> int:
         )
     print("targets: quote >= 70% of reference and p99 < 50 ms; instant >= 50% and p99 < 100 ms")
     print(
-        f"\nPOST /api/public/v1/jobs, {args.connections} concurrent senders, batches of 50 new "
+        f"\nPOST /api/public/v1/jobs, {args.connections} concurrent senders, batches of "
+        f"{args.intake_batch} new "
         f"jobs: {intake['jobs_per_s']:.0f} jobs/s, p50 {intake['p50']:.0f} ms, p99 "
         f"{intake['p99']:.0f} ms per batch, {intake['errors']} non-2xx (target: 1,000 jobs/s)"
     )

@@ -170,7 +170,16 @@ class Booking(models.Model):
                 name="booking_unique_job_ref_per_account",
             ),
         ]
-        indexes = [models.Index(fields=["status", "pickup_time"])]
+        indexes = [
+            models.Index(fields=["status", "pickup_time"]),
+            # The daily intake limit counts a sender's jobs booked today: one range of this
+            # index rather than every booking the sender ever made.
+            models.Index(
+                fields=["account", "created_at"],
+                condition=~Q(job_ref=""),
+                name="booking_intake_by_day",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.reference
