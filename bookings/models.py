@@ -188,7 +188,10 @@ class Booking(models.Model):
 class BookingEvent(models.Model):
     """Append-only log of everything that happened to a booking (contract 3.1)."""
 
-    booking = models.ForeignKey(Booking, on_delete=models.CASCADE, related_name="events")
+    # The (booking, sequence) unique index below already leads with booking.
+    booking = models.ForeignKey(
+        Booking, on_delete=models.CASCADE, related_name="events", db_index=False
+    )
     sequence = models.PositiveIntegerField()
     type = models.CharField(max_length=40)  # booking.created, booking.status_changed, ...
     from_status = models.CharField(max_length=16, blank=True)
