@@ -365,6 +365,21 @@ def _offer_close(booking: Booking, offer: Offer, status: str, actor: str, now: d
         _enqueue("booking_dispatch_next", booking.pk)
 
 
+def _offer_withdraw(booking: Booking, offer: Offer, now: datetime, detail: str) -> None:
+    """Withdraw an open offer (caller holds the booking and offer locks) and record why."""
+    Offer.objects.filter(pk=offer.pk).update(status=OfferStatus.WITHDRAWN, responded_at=now)
+    _attempt(
+        booking,
+        offer.round,
+        AttemptOutcome.WITHDRAWN,
+        tier=offer.tier,
+        driver_id=offer.driver_id,
+        fleet_id=offer.fleet_id,
+        offer=offer,
+        detail=detail[:300],
+    )
+
+
 def offer_decline(*, offer_id: int, driver: Driver, now: datetime | None = None) -> Offer:
     """The driver turns the job down; the next candidate is tried after commit."""
     now = now or timezone.now()
@@ -483,19 +498,7 @@ def booking_assign_manual(
         )
         round_ = _current_round(booking)
         if open_offer is not None:
-            Offer.objects.filter(pk=open_offer.pk).update(
-                status=OfferStatus.WITHDRAWN, responded_at=now
-            )
-            _attempt(
-                booking,
-                open_offer.round,
-                AttemptOutcome.WITHDRAWN,
-                tier=open_offer.tier,
-                driver_id=open_offer.driver_id,
-                fleet_id=open_offer.fleet_id,
-                offer=open_offer,
-                detail=f"Withdrawn for manual assignment by {actor}"[:300],
-            )
+            _offer_withdraw(booking, open_offer, now, f"Withdrawn for manual assignment by {actor}")
         _driver_take_job(driver.pk)
         vehicle = vehicle or driver.vehicles.filter(active=True).order_by("pk").first()
         offer = Offer.objects.create(
@@ -570,16 +573,6 @@ def booking_dispatch_stop(*, booking_id: int, now: datetime | None = None) -> No
         for offer in Offer.objects.select_for_update(no_key=True).filter(
             booking=booking, status=OfferStatus.OPEN
         ):
-            Offer.objects.filter(pk=offer.pk).update(status=OfferStatus.WITHDRAWN, responded_at=now)
-            _attempt(
-                booking,
-                offer.round,
-                AttemptOutcome.WITHDRAWN,
-                tier=offer.tier,
-                driver_id=offer.driver_id,
-                fleet_id=offer.fleet_id,
-                offer=offer,
-                detail=f"Booking {booking.status}",
-            )
+            _offer_withdraw(booking, offer, now, f"Booking {booking.status}")
         if booking.status in RELEASING_STATUSES:
             driver_job_release(booking_id=booking.pk, now=now)
