@@ -50,3 +50,16 @@ def input_serializer(serializer_class: type, data) -> serializers.Serializer:
             fields[name] = bound
         serializer.__dict__["fields"] = fields  # what the cached ``fields`` property holds
     return serializer
+
+
+def validated_input(serializer_class: type, data) -> dict:
+    """The validated body of a request; 400 ``invalid_body`` for a body that is not a JSON
+    object, 400 ``invalid_input`` naming the fields otherwise (contract 1, 1.1)."""
+    from api.problems import Problem, validation_problem
+
+    if not isinstance(data, dict):
+        raise Problem(400, "invalid_body", "The body must be a JSON object.")
+    serializer = input_serializer(serializer_class, data)
+    if not serializer.is_valid():
+        raise validation_problem(serializer.errors)
+    return serializer.validated_data

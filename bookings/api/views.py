@@ -8,7 +8,7 @@ from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework.response import Response
 
-from api.input_serializers import input_serializer
+from api.input_serializers import validated_input
 from api.problems import Problem, validation_problem
 from api.ratelimits import ratelimit_enforce
 from api.schema import problem_responses
@@ -37,15 +37,6 @@ from pricing.services import quote_price
 
 # A pickup this far in the past is still "now" (clock skew, slow networks).
 PICKUP_GRACE = timedelta(minutes=2)
-
-
-def _validated(serializer_class, data):
-    if not isinstance(data, dict):
-        raise Problem(400, "invalid_body", "The body must be a JSON object.")
-    serializer = input_serializer(serializer_class, data)
-    if not serializer.is_valid():
-        raise validation_problem(serializer.errors)
-    return serializer.validated_data
 
 
 def _source(request, agent: str = "") -> str:
@@ -155,7 +146,7 @@ class AliasBookingCreateView(PublicAPIView):
         tags=["bookings"],
     )
     def post(self, request):
-        data = _validated(s.AliasRedeemRequestSerializer, _admitted_body(request))
+        data = validated_input(s.AliasRedeemRequestSerializer, _admitted_body(request))
         email = data.get("passenger_email", "")
         policies.passenger_require_not_blocked(email)
         quote = quote_get_for_redemption(data["quote_id"])
@@ -194,7 +185,7 @@ class AliasBookingInstantView(PublicAPIView):
         tags=["bookings"],
     )
     def post(self, request):
-        data = _validated(s.AliasInstantRequestSerializer, _admitted_body(request))
+        data = validated_input(s.AliasInstantRequestSerializer, _admitted_body(request))
         email = data.get("passenger_email", "")
         policies.passenger_require_not_blocked(email)
         pickup_time = data.get("depart_at") or timezone.now()
@@ -249,8 +240,8 @@ class V1BookingCreateView(PublicAPIView):
     def post(self, request):
         body = _admitted_body(request)
         if "quote_id" in body:
-            return self._redeem(request, _validated(s.V1RedeemRequestSerializer, body))
-        data = _validated(s.V1BookingRequestSerializer, body)
+            return self._redeem(request, validated_input(s.V1RedeemRequestSerializer, body))
+        data = validated_input(s.V1BookingRequestSerializer, body)
         _require_future(data["departAt"], "departAt")
         email = policies.email_require_genuine(data["passengerEmail"], field="passengerEmail")
         passenger = policies.passenger_require_not_blocked(email)
@@ -398,7 +389,7 @@ class V1BookingDetailView(PublicAPIView):
         screening_enforce(
             request, request.data if isinstance(request.data, dict) else {}, ("reason",)
         )
-        data = _validated(s.BookingCancelRequestSerializer, request.data)
+        data = validated_input(s.BookingCancelRequestSerializer, request.data)
         booking = booking_get_for_passenger(reference=ref, email=data["email"])
         booking = booking_cancel(
             booking=booking,
@@ -421,7 +412,7 @@ class PassengerVerifyView(PublicAPIView):
         tags=["bookings"],
     )
     def post(self, request):
-        data = _validated(s.PassengerVerifyRequestSerializer, request.data)
+        data = validated_input(s.PassengerVerifyRequestSerializer, request.data)
         return Response(passenger_verify(email=data["email"]))
 
 

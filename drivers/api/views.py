@@ -13,7 +13,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.problems import Problem, validation_problem
+from api.input_serializers import validated_input
+from api.problems import Problem
 from api.ratelimits import ratelimit_enforce
 from api.schema import problem_responses
 from bookings.models import PaymentRecord
@@ -35,15 +36,6 @@ from drivers.api.serializers import (
 )
 
 TAGS = ["driver app"]
-
-
-def _validated(serializer_class, request: Request) -> dict:
-    if not isinstance(request.data, dict):
-        raise Problem(400, "invalid_body", "The body must be a JSON object.")
-    serializer = serializer_class(data=request.data)
-    if not serializer.is_valid():
-        raise validation_problem(serializer.errors)
-    return serializer.validated_data
 
 
 class DriverAPIView(APIView):
@@ -76,7 +68,7 @@ class DriverLoginView(APIView):
     )
     def post(self, request: Request) -> Response:
         ratelimit_enforce(request, "driver")
-        credentials = _validated(DriverLoginInputSerializer, request)
+        credentials = validated_input(DriverLoginInputSerializer, request.data)
         user = authenticate(
             request._request, username=credentials["username"], password=credentials["password"]
         )
@@ -163,7 +155,7 @@ class DriverJobStatusView(DriverAPIView):
         },
     )
     def post(self, request: Request, ref: str) -> Response:
-        body = _validated(DriverJobStatusInputSerializer, request)
+        body = validated_input(DriverJobStatusInputSerializer, request.data)
         booking = jobs.driver_job_status_change(
             driver=self.driver, reference=ref, to_status=body["status"]
         )
@@ -185,7 +177,7 @@ class DriverJobSettlementView(DriverAPIView):
         },
     )
     def post(self, request: Request, ref: str) -> Response:
-        body = _validated(DriverSettlementInputSerializer, request)
+        body = validated_input(DriverSettlementInputSerializer, request.data)
         record, created = jobs.driver_job_settle(
             driver=self.driver,
             reference=ref,
@@ -213,7 +205,7 @@ class DriverAvailabilityView(DriverAPIView):
         },
     )
     def post(self, request: Request) -> Response:
-        body = _validated(DriverAvailabilityInputSerializer, request)
+        body = validated_input(DriverAvailabilityInputSerializer, request.data)
         driver = services.driver_availability_set(
             driver=self.driver, online=body["online"], lat=body.get("lat"), lng=body.get("lng")
         )

@@ -9,7 +9,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
-from api.input_serializers import input_serializer
+from api.input_serializers import validated_input
 from api.problems import Problem
 from api.schema import problem_responses
 from api.screening import screening_enforce
@@ -30,12 +30,6 @@ ALIAS_FIELD_NAMES = {
 
 def _utc(value: dt.datetime) -> str:
     return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _validated(serializer_class, data) -> dict:
-    serializer = input_serializer(serializer_class, data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
 
 
 def _depart_at_check(depart_at: dt.datetime | None, field: str) -> None:
@@ -81,7 +75,7 @@ class QuoteV1View(PublicAPIView):
     def post(self, request):
         if isinstance(request.data, dict):
             screening_enforce(request, request.data)
-        data = _validated(s.QuoteV1RequestSerializer, request.data)
+        data = validated_input(s.QuoteV1RequestSerializer, request.data)
         _depart_at_check(data.get("departAt"), "departAt")
         quote = quote_create(
             pickup=data["pickup"],
@@ -110,7 +104,7 @@ class QuoteEstimateView(PublicAPIView):
     def post(self, request):
         if isinstance(request.data, dict):
             screening_enforce(request, request.data)
-        data = _validated(s.QuoteEstimateRequestSerializer, request.data)
+        data = validated_input(s.QuoteEstimateRequestSerializer, request.data)
         _depart_at_check(data.get("depart_at"), "depart_at")
         quote = quote_create(
             pickup=data["pickup_address"],
