@@ -140,55 +140,64 @@ def passenger_get_or_create(*, email: str, name: str = "", phone: str = "") -> P
 
 
 def _insert_booking(*, draft: BookingDraft, journey: dict[str, Any], quote=None) -> Booking:
-    """INSERT one booking and its ``booking.created`` event, in its own transaction.
+    """INSERT one booking and its ``booking.created`` event, written whole or not at all.
 
-    The reference is random (40 bits); on the rare clash with an existing one the whole
-    transaction is retried with a fresh reference. Any other IntegrityError (the quote or
-    the sender's job reference already used) propagates to the caller, which decides
-    what the duplicate means. Called outside a transaction this costs no savepoint.
+    The reference is random (40 bits); on the rare clash with an existing one the insert
+    is retried with a fresh reference. Any other IntegrityError (the quote or the sender's
+    job reference already used) propagates to the caller, which decides what the
+    duplicate means. A booking with no quote to mark and no passenger record to create
+    costs one statement outside a transaction (see ``events.booking_insert_created``);
+    otherwise those writes share its transaction, and inside an outer transaction a
+    savepoint keeps a failure local.
     """
+    one_statement = (
+        quote is None
+        and not draft.passenger.email
+        and not transaction.get_connection().in_atomic_block
+    )
     for _ in range(5):
+        booking = Booking(
+            reference=reference_generate(),
+            source=draft.source,
+            account=draft.account,
+            job_ref=draft.job_ref,
+            quote=quote,
+            agent=draft.agent[:100],
+            dispatch_queue=draft.dispatch_queue,
+            passenger_name=draft.passenger.name[:200],
+            passenger_email=draft.passenger.email.lower(),
+            passenger_phone=draft.passenger.phone,
+            pickup_time=draft.pickup_time,
+            flight_number=draft.flight_number[:20],
+            notes=draft.notes,
+            payment_method=draft.payment_method,
+            **journey,
+        )
         try:
-            with transaction.atomic():
-                passenger = passenger_get_or_create(
-                    email=draft.passenger.email,
-                    name=draft.passenger.name,
-                    phone=draft.passenger.phone,
-                )
-                booking = Booking(
-                    reference=reference_generate(),
-                    source=draft.source,
-                    account=draft.account,
-                    job_ref=draft.job_ref,
-                    quote=quote,
-                    agent=draft.agent[:100],
-                    dispatch_queue=draft.dispatch_queue,
-                    passenger=passenger,
-                    passenger_name=draft.passenger.name[:200],
-                    passenger_email=draft.passenger.email.lower(),
-                    passenger_phone=draft.passenger.phone,
-                    pickup_time=draft.pickup_time,
-                    flight_number=draft.flight_number[:20],
-                    notes=draft.notes,
-                    payment_method=draft.payment_method,
-                    **journey,
-                )
-                booking.save(force_insert=True)
-                events.booking_event_record(
-                    booking=booking,
-                    type=events.CREATED,
-                    actor=_actor(draft),
-                    to_status=booking.status,
-                    detail={"source": draft.source},
-                )
-                if quote is not None:
-                    type(quote).objects.filter(pk=quote.pk).update(redeemed_at=timezone.now())
-                return booking
+            if one_statement:
+                _insert_created(booking, draft)
+            else:
+                with transaction.atomic():
+                    booking.passenger = passenger_get_or_create(
+                        email=draft.passenger.email,
+                        name=draft.passenger.name,
+                        phone=draft.passenger.phone,
+                    )
+                    _insert_created(booking, draft)
+                    if quote is not None:
+                        type(quote).objects.filter(pk=quote.pk).update(redeemed_at=timezone.now())
+            return booking
         except IntegrityError as exc:
             if _is_reference_clash(exc):
                 continue
             raise
     raise Problem(503, "server_error", "Could not allocate a booking reference; retry.")
+
+
+def _insert_created(booking: Booking, draft: BookingDraft) -> None:
+    events.booking_insert_created(
+        booking=booking, actor=_actor(draft), detail={"source": draft.source}
+    )
 
 
 def _is_reference_clash(exc: IntegrityError) -> bool:

@@ -1,0 +1,110 @@
+"""The booking engine's INSERT: a booking and its created event, whole or not at all.
+
+Outside a transaction a booking with nothing else to write is one statement on
+PostgreSQL (a data-modifying CTE), so these tests run with real commits
+(``transaction=True``): inside the usual per-test transaction that path is not taken.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import IntegrityError, connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from bookings import services
+from bookings.models import Booking, BookingEvent, Passenger
+from bookings.services import BookingDraft, PassengerDetails, booking_create
+from dispatch.receivers import dispatch_handover_batched
+from pricing.services import quote_price
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def priced(tariffs):
+    return quote_price(
+        pickup="Leeds station",
+        dropoff="York",
+        passengers=2,
+        vehicle_type=None,
+        depart_at=timezone.now() + timedelta(hours=2),
+    )
+
+
+def draft(**overrides) -> BookingDraft:
+    values = {
+        "source": "api",
+        "pickup_time": timezone.now() + timedelta(hours=2),
+        "passenger": PassengerDetails(name="Jo Bloggs", phone="+447700900123"),
+    }
+    values.update(overrides)
+    return BookingDraft(**values)
+
+
+def test_a_new_booking_is_stored_with_its_created_event(priced):
+    booking = booking_create(draft=draft(agent="claude"), priced=priced)
+
+    stored = Booking.objects.get(pk=booking.pk)
+    assert stored.reference == booking.reference
+    assert stored.fare == priced.fare
+    assert stored.applied_rules == priced.applied_rules
+    assert stored.agent == "claude"
+    # Tasks run eagerly here: dispatch has already appended its own events after it.
+    event = BookingEvent.objects.filter(booking=booking).earliest("sequence")
+    assert (event.type, event.sequence, event.to_status) == ("booking.created", 1, "confirmed")
+    assert event.actor == "agent:claude"
+    assert event.detail == {"source": "api"}
+
+
+@pytest.mark.postgres
+def test_on_postgresql_the_booking_and_its_event_are_one_statement(priced):
+    # Dispatch (eager in tests) is handed the booking when the outer block ends.
+    with dispatch_handover_batched(), CaptureQueriesContext(connection) as queries:
+        booking_create(draft=draft(), priced=priced)
+
+    writes = [q["sql"] for q in queries.captured_queries]
+    assert len(writes) == 1, writes
+    assert writes[0].startswith("WITH new_booking AS (INSERT INTO")
+
+
+def test_a_reference_clash_retries_with_a_fresh_reference(priced, monkeypatch):
+    taken = booking_create(draft=draft(), priced=priced)
+    fresh = iter([taken.reference, "TXI-FRESH001"])
+    monkeypatch.setattr(services, "reference_generate", lambda: next(fresh))
+
+    booking = booking_create(draft=draft(), priced=priced)
+
+    assert booking.reference == "TXI-FRESH001"
+    assert Booking.objects.count() == 2
+    assert BookingEvent.objects.filter(booking=booking, type="booking.created").count() == 1
+
+
+def test_a_failed_insert_leaves_neither_booking_nor_event_nor_passenger(priced, make_account):
+    account = make_account("partner")
+    booking_create(draft=draft(account=account, job_ref="JOB-1"), priced=priced)
+    duplicate = draft(
+        account=account,
+        job_ref="JOB-1",
+        passenger=PassengerDetails(name="Ann", email="ann@example.co.uk", phone="+447700900124"),
+    )
+
+    with pytest.raises(IntegrityError):
+        booking_create(draft=duplicate, priced=priced)
+
+    assert Booking.objects.count() == 1
+    assert BookingEvent.objects.filter(type="booking.created").count() == 1
+    assert not Passenger.objects.filter(email="ann@example.co.uk").exists()
+
+
+def test_a_failed_insert_without_passenger_leaves_no_event(priced, make_account):
+    account = make_account("partner")
+    booking_create(draft=draft(account=account, job_ref="JOB-2"), priced=priced)
+
+    with pytest.raises(IntegrityError):
+        booking_create(draft=draft(account=account, job_ref="JOB-2"), priced=priced)
+
+    assert Booking.objects.count() == 1
+    assert BookingEvent.objects.filter(type="booking.created").count() == 1
