@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from django.db import connections, router, transaction
-from django.db.models.sql import InsertQuery
 
+from api.inserts import RowInsert, row_saved
 from bookings.models import Booking, BookingEvent
 from bookings.signals import booking_event_committed
 
@@ -48,15 +48,20 @@ def booking_event_record(
     return event
 
 
+BOOKING_INSERT = RowInsert(Booking)
+EVENT_INSERT = RowInsert(BookingEvent)
+
+
 def booking_insert_created(*, booking: Booking, actor: str, detail: dict) -> BookingEvent:
     """INSERT a new ``booking`` with its ``booking.created`` event; fan out after commit.
 
     On PostgreSQL both rows go in one statement (a data-modifying CTE), which is atomic
     by itself: outside a transaction that is one round trip instead of BEGIN, two INSERTs
-    and COMMIT, for the write every entry point makes. Elsewhere, two INSERTs in a
-    transaction. Either way the booking is written whole or not at all; an
-    IntegrityError (reference, quote or job reference already taken) propagates, and
-    inside an outer transaction the caller holds a savepoint around this.
+    and COMMIT, for the write every entry point makes. Elsewhere (or when a model signal
+    receiver must see the save), two saves in a transaction. Either way the booking is
+    written whole or not at all; an IntegrityError (reference, quote or job reference
+    already taken) propagates, and inside an outer transaction the caller holds a
+    savepoint around this.
     """
     event = BookingEvent(
         booking=booking,
@@ -67,7 +72,11 @@ def booking_insert_created(*, booking: Booking, actor: str, detail: dict) -> Boo
         detail=detail,
     )
     connection = connections[router.db_for_write(Booking)]
-    if connection.vendor != "postgresql":
+    if (
+        connection.vendor != "postgresql"
+        or BOOKING_INSERT.has_signal_receivers()
+        or EVENT_INSERT.has_signal_receivers()
+    ):
         with transaction.atomic(using=connection.alias):
             booking.save(force_insert=True, using=connection.alias)
             event.booking = booking
@@ -75,34 +84,25 @@ def booking_insert_created(*, booking: Booking, actor: str, detail: dict) -> Boo
         _fanout_on_commit(event)
         return event
 
-    booking_fields = [f for f in Booking._meta.local_concrete_fields if not f.primary_key]
-    query = InsertQuery(Booking)
-    query.insert_values(booking_fields, [booking])
-    [(booking_sql, booking_params)] = query.get_compiler(connection=connection).as_sql()
-    event_fields = [
-        f
-        for f in BookingEvent._meta.local_concrete_fields
-        if not f.primary_key and f.name != "booking"
-    ]
     qn = connection.ops.quote_name
     booking_pk = qn(Booking._meta.pk.column)
-    event_booking = qn(BookingEvent._meta.get_field("booking").column)
-    event_columns = ", ".join(qn(f.column) for f in event_fields)
-    placeholders = ", ".join(["%s"] * len(event_fields))
-    # Identifiers come from the models' metadata and every value is a parameter.
+    event_booking = BookingEvent._meta.get_field("booking").column
+    # Identifiers come from the models' metadata; values are always parameters.
+    new_booking = f"(SELECT {booking_pk} FROM new_booking)"  # noqa: S608
     sql = (
-        f"WITH new_booking AS ({booking_sql} RETURNING {booking_pk}) "  # noqa: S608
-        f"INSERT INTO {qn(BookingEvent._meta.db_table)} ({event_booking}, {event_columns}) "
-        f"SELECT {booking_pk}, {placeholders} FROM new_booking "
-        f"RETURNING {event_booking}, {qn(BookingEvent._meta.pk.column)}"
+        f"WITH new_booking AS ({BOOKING_INSERT.sql(connection)} RETURNING {booking_pk}) "
+        f"{EVENT_INSERT.sql(connection, expressions={event_booking: new_booking})} "
+        f"RETURNING {qn(event_booking)}, {qn(BookingEvent._meta.pk.column)}"
     )
-    event_params = [f.get_db_prep_save(f.pre_save(event, True), connection) for f in event_fields]
+    params = [
+        *BOOKING_INSERT.params(booking, connection),
+        *EVENT_INSERT.params(event, connection, skip=(event_booking,)),
+    ]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*booking_params, *event_params])
+        cursor.execute(sql, params)
         booking.pk, event.pk = cursor.fetchone()
-    for instance in (booking, event):
-        instance._state.adding = False
-        instance._state.db = connection.alias
+    row_saved(booking, connection.alias)
+    row_saved(event, connection.alias)
     event.booking = booking
     _fanout_on_commit(event)
     return event

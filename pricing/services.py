@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.utils import timezone
 
+from api.inserts import RowInsert
 from api.problems import Problem
 from pricing.fares import FareOptions, TariffIncomplete, fare_compute
 from pricing.gazetteer import Place
@@ -189,6 +190,10 @@ def quote_ttl() -> dt.timedelta:
     return dt.timedelta(hours=getattr(settings, "PRICING_QUOTE_TTL_HOURS", 24))
 
 
+# The quote endpoints' one write, compiled once (api.inserts).
+QUOTE_INSERT = RowInsert(Quote)
+
+
 def quote_create(
     *,
     pickup: str,
@@ -219,7 +224,7 @@ def quote_create(
         field_names=field_names,
     )
     now = timezone.now()
-    return Quote.objects.create(
+    quote = Quote(
         source=source,
         pickup=pickup[:300],
         pickup_label=priced.pickup.label[:300],
@@ -244,3 +249,4 @@ def quote_create(
         created_at=now,
         expires_at=now + quote_ttl(),
     )
+    return QUOTE_INSERT.insert(quote)
