@@ -155,3 +155,25 @@ def test_verified_keys_are_cached_but_revocation_is_seen(
     key.revoked = True
     key.save()
     assert_problem(client.get("/api/probe", HTTP_X_API_KEY=account.raw_key), 401, "unauthenticated")
+
+
+@override_settings(API_KEY_CACHE_SECONDS=60)
+def test_each_request_gets_its_own_copy_of_a_cached_key_and_account(make_account):
+    from partners.authentication import account_key_cache_clear, account_key_lookup
+
+    account_key_cache_clear()
+    account = make_account("partner", name="Copied")
+    first = account_key_lookup(account.raw_key)
+    first.account.name = "Changed by one request"
+    first.account.webhook_url = "https://changed.example/hook"
+
+    second = account_key_lookup(account.raw_key)
+
+    assert second is not first
+    assert second.account is not first.account
+    assert second.account.name == "Copied"
+    assert second.account.webhook_url == ""
+    assert second.account.pk == account.pk
+    assert second.account_id == account.pk
+    assert not second._state.adding
+    assert second.account._state.db == "default"
