@@ -42,14 +42,23 @@ class RowInsert:
             self.model
         )
 
-    def sql(self, connection, *, expressions: Mapping[str, str] | None = None) -> str:
-        """``INSERT INTO t (c1, ...) VALUES (%s, ...)`` with no RETURNING clause.
+    def sql(
+        self, connection, *, rows: int = 1, expressions: Mapping[str, str] | None = None
+    ) -> str:
+        """``INSERT INTO t (c1, ...) VALUES (%s, ...)[, (...)]`` with no RETURNING clause.
 
-        ``expressions`` replaces the placeholder of the named columns with SQL (for
-        example a subquery on a CTE); :meth:`params` must then skip the same columns.
+        ``rows`` rows of placeholders. ``expressions`` replaces the placeholder of the
+        named columns with SQL; :meth:`params` must then skip the same columns.
         """
-        expressions = expressions or {}
-        key = (connection.vendor, tuple(sorted(expressions.items())))
+        return self._compiled(connection, "VALUES", rows, expressions or {})
+
+    def select_sql(self, connection, *, source: str, expressions: Mapping[str, str]) -> str:
+        """``INSERT INTO t (c1, ...) SELECT ... FROM <source>``: one row per row of
+        ``source`` (a CTE), the named columns computed from it, the others parameters."""
+        return self._compiled(connection, source, 1, expressions)
+
+    def _compiled(self, connection, source: str, rows: int, expressions: Mapping[str, str]) -> str:
+        key = (connection.vendor, source, rows, tuple(sorted(expressions.items())))
         sql = self._sql.get(key)
         if sql is None:
             qn = connection.ops.quote_name
@@ -57,7 +66,11 @@ class RowInsert:
             values = ", ".join(expressions.get(field.column, "%s") for field in self.fields)
             table = qn(self.model._meta.db_table)
             # Identifiers come from the model's metadata; values are always parameters.
-            sql = f"INSERT INTO {table} ({columns}) VALUES ({values})"  # noqa: S608
+            sql = f"INSERT INTO {table} ({columns}) "  # noqa: S608
+            if source == "VALUES":
+                sql += "VALUES " + ", ".join([f"({values})"] * rows)
+            else:
+                sql += f"SELECT {values} FROM {source}"  # noqa: S608
             self._sql[key] = sql
         return sql
 

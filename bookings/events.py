@@ -55,22 +55,36 @@ EVENT_INSERT = RowInsert(BookingEvent)
 def booking_insert_created(*, booking: Booking, actor: str, detail: dict) -> BookingEvent:
     """INSERT a new ``booking`` with its ``booking.created`` event; fan out after commit.
 
-    On PostgreSQL both rows go in one statement (a data-modifying CTE), which is atomic
-    by itself: outside a transaction that is one round trip instead of BEGIN, two INSERTs
-    and COMMIT, for the write every entry point makes. Elsewhere (or when a model signal
-    receiver must see the save), two saves in a transaction. Either way the booking is
-    written whole or not at all; an IntegrityError (reference, quote or job reference
-    already taken) propagates, and inside an outer transaction the caller holds a
-    savepoint around this.
+    See :func:`bookings_insert_created`, of which this is the one-booking case.
     """
-    event = BookingEvent(
-        booking=booking,
-        sequence=booking.sequence,
-        type=CREATED,
-        to_status=booking.status,
-        actor=actor[:200],
-        detail=detail,
-    )
+    [event] = bookings_insert_created(bookings=[booking], actor=actor, detail=detail)
+    return event
+
+
+def bookings_insert_created(
+    *, bookings: list[Booking], actor: str, detail: dict
+) -> list[BookingEvent]:
+    """INSERT new ``bookings``, each with its ``booking.created`` event; fan out after commit.
+
+    On PostgreSQL all the rows go in one statement (a data-modifying CTE), which is
+    atomic by itself: outside a transaction one round trip, where BEGIN, an INSERT per
+    row and COMMIT were the cost of every entry point's write (and of each job of a
+    partner batch). Elsewhere, or when a model signal receiver must see the save, saves
+    in one transaction. Either way the bookings are written whole or not at all; an
+    IntegrityError (a reference, quote or job reference already taken) propagates, and
+    inside an outer transaction the caller holds a savepoint around this.
+    """
+    events = [
+        BookingEvent(
+            booking=booking,
+            sequence=booking.sequence,
+            type=CREATED,
+            to_status=booking.status,
+            actor=actor[:200],
+            detail=detail,
+        )
+        for booking in bookings
+    ]
     connection = connections[router.db_for_write(Booking)]
     if (
         connection.vendor != "postgresql"
@@ -78,31 +92,47 @@ def booking_insert_created(*, booking: Booking, actor: str, detail: dict) -> Boo
         or EVENT_INSERT.has_signal_receivers()
     ):
         with transaction.atomic(using=connection.alias):
-            booking.save(force_insert=True, using=connection.alias)
-            event.booking = booking
-            event.save(force_insert=True, using=connection.alias)
+            for booking, event in zip(bookings, events, strict=True):
+                booking.save(force_insert=True, using=connection.alias)
+                event.booking = booking
+                event.save(force_insert=True, using=connection.alias)
+    else:
+        _insert_with_events(connection, bookings, events)
+    for event in events:
         _fanout_on_commit(event)
-        return event
+    return events
 
+
+def _insert_with_events(connection, bookings: list[Booking], events: list[BookingEvent]) -> None:
+    """The PostgreSQL statement: the bookings, then one event per new row, matched back to
+    the instances by their unique reference (RETURNING order is not promised)."""
     qn = connection.ops.quote_name
     booking_pk = qn(Booking._meta.pk.column)
+    reference = qn(Booking._meta.get_field("reference").column)
+    event_pk = qn(BookingEvent._meta.pk.column)
     event_booking = BookingEvent._meta.get_field("booking").column
-    # Identifiers come from the models' metadata; values are always parameters.
-    new_booking = f"(SELECT {booking_pk} FROM new_booking)"  # noqa: S608
-    sql = (
-        f"WITH new_booking AS ({BOOKING_INSERT.sql(connection)} RETURNING {booking_pk}) "
-        f"{EVENT_INSERT.sql(connection, expressions={event_booking: new_booking})} "
-        f"RETURNING {qn(event_booking)}, {qn(BookingEvent._meta.pk.column)}"
+    booking_insert = BOOKING_INSERT.sql(connection, rows=len(bookings))
+    event_insert = EVENT_INSERT.select_sql(
+        connection, source="new_booking", expressions={event_booking: booking_pk}
     )
-    params = [
-        *BOOKING_INSERT.params(booking, connection),
-        *EVENT_INSERT.params(event, connection, skip=(event_booking,)),
-    ]
+    # Identifiers come from the models' metadata; values are always parameters.
+    sql = (
+        f"WITH new_booking AS ({booking_insert} RETURNING {booking_pk}, {reference}), "  # noqa: S608
+        f"new_event AS ({event_insert} RETURNING {qn(event_booking)}, {event_pk}) "
+        f"SELECT b.{reference}, b.{booking_pk}, e.{event_pk} "
+        f"FROM new_booking b JOIN new_event e ON e.{qn(event_booking)} = b.{booking_pk}"
+    )
+    # Every event of one call has the same values but its booking.
+    params = [param for booking in bookings for param in BOOKING_INSERT.params(booking, connection)]
+    params += EVENT_INSERT.params(events[0], connection, skip=(event_booking,))
+    by_reference = {
+        booking.reference: (booking, event) for booking, event in zip(bookings, events, strict=True)
+    }
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        booking.pk, event.pk = cursor.fetchone()
-    row_saved(booking, connection.alias)
-    row_saved(event, connection.alias)
-    event.booking = booking
-    _fanout_on_commit(event)
-    return event
+        for ref, booking_id, event_id in cursor.fetchall():
+            booking, event = by_reference[ref]
+            booking.pk, event.pk = booking_id, event_id
+            row_saved(booking, connection.alias)
+            row_saved(event, connection.alias)
+            event.booking = booking

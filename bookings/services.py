@@ -4,6 +4,7 @@ and supplier intake) creates and changes bookings through these functions only.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from dataclasses import dataclass
@@ -139,6 +140,30 @@ def passenger_get_or_create(*, email: str, name: str = "", phone: str = "") -> P
     return passenger
 
 
+def passengers_get_or_create(*, people: list[PassengerDetails]) -> dict[str, Passenger]:
+    """The passenger records of these people (by lower-cased email), created when missing.
+
+    Three queries at most, whatever the number: read, insert the missing ones in email
+    order (a concurrent insert of the same email is ignored, not an error), read those.
+    """
+    wanted: dict[str, PassengerDetails] = {}
+    for person in people:
+        if person.email:
+            wanted.setdefault(person.email.lower(), person)
+    found = {p.email: p for p in Passenger.objects.filter(email__in=wanted)}
+    missing = sorted(set(wanted) - set(found))
+    if missing:
+        Passenger.objects.bulk_create(
+            [
+                Passenger(email=email, name=wanted[email].name[:200], phone=wanted[email].phone)
+                for email in missing
+            ],
+            ignore_conflicts=True,
+        )
+        found.update({p.email: p for p in Passenger.objects.filter(email__in=missing)})
+    return found
+
+
 def _insert_booking(*, draft: BookingDraft, journey: dict[str, Any], quote=None) -> Booking:
     """INSERT one booking and its ``booking.created`` event, written whole or not at all.
 
@@ -156,23 +181,7 @@ def _insert_booking(*, draft: BookingDraft, journey: dict[str, Any], quote=None)
         and not transaction.get_connection().in_atomic_block
     )
     for _ in range(5):
-        booking = Booking(
-            reference=reference_generate(),
-            source=draft.source,
-            account=draft.account,
-            job_ref=draft.job_ref,
-            quote=quote,
-            agent=draft.agent[:100],
-            dispatch_queue=draft.dispatch_queue,
-            passenger_name=draft.passenger.name[:200],
-            passenger_email=draft.passenger.email.lower(),
-            passenger_phone=draft.passenger.phone,
-            pickup_time=draft.pickup_time,
-            flight_number=draft.flight_number[:20],
-            notes=draft.notes,
-            payment_method=draft.payment_method,
-            **journey,
-        )
+        booking = _booking_build(draft=draft, journey=journey, quote=quote)
         try:
             if one_statement:
                 _insert_created(booking, draft)
@@ -192,6 +201,26 @@ def _insert_booking(*, draft: BookingDraft, journey: dict[str, Any], quote=None)
                 continue
             raise
     raise Problem(503, "server_error", "Could not allocate a booking reference; retry.")
+
+
+def _booking_build(*, draft: BookingDraft, journey: dict[str, Any], quote=None) -> Booking:
+    return Booking(
+        reference=reference_generate(),
+        source=draft.source,
+        account=draft.account,
+        job_ref=draft.job_ref,
+        quote=quote,
+        agent=draft.agent[:100],
+        dispatch_queue=draft.dispatch_queue,
+        passenger_name=draft.passenger.name[:200],
+        passenger_email=draft.passenger.email.lower(),
+        passenger_phone=draft.passenger.phone,
+        pickup_time=draft.pickup_time,
+        flight_number=draft.flight_number[:20],
+        notes=draft.notes,
+        payment_method=draft.payment_method,
+        **journey,
+    )
 
 
 def _insert_created(booking: Booking, draft: BookingDraft) -> None:
@@ -222,6 +251,43 @@ def booking_create(*, draft: BookingDraft, priced) -> Booking:
     journey = booking_journey_columns(priced, pickup=draft.pickup, dropoff=draft.dropoff)
     journey["meet_and_greet"] = draft.meet_and_greet
     return _insert_booking(draft=draft, journey=journey)
+
+
+def bookings_create_many(*, drafts: list[tuple[BookingDraft, Any]]) -> list[Booking]:
+    """Create many live bookings, each priced on the spot, all or none (partner batches).
+
+    ``drafts`` pairs each draft with its priced journey; every draft must have the same
+    source and sender. Guarantees: one row and one ``booking.created`` event per draft,
+    written together in one statement on PostgreSQL (with the passenger records, when
+    any, in one transaction); dispatch starts after commit. Any IntegrityError (a job
+    reference or booking reference already taken) writes nothing and propagates: the
+    caller then creates them one by one with :func:`booking_create`, which tells the
+    cases apart.
+    """
+    if not drafts:
+        return []
+    first = drafts[0][0]
+    bookings = []
+    for draft, priced in drafts:
+        journey = booking_journey_columns(priced, pickup=draft.pickup, dropoff=draft.dropoff)
+        journey["meet_and_greet"] = draft.meet_and_greet
+        bookings.append(_booking_build(draft=draft, journey=journey))
+    with_passengers = any(draft.passenger.email for draft, _ in drafts)
+    in_transaction = with_passengers or transaction.get_connection().in_atomic_block
+    with transaction.atomic() if in_transaction else contextlib.nullcontext():
+        if with_passengers:
+            # Passengers first, then the bookings in jobRef order: two batches racing over
+            # the same rows take their locks in the same order, so one waits for the
+            # other instead of deadlocking.
+            passengers = passengers_get_or_create(people=[d.passenger for d, _ in drafts])
+            for booking in bookings:
+                booking.passenger = passengers.get(booking.passenger_email)
+        events.bookings_insert_created(
+            bookings=sorted(bookings, key=lambda b: b.job_ref),
+            actor=_actor(first),
+            detail={"source": first.source},
+        )
+    return bookings
 
 
 def booking_redeem_quote(*, quote, draft: BookingDraft) -> tuple[Booking, bool]:

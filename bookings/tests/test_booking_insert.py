@@ -108,3 +108,39 @@ def test_a_failed_insert_without_passenger_leaves_no_event(priced, make_account)
 
     assert Booking.objects.count() == 1
     assert BookingEvent.objects.filter(type="booking.created").count() == 1
+
+
+def test_many_bookings_are_written_each_with_its_own_created_event(priced, make_account):
+    from bookings.services import bookings_create_many
+
+    account = make_account("partner")
+    drafts = [
+        (draft(account=account, job_ref=f"MANY-{n}", source="partner"), priced) for n in (3, 1, 2)
+    ]
+
+    bookings = bookings_create_many(drafts=drafts)
+
+    assert [b.job_ref for b in bookings] == ["MANY-3", "MANY-1", "MANY-2"]
+    for booking in bookings:
+        stored = Booking.objects.get(pk=booking.pk)
+        assert stored.job_ref == booking.job_ref
+        assert stored.reference == booking.reference
+        created = BookingEvent.objects.get(booking=booking, type="booking.created")
+        assert created.actor == f"account:{account.slug}"
+        assert created.detail == {"source": "partner"}
+
+
+def test_many_bookings_are_all_or_none(priced, make_account):
+    from bookings.services import bookings_create_many
+
+    account = make_account("partner")
+    booking_create(draft=draft(account=account, job_ref="TAKEN"), priced=priced)
+    drafts = [
+        (draft(account=account, job_ref=ref), priced) for ref in ("FREE-1", "TAKEN", "FREE-2")
+    ]
+
+    with pytest.raises(IntegrityError):
+        bookings_create_many(drafts=drafts)
+
+    assert list(Booking.objects.values_list("job_ref", flat=True)) == ["TAKEN"]
+    assert BookingEvent.objects.filter(type="booking.created").count() == 1

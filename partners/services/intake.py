@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.db import IntegrityError, models
+from django.db import IntegrityError, OperationalError, models
 
 from api.problems import Problem
 from bookings.models import Booking, BookingSource, BookingStatus, DispatchQueue, PaymentMethod
@@ -29,6 +29,7 @@ from bookings.services import (
     booking_amend,
     booking_cancel,
     booking_journey_columns,
+    bookings_create_many,
 )
 from bookings.services import booking_create as booking_create_service
 from dispatch.receivers import dispatch_handover_batched
@@ -154,11 +155,23 @@ def intake_limit_problem(*, account: Account, now: dt.datetime) -> Problem:
 
 
 @dataclass
+class _Creation:
+    """A new job validated and priced, waiting to be written with the others."""
+
+    job: IntakeJob
+    draft: BookingDraft
+    priced: Any
+    result: JobResult
+
+
+@dataclass
 class _BatchState:
     account: Account
     existing: dict[str, Booking]
     new_allowance: int
     actor: str
+    # jobRef -> its creation, written at the next flush (_creations_flush).
+    pending: dict[str, _Creation] = field(default_factory=dict)
 
 
 def intake_existing_bookings(*, account: Account, job_refs: list[str]) -> dict[str, Booking]:
@@ -206,7 +219,66 @@ def intake_batch_apply(
     )
     # New bookings reach dispatch in one broker message for the whole batch.
     with dispatch_handover_batched():
-        return [_job_result(state=state, job=job, now=now) for job in jobs]
+        results = []
+        for job in jobs:
+            if job.job_ref in state.pending:
+                _creations_flush(state)  # this job builds on one not written yet
+            results.append(_job_result(state=state, job=job, now=now))
+        _creations_flush(state)
+    return results
+
+
+def _creations_flush(state: _BatchState) -> None:
+    """Write the pending new jobs together: one statement for all of them, usually.
+
+    When that fails on a constraint (a concurrent batch created one of these jobRefs
+    first, or a booking reference clashed), nothing was written and each job is created
+    on its own instead, which reports a lost race as ``unchanged``.
+    """
+    pending, state.pending = list(state.pending.values()), {}
+    if not pending:
+        return
+    try:
+        bookings = bookings_create_many(drafts=[(c.draft, c.priced) for c in pending])
+    except (IntegrityError, OperationalError) as exc:
+        # Rows are written in a fixed order so racing batches should only ever wait for
+        # each other; a deadlock PostgreSQL broke anyway gets the same one-by-one retry.
+        if isinstance(exc, OperationalError) and not _is_deadlock(exc):
+            raise
+        for creation in pending:
+            _result_replace(creation.result, _creation_apply_alone(state, creation))
+        return
+    for creation, booking in zip(pending, bookings, strict=True):
+        creation.result.booking_reference = booking.reference
+        state.existing[creation.job.job_ref] = booking
+
+
+def _is_deadlock(exc: OperationalError) -> bool:
+    return getattr(exc.__cause__, "sqlstate", None) == "40P01"
+
+
+def _creation_apply_alone(state: _BatchState, creation: _Creation) -> JobResult:
+    job = creation.job
+    try:
+        booking = booking_create_service(draft=creation.draft, priced=creation.priced)
+    except IntegrityError:
+        # A concurrent duplicate won the (account, job_ref) constraint: report its booking.
+        booking = Booking.objects.filter(account=state.account, job_ref=job.job_ref).first()
+        if booking is None:
+            raise
+        state.existing[job.job_ref] = booking
+        state.new_allowance += 1  # counted when the job was queued, but nothing was created
+        return _result(job, JobOutcome.UNCHANGED, booking)
+    except Problem as problem:
+        return _rejection(job, problem)
+    state.existing[job.job_ref] = booking
+    return _result(job, JobOutcome.CREATED, booking)
+
+
+def _result_replace(target: JobResult, source: JobResult) -> None:
+    """Fill the result already placed in the response list with the final outcome."""
+    for name in JobResult.__dataclass_fields__:
+        setattr(target, name, getattr(source, name))
 
 
 def _job_result(*, state: _BatchState, job: IntakeJob, now: dt.datetime) -> JobResult:
@@ -214,12 +286,16 @@ def _job_result(*, state: _BatchState, job: IntakeJob, now: dt.datetime) -> JobR
     try:
         return _job_apply(state=state, job=job, now=now)
     except Problem as problem:
-        return JobResult.rejected(
-            index=job.index,
-            job_ref=job.job_ref,
-            code=problem.code,
-            errors=problem.errors or {"non_field_errors": [problem.detail or problem.title]},
-        )
+        return _rejection(job, problem)
+
+
+def _rejection(job: IntakeJob, problem: Problem) -> JobResult:
+    return JobResult.rejected(
+        index=job.index,
+        job_ref=job.job_ref,
+        code=problem.code,
+        errors=problem.errors or {"non_field_errors": [problem.detail or problem.title]},
+    )
 
 
 def _job_apply(*, state: _BatchState, job: IntakeJob, now: dt.datetime) -> JobResult:
@@ -288,19 +364,16 @@ def _job_create(*, state: _BatchState, job: IntakeJob, now: dt.datetime) -> JobR
         # Seed 4 rule 2: operator jobs go to the operator's own fleet, not central dispatch.
         dispatch_queue=DispatchQueue.OPERATOR if operator else DispatchQueue.NETWORK,
     )
-    try:
-        # booking_create is atomic on its own (a savepoint inside an outer transaction).
-        booking = booking_create_service(draft=draft, priced=priced)
-    except IntegrityError:
-        # A concurrent duplicate won the (account, job_ref) constraint: report its booking.
-        booking = Booking.objects.filter(account=account, job_ref=job.job_ref).first()
-        if booking is None:
-            raise
-        state.existing[job.job_ref] = booking
-        return _result(job, JobOutcome.UNCHANGED, booking)
-    state.existing[job.job_ref] = booking
+    # Written with the batch's other new jobs (_creations_flush); the reference is filled
+    # in then, before the response is built.
+    result = _result_pending(job)
+    state.pending[job.job_ref] = _Creation(job=job, draft=draft, priced=priced, result=result)
     state.new_allowance -= 1
-    return _result(job, JobOutcome.CREATED, booking)
+    return result
+
+
+def _result_pending(job: IntakeJob) -> JobResult:
+    return JobResult(index=job.index, job_ref=job.job_ref, outcome=JobOutcome.CREATED)
 
 
 def _job_cancel(*, state: _BatchState, job: IntakeJob, booking: Booking) -> JobResult:
