@@ -58,7 +58,7 @@ def bench_geocoder() -> list[tuple[str, str, str]]:
     for _ in range(200):
         for query in queries:
             t0 = time.perf_counter()
-            geocoder.geocode(query)
+            geocoder._geocode(query, worldwide=False)  # the lookup itself, not its cache
             timings.append(time.perf_counter() - t0)
     median_ms = statistics.median(timings) * 1000
     p99_ms = sorted(timings)[int(len(timings) * 0.99)] * 1000

@@ -104,8 +104,9 @@ def bookings_insert_created(
 
 
 def _insert_with_events(connection, bookings: list[Booking], events: list[BookingEvent]) -> None:
-    """The PostgreSQL statement: the bookings, then one event per new row, matched back to
-    the instances by their unique reference (RETURNING order is not promised)."""
+    """The PostgreSQL statement: the bookings, then one event per new row. Several rows
+    are matched back to their instances by their unique reference (RETURNING order is
+    not promised); one row needs no matching, and skips the join that does it."""
     qn = connection.ops.quote_name
     booking_pk = qn(Booking._meta.pk.column)
     reference = qn(Booking._meta.get_field("reference").column)
@@ -116,23 +117,33 @@ def _insert_with_events(connection, bookings: list[Booking], events: list[Bookin
         connection, source="new_booking", expressions={event_booking: booking_pk}
     )
     # Identifiers come from the models' metadata; values are always parameters.
-    sql = (
-        f"WITH new_booking AS ({booking_insert} RETURNING {booking_pk}, {reference}), "  # noqa: S608
-        f"new_event AS ({event_insert} RETURNING {qn(event_booking)}, {event_pk}) "
-        f"SELECT b.{reference}, b.{booking_pk}, e.{event_pk} "
-        f"FROM new_booking b JOIN new_event e ON e.{qn(event_booking)} = b.{booking_pk}"
-    )
+    if len(bookings) == 1:
+        sql = (
+            f"WITH new_booking AS ({booking_insert} RETURNING {booking_pk}) "  # noqa: S608
+            f"{event_insert} RETURNING {qn(event_booking)}, {event_pk}"
+        )
+    else:
+        sql = (
+            f"WITH new_booking AS ({booking_insert} RETURNING {booking_pk}, {reference}), "  # noqa: S608
+            f"new_event AS ({event_insert} RETURNING {qn(event_booking)}, {event_pk}) "
+            f"SELECT b.{reference}, b.{booking_pk}, e.{event_pk} "
+            f"FROM new_booking b JOIN new_event e ON e.{qn(event_booking)} = b.{booking_pk}"
+        )
     # Every event of one call has the same values but its booking.
     params = [param for booking in bookings for param in BOOKING_INSERT.params(booking, connection)]
     params += EVENT_INSERT.params(events[0], connection, skip=(event_booking,))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if len(bookings) == 1:
+            rows = [(bookings[0].reference, *cursor.fetchone())]
+        else:
+            rows = cursor.fetchall()
     by_reference = {
         booking.reference: (booking, event) for booking, event in zip(bookings, events, strict=True)
     }
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        for ref, booking_id, event_id in cursor.fetchall():
-            booking, event = by_reference[ref]
-            booking.pk, event.pk = booking_id, event_id
-            row_saved(booking, connection.alias)
-            row_saved(event, connection.alias)
-            event.booking = booking
+    for ref, booking_id, event_id in rows:
+        booking, event = by_reference[ref]
+        booking.pk, event.pk = booking_id, event_id
+        row_saved(booking, connection.alias)
+        row_saved(event, connection.alias)
+        event.booking = booking

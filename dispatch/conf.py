@@ -47,3 +47,8 @@ def offer_link_max_age_seconds() -> int:
 def driver_trial_days() -> int:
     """Seed 8.2: new drivers have a 90-day free trial."""
     return int(getattr(settings, "DRIVER_TRIAL_DAYS", 90))
+
+
+def handover_grace_seconds() -> int:
+    """How old a booking that never reached dispatch must be before the sweep starts it."""
+    return int(getattr(settings, "DISPATCH_HANDOVER_GRACE_SECONDS", 120))

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 
 from bookings import events
 from bookings.models import DispatchQueue
+from dispatch.handover import handover_get
 from dispatch.services.offers import RELEASING_STATUSES
 
 # Booking ids created inside dispatch_handover_batched() on this thread, else None.
@@ -31,9 +32,7 @@ def dispatch_handover_batched() -> Iterator[None]:
         if outer is None:
             ids, _batch.ids = _batch.ids, None
             if ids:
-                from dispatch import tasks
-
-                tasks.bookings_dispatch_start.delay(ids)
+                handover_get().publish_now(ids)
 
 
 def booking_event_dispatch(sender, event, **kwargs) -> None:
@@ -51,6 +50,6 @@ def booking_event_dispatch(sender, event, **kwargs) -> None:
             if batched is not None:
                 batched.append(event.booking_id)
             else:
-                tasks.booking_dispatch_start.delay(event.booking_id)
+                handover_get().submit(event.booking_id)
     elif event.to_status in RELEASING_STATUSES:
         tasks.booking_dispatch_stop.delay(event.booking_id)

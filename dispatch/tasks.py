@@ -57,6 +57,12 @@ def offers_expire_overdue() -> int:
     return offers.offers_expire_overdue()
 
 
+@shared_task
+def bookings_dispatch_overdue() -> int:
+    """Periodic (beat) sweep for new bookings whose handover to dispatch was lost."""
+    return len(offers.bookings_dispatch_overdue())
+
+
 @shared_task(
     autoretry_for=(JobCardSendError,),
     retry_backoff=2,

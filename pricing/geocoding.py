@@ -87,14 +87,31 @@ class OfflineGeocoder(Geocoder):
     """Airports (name or IATA), UK towns and villages, major rail stations, world cities;
     "<street or venue>, <town>" falls back to the town."""
 
+    # Answers remembered per process: the data never changes while it runs, Place is
+    # immutable, and the same stations and airports come up again and again.
+    CACHE_SIZE = 4096
+
     def __init__(self, index: Gazetteer | None = None) -> None:
         self._index = index
+        self._answers: dict[tuple[str, bool], Place | None] = {}
 
     @property
     def index(self) -> Gazetteer:
         return self._index or gazetteer_get()
 
     def geocode(self, text: str, *, worldwide: bool = False) -> Place | None:
+        key = (text, worldwide)
+        try:
+            return self._answers[key]
+        except KeyError:
+            pass
+        place = self._geocode(text, worldwide=worldwide)
+        if len(self._answers) >= self.CACHE_SIZE:
+            self._answers.clear()
+        self._answers[key] = place
+        return place
+
+    def _geocode(self, text: str, *, worldwide: bool) -> Place | None:
         raw_parts = [p for p in re.split(r"[,\n;]+", text) if p.strip()]
         # Postcodes need the online backend; drop them so "Leeds LS1 4DY" finds Leeds.
         parts = []

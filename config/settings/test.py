@@ -13,6 +13,7 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_BROKER_URL = "memory://"
+DISPATCH_HANDOVER_WINDOW_MS = 0
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = True
 NOTIFICATION_BACKEND = "console"
 RATELIMIT_ENABLE = True

@@ -18,11 +18,11 @@ from datetime import datetime, timedelta
 
 from django.core.mail import mail_admins
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from api.problems import Problem
-from bookings.models import Booking, BookingStatus
+from bookings.models import Booking, BookingStatus, DispatchQueue
 from bookings.services import booking_status_change
 from dispatch import conf
 from dispatch.models import (
@@ -416,6 +416,31 @@ def offers_expire_overdue(*, now: datetime | None = None) -> int:
         "pk", flat=True
     )
     return sum(offer_expire(offer_id=pk, now=now) for pk in list(overdue[:500]))
+
+
+def bookings_dispatch_overdue(*, now: datetime | None = None) -> list[int]:
+    """Network bookings that never reached dispatch: their handover was lost (a broker
+    outage when they committed, a web process killed before publishing). Starts dispatch
+    for each and returns their ids. A booking counts once it is older than the grace
+    (its handover may still be on its way) and younger than a day (older ones are for
+    the desk, not for automatic offers); dispatch that ran left a DispatchAttempt.
+    """
+    now = now or timezone.now()
+    grace = timedelta(seconds=conf.handover_grace_seconds())
+    overdue = list(
+        Booking.objects.filter(
+            status=BookingStatus.CONFIRMED,
+            dispatch_queue=DispatchQueue.NETWORK,
+            created_at__lte=now - grace,
+            created_at__gte=now - timedelta(days=1),
+        )
+        .exclude(Exists(DispatchAttempt.objects.filter(booking=OuterRef("pk"))))
+        .values_list("pk", flat=True)[:500]
+    )
+    for booking_id in overdue:
+        logger.warning("dispatch: booking %s never reached dispatch; starting it now", booking_id)
+        booking_dispatch_next(booking_id=booking_id, now=now)
+    return overdue
 
 
 def fleet_offer_answer(

@@ -103,3 +103,29 @@ def test_postcodes_io_without_postcode_makes_no_call():
     place = PostcodesIoGeocoder(base_url="https://api.postcodes.io").geocode("Leeds station")
     assert place.kind == "station"
     assert len(responses.calls) == 0
+
+
+def test_answers_are_remembered_and_the_memory_is_bounded(monkeypatch):
+    fresh = OfflineGeocoder()
+    looked_up = []
+    real = fresh._geocode
+    monkeypatch.setattr(
+        fresh,
+        "_geocode",
+        lambda text, worldwide: looked_up.append(text) or real(text, worldwide=worldwide),
+    )
+    monkeypatch.setattr(OfflineGeocoder, "CACHE_SIZE", 2)
+
+    first = fresh.geocode("Leeds station")
+    again = fresh.geocode("Leeds station")
+    abroad = fresh.geocode("Paris", worldwide=True)
+    unknown = fresh.geocode("Xyzzy Plugh")  # a miss is remembered too, and fills the memory
+
+    assert again is first
+    assert first.kind == "station"
+    assert abroad.country != "GB"
+    assert unknown is None
+    assert looked_up == ["Leeds station", "Paris", "Xyzzy Plugh"]
+    assert len(fresh._answers) <= 2
+    fresh.geocode("Leeds station")
+    assert looked_up[-1] == "Leeds station"  # forgotten when the memory was cleared
