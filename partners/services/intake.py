@@ -1,9 +1,10 @@
 """Partner, operator and supplier job intake (seed 2.10, section 4 rules 1-2; contract 4).
 
 A batch is applied in a bounded number of queries: the existing bookings for every jobRef
-of the batch are read in ONE query, then each job is applied in its own transaction
-(savepoint when the caller already holds one). One bad job never loses the good ones, and
-no job is ever half-applied.
+of the batch are read in ONE query; each job is then validated and priced on its own (a
+bad job is a rejected result and never loses the good ones); the new ones are written
+together in one statement, amends and cancels each in its own transaction. No job is ever
+half-applied.
 
 Idempotency on (account, jobRef) does not rest on that read: two identical batches racing
 each other both see "no booking yet", both INSERT, and the database's
@@ -197,8 +198,9 @@ def intake_batch_apply(
     batches (database constraint); each job is applied atomically or not at all; a job
     that fails (unlocatable address, not cancellable, ...) is a rejected result and does
     not affect the others. Jobs with the same jobRef inside one batch apply in order (a
-    ``new`` then an ``amend`` of it works). New bookings enter dispatch after their own
-    commit (bookings.signals), operator jobs on the operator's own queue (seed 4 rule 2).
+    ``new`` then an ``amend`` of it works). New bookings enter dispatch after the commit
+    that wrote them (bookings.signals), in one message for the batch; operator jobs go to
+    the operator's own queue (seed 4 rule 2).
     Raises 429 (``daily_job_limit`` / ``daily_bridge_limit``) only when the batch needs
     new bookings and none are left today; a batch that only partly fits gets the jobs
     beyond the allowance rejected with the same code.
