@@ -639,6 +639,44 @@ def test_concurrent_duplicate_batches_make_one_booking_per_job_ref(make_account)
     assert outcomes.count("unchanged") == 25
 
 
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_batches_racing_over_the_same_jobs_in_opposite_orders_neither_fail_nor_duplicate(
+    make_account,
+):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL")
+    partner = make_account("partner", name="Crossed")
+    # No passenger emails: then nothing but the bookings' own rows orders the two writes.
+    forward = [partner_job(jobRef=f"CROSS-{i}", passengerEmail=None) for i in range(8)]
+    orders = [forward, forward[::-1]] * 3
+    barrier = threading.Barrier(len(orders))
+    responses = []
+
+    def send(jobs):
+        client = APIClient()
+        client.credentials(HTTP_X_API_KEY=partner.raw_key)
+        try:
+            barrier.wait()
+            responses.append(push(client, jobs))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send, args=(jobs,)) for jobs in orders]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert [r.status_code for r in responses] == [200] * len(orders), [
+        r.content for r in responses if r.status_code != 200
+    ]
+    assert Booking.objects.filter(account=partner).count() == 8
+    outcomes = [result["outcome"] for r in responses for result in r.json()["results"]]
+    assert outcomes.count("created") == 8
+    assert outcomes.count("unchanged") == 8 * (len(orders) - 1)
+
+
 # --- the shared path: GET /v1/jobs is the driver feed (contract 6) ---------------------------
 
 
