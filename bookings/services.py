@@ -11,13 +11,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
+from urllib.parse import quote
 
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
+from django.utils.http import RFC3986_SUBDELIMS
 
 from api.problems import Problem
 from bookings import events
@@ -81,11 +83,28 @@ class BookingDraft:
 
 
 def booking_status_url(booking: Booking) -> str:
-    return settings.SITE_URL + reverse("booking-status-page", args=[booking.reference])
+    return _booking_page_url("booking-status-page", booking.reference)
 
 
 def booking_pay_driver_url(booking: Booking) -> str:
-    return settings.SITE_URL + reverse("booking-pay-driver-page", args=[booking.reference])
+    return _booking_page_url("booking-pay-driver-page", booking.reference)
+
+
+# (page, URLconf, script prefix) -> its path with _REFERENCE_MARK for the reference. Every
+# booking response carries these URLs; resolving the same pattern for each one cost more
+# than building the rest of the body.
+_page_paths: dict[tuple[str, str, str], str] = {}
+_REFERENCE_MARK = "REFERENCE"
+
+
+def _booking_page_url(name: str, reference: str) -> str:
+    key = (name, str(get_urlconf() or settings.ROOT_URLCONF), get_script_prefix())
+    path = _page_paths.get(key)
+    if path is None:
+        path = _page_paths[key] = reverse(name, args=[_REFERENCE_MARK])
+    # Quoted as reverse() quotes a path argument.
+    reference = quote(reference, safe=RFC3986_SUBDELIMS + "/~:@")
+    return settings.SITE_URL + path.replace(_REFERENCE_MARK, reference)
 
 
 def booking_journey_columns(priced, *, pickup: str = "", dropoff: str = "") -> dict[str, Any]:

@@ -49,3 +49,24 @@ def test_booking_page_prefills_the_quote(client, quote_factory):
     assert f'data-quote="{quote.pk}"' in html
     assert str(quote.fare) in html
     assert "not found" in client.get("/book/?quote=nonsense").content.decode()
+
+
+@pytest.mark.parametrize("reference", ["DTD-ABCD2345", "X Y+Z&1"])
+def test_page_urls_are_what_reverse_gives(settings, reference):
+    from django.urls import reverse, set_script_prefix
+
+    from bookings.models import Booking
+    from bookings.services import booking_pay_driver_url, booking_status_url
+
+    booking = Booking(reference=reference)
+    for prefix in ("/", "/taxi/"):
+        set_script_prefix(prefix)
+        try:
+            assert booking_status_url(booking) == settings.SITE_URL + reverse(
+                "booking-status-page", args=[reference]
+            )
+            assert booking_pay_driver_url(booking) == settings.SITE_URL + reverse(
+                "booking-pay-driver-page", args=[reference]
+            )
+        finally:
+            set_script_prefix("/")
