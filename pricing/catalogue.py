@@ -119,6 +119,9 @@ class Catalogue:
     operator: list[CompiledTariff] = field(default_factory=list)
     worldwide: list[CompiledTariff] = field(default_factory=list)
     by_account: dict[int, list[CompiledTariff]] = field(default_factory=dict)
+    # (lat, lng) of a pickup -> the councils whose area holds it, most central first;
+    # filled by pricing.selectors, forgotten with the catalogue when a tariff changes.
+    councils_at: dict[tuple[float, float], list[CompiledTariff]] = field(default_factory=dict)
 
 
 _compiled: dict[tuple[int, str], CompiledTariff] = {}

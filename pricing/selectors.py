@@ -10,7 +10,7 @@ from decimal import Decimal
 from django.utils import timezone
 
 from api.problems import Problem
-from pricing.catalogue import tariff_catalogue_get
+from pricing.catalogue import Catalogue, tariff_catalogue_get
 from pricing.fares import CompiledTariff
 from pricing.gazetteer import Place
 from pricing.models import Quote
@@ -23,6 +23,24 @@ def _area_ratio(tariff: CompiledTariff, place: Place) -> float:
     for lat, lng, radius_km in tariff.areas:
         best = min(best, great_circle_m(lat, lng, place.lat, place.lng) / (radius_km * 1000))
     return best
+
+
+COUNCILS_AT_CACHE_SIZE = 4096
+
+
+def _councils_at(catalogue: Catalogue, pickup: Place) -> list[CompiledTariff]:
+    """The councils whose area holds the pickup, most central first (remembered per
+    catalogue: the same stations and airports are priced again and again)."""
+    key = (pickup.lat, pickup.lng)
+    councils = catalogue.councils_at.get(key)
+    if councils is None:
+        local = [(ratio, t) for t in catalogue.councils if (ratio := _area_ratio(t, pickup)) <= 1]
+        # Stable sort keeps newest-first within one council (same areas, same ratio).
+        councils = [t for _, t in sorted(local, key=lambda pair: round(pair[0], 3))]
+        if len(catalogue.councils_at) >= COUNCILS_AT_CACHE_SIZE:
+            catalogue.councils_at.clear()
+        catalogue.councils_at[key] = councils
+    return councils
 
 
 def tariff_select(
@@ -51,9 +69,7 @@ def tariff_select(
     if not pickup.in_uk:
         candidates += catalogue.worldwide
     else:
-        local = [(ratio, t) for t in catalogue.councils if (ratio := _area_ratio(t, pickup)) <= 1]
-        # Stable sort keeps newest-first within one council (same areas, same ratio).
-        candidates += [t for _, t in sorted(local, key=lambda pair: round(pair[0], 3))]
+        candidates += _councils_at(catalogue, pickup)
     candidates += catalogue.operator
     for tariff in candidates:
         if tariff.can_price(depart_at.astimezone(tariff.tz), distance_m):

@@ -287,3 +287,25 @@ def test_tariffs_load_is_idempotent_and_keeps_marks():
     assert tfl.effective_date_text == "2025-04 (day not found)"
     assert Tariff.objects.get(reference="brighton-2022").lifecycle == TariffLifecycle.HISTORICAL
     assert Tariff.objects.get(reference="network-standard").kind == "operator"
+
+
+@pytest.mark.django_db
+def test_the_councils_around_a_pickup_are_worked_out_once_per_catalogue(tariffs, monkeypatch):
+    from pricing import selectors
+    from pricing.catalogue import tariff_catalogue_get
+
+    calls = []
+    real = selectors._area_ratio
+    monkeypatch.setattr(selectors, "_area_ratio", lambda t, p: calls.append(t) or real(t, p))
+
+    first = priced(pickup="Manchester", dropoff="York")
+    scanned = len(calls)
+    again = priced(pickup="Manchester", dropoff="Leeds")
+
+    assert scanned > 0
+    assert len(calls) == scanned  # the second quote from there scanned nothing
+    assert again.tariff_source == first.tariff_source
+    catalogue = tariff_catalogue_get()
+    assert [t.reference for t in next(iter(catalogue.councils_at.values()))] == [
+        first.tariff_source["reference"]
+    ]
