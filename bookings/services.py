@@ -153,10 +153,8 @@ def _quote_fields(quote) -> dict[str, Any]:
 def passenger_get_or_create(*, email: str, name: str = "", phone: str = "") -> Passenger | None:
     if not email:
         return None
-    passenger, _ = Passenger.objects.get_or_create(
-        email=email.lower(), defaults={"name": name[:200], "phone": phone}
-    )
-    return passenger
+    person = PassengerDetails(name=name, email=email, phone=phone)
+    return passengers_get_or_create(people=[person])[email.lower()]
 
 
 def passengers_get_or_create(*, people: list[PassengerDetails]) -> dict[str, Passenger]:
