@@ -21,33 +21,14 @@ import time
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import database_recreate, database_url  # noqa: E402
+
 WEEK = date(2026, 6, 1)  # a Monday; the run happens "the Monday after"
 NOW = datetime(2026, 6, 8, 0, 30, tzinfo=UTC)
-
-
-def database_urls(base_url: str, name: str) -> tuple[str, str]:
-    parts = urlsplit(base_url)
-    return base_url, urlunsplit(parts._replace(path=f"/{name}"))
-
-
-def create_database(admin_url: str, name: str) -> None:
-    import psycopg
-
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def drop_database(admin_url: str, name: str) -> None:
-    import psycopg
-
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 class Timer:
@@ -294,9 +275,8 @@ def main() -> None:
     if not base_url.startswith("postgres"):
         sys.exit("bench_billing needs PostgreSQL (DATABASE_URL=postgres://...)")
     db_name = f"dtd_bench_billing_{os.getpid()}"
-    admin_url, bench_url = database_urls(base_url, db_name)
-    create_database(admin_url, db_name)
-    os.environ["DATABASE_URL"] = bench_url
+    database_recreate(base_url, db_name)
+    os.environ["DATABASE_URL"] = database_url(base_url, db_name)
     os.environ["CELERY_TASK_ALWAYS_EAGER"] = "1"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
@@ -350,7 +330,7 @@ def main() -> None:
 
         connections.close_all()
         if not args.keep:
-            drop_database(admin_url, db_name)
+            database_recreate(base_url, db_name, drop_only=True)
 
     print()
     print(

@@ -22,7 +22,6 @@ full scan.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import random
 import statistics
@@ -42,6 +41,8 @@ django.setup()
 
 from django.db import connection  # noqa: E402
 from django.utils import timezone  # noqa: E402
+
+from bench.common import driver_vehicle, jitter, online_driver  # noqa: E402
 
 # Towns and cities with a rough weight for how many drivers work there.
 CITIES = [
@@ -78,14 +79,6 @@ CITIES = [
 ]
 CLASSES = [("saloon", 4, 70), ("estate", 4, 10), ("mpv", 8, 10), ("executive", 4, 5), ("wav", 4, 5)]
 GB_BOX = (50.0, 58.6, -5.7, 1.7)
-KM_PER_DEG = 111.2
-
-
-def jitter(lat: float, lng: float, sigma_km: float, rng: random.Random) -> tuple[float, float]:
-    return (
-        lat + rng.gauss(0, sigma_km) / KM_PER_DEG,
-        lng + rng.gauss(0, sigma_km) / (KM_PER_DEG * math.cos(math.radians(lat))),
-    )
 
 
 def driver_position(rng: random.Random) -> tuple[float, float]:
@@ -96,7 +89,7 @@ def driver_position(rng: random.Random) -> tuple[float, float]:
 
 
 def load_drivers(count: int, rng: random.Random) -> None:
-    from drivers.models import Driver, DriverStage, NetworkTier, Vehicle
+    from drivers.models import Driver, Vehicle
 
     now = timezone.now()
     expiry = timezone.localdate() + timedelta(days=365)
@@ -104,28 +97,18 @@ def load_drivers(count: int, rng: random.Random) -> None:
     for start in range(0, count, batch):
         drivers = []
         for i in range(start, min(count, start + batch)):
-            lat, lng = driver_position(rng)
-            base_lat, base_lng = jitter(lat, lng, 3, rng)
+            position = driver_position(rng)
+            base = jitter(*position, 3, rng)
             drivers.append(
-                Driver(
-                    name=f"Driver {i}",
-                    phone=f"+447700{i:06d}",
-                    stage=DriverStage.TRIAL,
-                    approved_at=now,
-                    licensing_authority="Council",
-                    licence_number=f"L{i}",
-                    licence_expiry=expiry,
-                    base_city="X",
-                    base_lat=base_lat,
-                    base_lng=base_lng,
-                    operating_radius_km=25,
-                    network=NetworkTier.LOCAL,
-                    online=True,
-                    last_lat=lat,
-                    last_lng=lng,
-                    last_seen_at=now,
+                online_driver(
+                    i,
+                    position=position,
+                    base=base,
+                    authority="Council",
+                    radius_km=25,
+                    now=now,
+                    expiry=expiry,
                     current_jobs=rng.choice([0, 0, 0, 1]),
-                    max_jobs=1,
                 )
             )
         Driver.objects.bulk_create(drivers)
@@ -133,17 +116,8 @@ def load_drivers(count: int, rng: random.Random) -> None:
         for driver in drivers:
             vclass, seats, _ = rng.choices(CLASSES, weights=[c[2] for c in CLASSES])[0]
             vehicles.append(
-                Vehicle(
-                    driver=driver,
-                    make="Make",
-                    model="Model",
-                    colour="Grey",
-                    registration=f"R{driver.pk:08d}",
-                    vehicle_class=vclass,
-                    seats=seats,
-                    wheelchair_accessible=vclass == "wav",
-                    licensing_authority="Council",
-                    plate_expiry=expiry,
+                driver_vehicle(
+                    driver, vehicle_class=vclass, seats=seats, authority="Council", expiry=expiry
                 )
             )
         Vehicle.objects.bulk_create(vehicles)

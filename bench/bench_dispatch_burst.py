@@ -25,7 +25,6 @@ creation (bench_intake and the HTTP bench measure that).
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import random
 import signal
@@ -36,9 +35,12 @@ import time
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.common import database_url, driver_vehicle, jitter, online_driver  # noqa: E402
+
 TEST_DB_NAME = "dtd_bench_dispatch_burst"
 
 # (city, lat, lng, share of drivers and bookings)
@@ -57,7 +59,6 @@ CLASSES = [
     ("mpv", 8, 9, 7),
     ("wav", 4, 5, 4),
 ]
-KM_PER_DEG = 111.2
 AUTHORITY = "Bench Council"
 
 
@@ -80,43 +81,26 @@ def settings_environment(database_url: str, redis_url: str) -> dict[str, str]:
     }
 
 
-def jitter(lat: float, lng: float, sigma_km: float, rng: random.Random) -> tuple[float, float]:
-    return (
-        lat + rng.gauss(0, sigma_km) / KM_PER_DEG,
-        lng + rng.gauss(0, sigma_km) / (KM_PER_DEG * math.cos(math.radians(lat))),
-    )
-
-
 def load_drivers(count: int, rng: random.Random) -> None:
     from django.utils import timezone
 
-    from drivers.models import Driver, DriverStage, NetworkTier, Vehicle
+    from drivers.models import Driver, Vehicle
 
     now = timezone.now()
     expiry = timezone.localdate() + timedelta(days=365)
     drivers = []
     for i in range(count):
         _, lat, lng, _ = rng.choices(CITIES, weights=[c[3] for c in CITIES])[0]
-        lat, lng = jitter(lat, lng, 8, rng)
+        position = jitter(lat, lng, 8, rng)
         drivers.append(
-            Driver(
-                name=f"Driver {i}",
-                phone=f"+447700{i:06d}",
-                stage=DriverStage.TRIAL,
-                approved_at=now,
-                licensing_authority=AUTHORITY,
-                licence_number=f"L{i}",
-                licence_expiry=expiry,
-                base_city="X",
-                base_lat=lat,
-                base_lng=lng,
-                operating_radius_km=40,
-                network=NetworkTier.LOCAL,
-                online=True,
-                last_lat=lat,
-                last_lng=lng,
-                last_seen_at=now,
-                max_jobs=1,
+            online_driver(
+                i,
+                position=position,
+                base=position,
+                authority=AUTHORITY,
+                radius_km=40,
+                now=now,
+                expiry=expiry,
             )
         )
     Driver.objects.bulk_create(drivers, batch_size=1000)
@@ -124,17 +108,8 @@ def load_drivers(count: int, rng: random.Random) -> None:
     for driver in drivers:
         vclass, seats, _, _ = rng.choices(CLASSES, weights=[c[2] for c in CLASSES])[0]
         vehicles.append(
-            Vehicle(
-                driver=driver,
-                make="Make",
-                model="Model",
-                colour="Grey",
-                registration=f"R{driver.pk:08d}",
-                vehicle_class=vclass,
-                seats=seats,
-                wheelchair_accessible=vclass == "wav",
-                licensing_authority=AUTHORITY,
-                plate_expiry=expiry,
+            driver_vehicle(
+                driver, vehicle_class=vclass, seats=seats, authority=AUTHORITY, expiry=expiry
             )
         )
     Vehicle.objects.bulk_create(vehicles, batch_size=1000)
@@ -286,11 +261,6 @@ def worker_stop(worker: subprocess.Popen) -> None:
         worker.wait(timeout=10)
 
 
-def database_url_for(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -310,7 +280,6 @@ def main() -> int:
         )
         return 2
     os.environ.update(settings_environment(server_url, args.redis))
-    sys.path.insert(0, str(ROOT))
 
     import django
     import redis
@@ -339,7 +308,7 @@ def main() -> int:
 
         env = {
             **os.environ,
-            **settings_environment(database_url_for(server_url, TEST_DB_NAME), args.redis),
+            **settings_environment(database_url(server_url, TEST_DB_NAME), args.redis),
         }
         worker = worker_start(env, args.concurrency, log)
         worker_wait_ready(app, worker)

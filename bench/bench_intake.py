@@ -22,10 +22,11 @@ import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.common import database_recreate, database_url  # noqa: E402
 
 DB_NAME = "dtd_bench_intake"
 PLACES = [
@@ -35,19 +36,6 @@ PLACES = [
     ("Harrogate", "Leeds Bradford Airport"),
     ("LHR", "Reading"),
 ]
-
-
-def database_url(base_url: str, name: str) -> str:
-    return urlunsplit(urlsplit(base_url)._replace(path=f"/{name}"))
-
-
-def recreate_database(admin_url: str, name: str, *, drop_only: bool = False) -> None:
-    import psycopg
-
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        if not drop_only:
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def batch(prefix: str, size: int, *, with_fare: bool = True) -> list[dict]:
@@ -80,7 +68,7 @@ def main() -> int:
     args = parser.parse_args()
 
     admin_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-    recreate_database(admin_url, DB_NAME)
+    database_recreate(admin_url, DB_NAME)
     os.environ.update(
         DATABASE_URL=database_url(admin_url, DB_NAME),
         DJANGO_SETTINGS_MODULE="config.settings.local",
@@ -174,7 +162,7 @@ def main() -> int:
 
         connections.close_all()
         if not args.keep:
-            recreate_database(admin_url, DB_NAME, drop_only=True)
+            database_recreate(admin_url, DB_NAME, drop_only=True)
     return 1 if failed else 0
 
 

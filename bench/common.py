@@ -1,0 +1,88 @@
+"""What several benchmarks share: throwaway databases, places scattered around a town,
+and online drivers. Import after ``sys.path`` holds the project root."""
+
+from __future__ import annotations
+
+import math
+import random
+from urllib.parse import urlsplit, urlunsplit
+
+KM_PER_DEG = 111.2
+
+
+def database_url(base_url: str, name: str) -> str:
+    """``base_url`` pointing at database ``name`` instead."""
+    return urlunsplit(urlsplit(base_url)._replace(path=f"/{name}"))
+
+
+def database_recreate(admin_url: str, name: str, *, drop_only: bool = False) -> None:
+    """Drop database ``name`` (closing its connections) and, unless ``drop_only``, create
+    it empty."""
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if not drop_only:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def jitter(lat: float, lng: float, sigma_km: float, rng: random.Random) -> tuple[float, float]:
+    """A point scattered around (lat, lng) with a spread of ``sigma_km``."""
+    return (
+        lat + rng.gauss(0, sigma_km) / KM_PER_DEG,
+        lng + rng.gauss(0, sigma_km) / (KM_PER_DEG * math.cos(math.radians(lat))),
+    )
+
+
+def online_driver(
+    number: int,
+    *,
+    position: tuple[float, float],
+    base: tuple[float, float],
+    authority: str,
+    radius_km: float,
+    now,
+    expiry,
+    current_jobs: int = 0,
+):
+    """An approved local driver, online at ``position`` and seen ``now`` (unsaved)."""
+    from drivers.models import Driver, DriverStage, NetworkTier
+
+    return Driver(
+        name=f"Driver {number}",
+        phone=f"+447700{number:06d}",
+        stage=DriverStage.TRIAL,
+        approved_at=now,
+        licensing_authority=authority,
+        licence_number=f"L{number}",
+        licence_expiry=expiry,
+        base_city="X",
+        base_lat=base[0],
+        base_lng=base[1],
+        operating_radius_km=radius_km,
+        network=NetworkTier.LOCAL,
+        online=True,
+        last_lat=position[0],
+        last_lng=position[1],
+        last_seen_at=now,
+        current_jobs=current_jobs,
+        max_jobs=1,
+    )
+
+
+def driver_vehicle(driver, *, vehicle_class: str, seats: int, authority: str, expiry):
+    """A licensed vehicle (unsaved) of a saved ``driver``, registered after its id."""
+    from drivers.models import Vehicle
+
+    return Vehicle(
+        driver=driver,
+        make="Make",
+        model="Model",
+        colour="Grey",
+        registration=f"R{driver.pk:08d}",
+        vehicle_class=vehicle_class,
+        seats=seats,
+        wheelchair_accessible=vehicle_class == "wav",
+        licensing_authority=authority,
+        plate_expiry=expiry,
+    )
