@@ -18,6 +18,7 @@ from datetime import UTC, timedelta
 import pytest
 import responses
 
+from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingStatus
 from dispatch.models import Offer, OfferStatus, Tier
 from dispatch.services import offers
@@ -84,12 +85,6 @@ def report(client, account, django_capture_on_commit_callbacks, **payload):
             HTTP_X_PARTNER=account.slug,
             HTTP_X_SIGNATURE=hmac_hex(account.signing_secret, body),
         )
-
-
-def assert_problem(response, status: int, code: str) -> None:
-    assert response.status_code == status, response.content
-    assert response["Content-Type"] == "application/problem+json"
-    assert response.json()["code"] == code
 
 
 # --- the offer reaches the fleet ---------------------------------------------------------------

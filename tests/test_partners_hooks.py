@@ -6,17 +6,12 @@ import json
 
 import pytest
 
+from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingStatus
 from partners.models import Account
 from partners.tests.factories import driver_create, hmac_hex, partner_job
 
 pytestmark = pytest.mark.django_db
-
-
-def assert_problem(response, status, code):
-    assert response.status_code == status, response.content
-    assert response["Content-Type"] == "application/problem+json"
-    assert response.json()["code"] == code
 
 
 def post(client, url, payload, **headers):

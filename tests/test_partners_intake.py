@@ -16,6 +16,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from api.models import ScreeningRejection
+from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingEvent, BookingStatus
 from partners.models import Account
 from partners.tests.factories import hmac_hex, partner_job
@@ -38,12 +39,6 @@ def keyed(api_client, partner):
 
 def push(client, body, **headers):
     return client.post(URL, data=json.dumps(body), content_type="application/json", **headers)
-
-
-def assert_problem(response, status, code):
-    assert response.status_code == status, response.content
-    assert response["Content-Type"] == "application/problem+json"
-    assert response.json()["code"] == code
 
 
 # --- outcomes (contract 4.1) -----------------------------------------------------------------

@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingStatus
 from partners.models import Account, OperatorUser
 from partners.tests.factories import driver_create, hmac_hex, partner_job
@@ -31,12 +32,6 @@ def keyed(api_client, operator):
 
 def push(client, body, **headers):
     return client.post(URL, data=json.dumps(body), content_type="application/json", **headers)
-
-
-def assert_problem(response, status, code):
-    assert response.status_code == status, response.content
-    assert response["Content-Type"] == "application/problem+json"
-    assert response.json()["code"] == code
 
 
 # --- GET: how to connect ----------------------------------------------------------------------

@@ -8,7 +8,7 @@ import time
 import pytest
 from django.test import override_settings
 
-from api.tests.test_problems import assert_problem
+from api.tests.assertions import assert_problem
 from partners.models import AccountKey
 
 pytestmark = [

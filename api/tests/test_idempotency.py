@@ -10,7 +10,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from api.models import IdempotencyRecord
-from api.tests.test_problems import assert_problem
+from api.tests.assertions import assert_problem
 from partners.models import Account
 
 pytestmark = [pytest.mark.urls("api.tests.urls")]

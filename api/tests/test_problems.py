@@ -3,21 +3,11 @@
 import pytest
 from django.test import override_settings
 
+from api.tests.assertions import assert_problem
+
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("api.tests.urls")]
 
 PROBE_LIMITS = {"probe": "1000/h"}
-
-
-def assert_problem(response, status: int, code: str):
-    assert response.status_code == status, response.content
-    assert response["Content-Type"] == "application/problem+json"
-    body = response.json()
-    assert body["status"] == status
-    assert body["code"] == code
-    assert body["type"] == f"https://taxi.example/problems/{code.replace('_', '-')}"
-    assert body["title"]
-    assert body["detail"]
-    return body
 
 
 def test_unknown_api_route_is_problem_404(client):

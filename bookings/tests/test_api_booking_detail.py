@@ -4,7 +4,7 @@ from decimal import Decimal
 
 import pytest
 
-from api.tests.test_problems import assert_problem
+from api.tests.assertions import assert_problem
 from bookings.models import BookingEvent
 from bookings.services import payment_record_append
 

@@ -10,7 +10,7 @@ from django.db import connection
 from django.test import Client, override_settings
 from django.utils import timezone
 
-from api.tests.test_problems import assert_problem
+from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingEvent
 from bookings.tests.conftest import unknown_uuid
 

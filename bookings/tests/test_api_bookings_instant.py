@@ -3,7 +3,7 @@
 import pytest
 from django.test import override_settings
 
-from api.tests.test_problems import assert_problem
+from api.tests.assertions import assert_problem
 from bookings.models import Booking
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tariffs")]

@@ -4,7 +4,7 @@ import pytest
 from django.core import mail
 from django.utils import timezone
 
-from api.tests.test_problems import assert_problem
+from api.tests.assertions import assert_problem
 from bookings.models import Passenger
 
 pytestmark = pytest.mark.django_db

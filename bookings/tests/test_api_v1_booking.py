@@ -7,7 +7,7 @@ from django.core import mail
 from django.test import override_settings
 from django.utils import timezone
 
-from api.tests.test_problems import assert_problem
+from api.tests.assertions import assert_problem
 from bookings.models import Booking, Passenger
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tariffs")]
