@@ -7,7 +7,8 @@ import socket
 
 import pytest
 from celery._state import _set_task_join_will_block
-from django.core.cache import cache
+from django.conf import settings
+from django.core.cache import caches
 from django.db import connection
 from rest_framework.test import APIClient
 
@@ -18,14 +19,21 @@ def _fresh_state():
     # roll back their rows, so neither may leak from one test into the next.
     from pricing.catalogue import tariff_catalogue_clear
 
-    cache.clear()
+    _caches_clear()
     tariff_catalogue_clear()
     # Eager Celery toggles a process-global "joining would block" flag around each task;
     # threads of the concurrency tests can leave it set. Every test starts with it off.
     _set_task_join_will_block(False)
     yield
-    cache.clear()
+    _caches_clear()
     tariff_catalogue_clear()
+
+
+def _caches_clear() -> None:
+    # The rate-limit alias may share the default's Redis database, but clearing it also
+    # drops the counts its client reserved in blocks (api.ratelimit_cache).
+    for alias in {"default", settings.RATELIMIT_USE_CACHE}:
+        caches[alias].clear()
 
 
 _LOCAL_HOSTS = {"localhost", "testserver"}

@@ -11,6 +11,7 @@ from django_ratelimit.core import get_usage
 
 from api.callers import client_ip
 from api.problems import RateLimited
+from api.ratelimit_cache import counting_in_blocks
 
 
 def caller_key(request) -> str:
@@ -29,6 +30,13 @@ def rate_for(request, scope: str) -> str:
     return override or settings.RATELIMITS[scope]
 
 
+def counting_block(rate: str) -> int:
+    """How many counts a process may reserve at once under ``rate``: a thousandth of the
+    limit, at most ``RATELIMIT_COUNT_BLOCK_MAX``; 1 (exact counting) up to 1,999."""
+    limit = int(rate.split("/", 1)[0])
+    return max(1, min(settings.RATELIMIT_COUNT_BLOCK_MAX, limit // 1000))
+
+
 def ratelimit_enforce(
     request,
     scope: str,
@@ -45,12 +53,14 @@ def ratelimit_enforce(
     """
     if not settings.RATELIMIT_ENABLE:
         return
-    usage = get_usage(
-        request,
-        group=f"dtd:{scope}",
-        key=lambda _group, _request: value if value is not None else caller_key(request),
-        rate=rate or rate_for(request, scope),
-        increment=True,
-    )
+    rate = rate or rate_for(request, scope)
+    with counting_in_blocks(counting_block(rate)):
+        usage = get_usage(
+            request,
+            group=f"dtd:{scope}",
+            key=lambda _group, _request: value if value is not None else caller_key(request),
+            rate=rate,
+            increment=True,
+        )
     if usage is not None and usage["should_limit"]:
         raise RateLimited(usage["time_left"], code=code, detail=detail)

@@ -8,7 +8,8 @@ from django.core.cache import caches
 from django.test import RequestFactory
 from django_ratelimit.core import get_usage
 
-from api.ratelimit_cache import RateLimitCacheClient
+from api.ratelimit_cache import RateLimitCacheClient, counting_in_blocks
+from api.ratelimits import counting_block
 
 pytestmark = pytest.mark.skipif(
     "ratelimit" not in settings.CACHES, reason="needs Redis (set REDIS_URL=redis://...)"
@@ -66,3 +67,96 @@ def test_concurrent_requests_from_many_threads_are_all_counted(counters):
     for thread in threads:
         thread.join()
     assert _count("burst", increment=False)["count"] == 200
+
+
+def _counted(group: str, rate: str) -> dict:
+    """Count one request the way ratelimit_enforce does: in the blocks the rate allows."""
+    request = RequestFactory().post("/")
+    with counting_in_blocks(counting_block(rate)):
+        return get_usage(
+            request, group=group, key=lambda _g, _r: "caller", rate=rate, increment=True
+        )
+
+
+def _count_peek(group: str, rate: str) -> int:
+    """What Redis holds for the counter; peeking does not count."""
+    request = RequestFactory().post("/")
+    usage = get_usage(request, group=group, key=lambda _g, _r: "caller", rate=rate)
+    return usage["count"]
+
+
+@pytest.mark.parametrize(
+    ("rate", "block"),
+    [("30/h", 1), ("1999/h", 1), ("2000/m", 2), ("45000/d", 45), ("100000000/h", 100)],
+)
+def test_a_block_is_a_thousandth_of_the_limit_up_to_the_setting(rate, block):
+    assert counting_block(rate) == block
+
+
+def test_blocks_can_be_switched_off(settings):
+    settings.RATELIMIT_COUNT_BLOCK_MAX = 1
+    assert counting_block("100000000/h") == 1
+
+
+def test_a_block_is_reserved_once_and_handed_out_in_order(counters):
+    counts = [_counted("blocks", "10000/h")["count"] for _ in range(25)]
+    assert counts == list(range(1, 26))
+    # Three blocks of ten reserved in Redis, not 25 round trips of one.
+    assert _count_peek("blocks", "10000/h") == 30
+
+
+def test_exact_counting_below_two_thousand(counters):
+    for _ in range(7):
+        _counted("exact", "1999/h")
+    assert _count_peek("exact", "1999/h") == 7
+
+
+def test_threads_never_share_a_count_and_never_pass_the_limit(counters):
+    # 8 threads, 500 tries each, at 3000/h in blocks of 3: every count number is handed
+    # out once, so no more than 3000 are admitted, and at most 8 x 2 reserved go unused.
+    admitted: list[int] = []
+    lock = threading.Lock()
+
+    def hammer():
+        mine = [u["count"] for u in (_counted("race", "3000/h") for _ in range(500))]
+        with lock:
+            admitted.extend(c for c in mine if c <= 3000)
+
+    threads = [threading.Thread(target=hammer) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(admitted) == len(set(admitted))
+    assert 3000 - 8 * 2 <= len(admitted) <= 3000
+
+
+def test_a_lease_is_not_used_after_its_counter_expired(counters, monkeypatch):
+    import api.ratelimit_cache as module
+
+    now = [1000.0]
+    monkeypatch.setattr(module, "monotonic", lambda: now[0])
+    with counting_in_blocks(5):
+        assert counters.add("expiring", 1, 60) is True  # counts 1-5 reserved
+        assert counters.add("expiring", 1, 60) is False
+        assert counters.incr("expiring") == 2
+        counters.delete("expiring")
+        now[0] += 61
+        assert counters.add("expiring", 1, 60) is True  # a new counter: not count 3
+
+
+def test_a_thread_keeps_a_bounded_number_of_leases(counters, monkeypatch):
+    import api.ratelimit_cache as module
+
+    monkeypatch.setattr(module, "LEASES_KEPT", 3)
+    with counting_in_blocks(5):
+        for index in range(10):
+            counters.add(f"many-{index}", 1, 60)
+    assert len(counters.client._leases_held()) <= 3
+
+
+def test_clearing_the_counters_voids_the_reserved_blocks(counters):
+    with counting_in_blocks(5):
+        counters.add("cleared", 1, 60)
+        counters.clear()
+        assert counters.add("cleared", 1, 60) is True
