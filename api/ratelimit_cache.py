@@ -18,7 +18,7 @@ with one ``INCRBY``, and that thread's next requests take the following numbers 
 block with no round trip. Every count number is still handed out once across all
 processes, so a key is never admitted beyond its limit; what a thread has reserved but
 not used (at most ``block - 1`` per thread) may make the limit refuse that many requests
-early in a window. With a block of 1 (every limit of a thousand or less) the count is
+early in a window. With a block of 1 (every limit under 2,000) the count is
 exact, as above.
 """
 

@@ -197,7 +197,7 @@ SPECTACULAR_SETTINGS = {
 # are limited per IP, keyed calls per key (an account may carry its own higher limit).
 RATELIMIT_ENABLE = env.bool("RATELIMIT_ENABLE", default=True)
 RATELIMIT_USE_CACHE = "ratelimit" if "ratelimit" in CACHES else "default"
-# Limits above a thousand per period are counted in blocks of a thousandth of the limit,
+# Limits of 2,000 or more per period are counted in blocks of a thousandth of the limit,
 # up to this many (api.ratelimit_cache): one Redis round trip per block, not per request.
 # 1 counts every request in Redis.
 RATELIMIT_COUNT_BLOCK_MAX = env.int("RATELIMIT_COUNT_BLOCK_MAX", default=100)
