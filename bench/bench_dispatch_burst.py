@@ -313,7 +313,8 @@ def main() -> int:
         worker = worker_start(env, args.concurrency, log)
         worker_wait_ready(app, worker)
 
-        # Handed over as web processes do: queued, published in batches by a thread.
+        # Handed over as a web process does between requests: queued, then published in
+        # batches by its background thread.
         started = time.perf_counter()
         handover = handover_get()
         for booking_id in booking_ids:

@@ -17,18 +17,19 @@ from dispatch.tests.factories import LEEDS, BookingFactory, driver_at, north_of
 
 
 class Recorder:
-    """A publish function that records each message's ids (and can fail on demand)."""
+    """A publish function that records each message's ids and the thread that sent it
+    (and can fail on demand)."""
 
     def __init__(self, fail: bool = False) -> None:
         self.messages: list[list[int]] = []
+        self.threads: list[str] = []
         self.fail = fail
-        self.published = threading.Event()
 
     def __call__(self, ids: list[int]) -> None:
         if self.fail:
             raise ConnectionError("broker down")
         self.messages.append(list(ids))
-        self.published.set()
+        self.threads.append(threading.current_thread().name)
 
 
 def wait_for(condition, timeout: float = 2.0) -> None:
@@ -48,23 +49,55 @@ def test_without_a_window_each_booking_is_published_at_once_on_the_callers_threa
     assert recorder.messages == [[1], [2]]
 
 
-def test_bookings_within_the_window_go_in_one_message_from_the_thread():
+def test_a_request_that_finishes_after_a_window_publishes_the_batch_on_its_thread():
     recorder = Recorder()
-    handover = Handover(recorder, window_seconds=0.2)
+    handover = Handover(recorder, window_seconds=0.05)
 
     for booking_id in (1, 2, 3):
         handover.submit(booking_id)
+    handover.publish_due()  # the window has not passed: nothing yet
+    assert recorder.messages == []
+    time.sleep(0.06)
+    handover.publish_due()
+
+    assert recorder.messages == [[1, 2, 3]]
+    assert recorder.threads == [threading.current_thread().name]
+
+
+@pytest.mark.django_db
+def test_the_end_of_any_request_publishes_the_processs_overdue_batch(client, monkeypatch):
+    from dispatch import handover as module
+
+    recorder = Recorder()
+    handover = Handover(recorder, window_seconds=0.01)
+    monkeypatch.setattr(module, "_handover", handover)
+    monkeypatch.setattr(module, "FALLBACK_WINDOWS", 10_000)  # the thread stays out of it
+    handover.submit(5)
+    time.sleep(0.02)
+
+    client.get("/healthz")
+
+    assert recorder.messages == [[5]]
+    assert recorder.threads == [threading.current_thread().name]
+
+
+def test_in_a_lull_the_thread_publishes_what_no_request_picked_up():
+    recorder = Recorder()
+    handover = Handover(recorder, window_seconds=0.02)
+
+    handover.submit(1)
+    handover.submit(2)
     # Nothing is published on the caller's thread.
     assert recorder.messages == []
     wait_for(lambda: recorder.messages)
 
-    assert recorder.messages == [[1, 2, 3]]
-    assert handover._thread.name == "dispatch-handover"
+    assert recorder.messages == [[1, 2]]
+    assert recorder.threads == ["dispatch-handover"]
 
 
 def test_a_quiet_spell_ends_the_batch():
     recorder = Recorder()
-    handover = Handover(recorder, window_seconds=0.05)
+    handover = Handover(recorder, window_seconds=0.01)
 
     handover.submit(1)
     wait_for(lambda: recorder.messages)
@@ -74,17 +107,18 @@ def test_a_quiet_spell_ends_the_batch():
     assert recorder.messages == [[1], [2]]
 
 
-def test_flush_publishes_what_is_queued_before_the_process_exits():
+def test_flush_publishes_what_is_queued_a_message_per_hundred():
     recorder = Recorder()
     handover = Handover(recorder, window_seconds=60)
-    # Queued with no thread running yet: what an exiting process may have left behind.
     for booking_id in range(1, 151):
-        handover._queue.put(booking_id)
+        handover.submit(booking_id)
 
     handover.flush()
 
     assert [len(ids) for ids in recorder.messages] == [100, 50]
     assert sum(recorder.messages, []) == list(range(1, 151))
+    handover.flush()
+    assert len(recorder.messages) == 2  # nothing published twice
 
 
 def test_a_broker_failure_is_logged_not_raised(caplog):
