@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -366,10 +367,6 @@ def main() -> int:
 
     # Each endpoint against the reference of its own round; the median of those ratios
     # (and of each figure) over the rounds, so one slow minute does not decide.
-    def median(values: list[float]) -> float:
-        ordered = sorted(values)
-        return ordered[len(ordered) // 2]
-
     print(
         f"\nHTTP benchmark: gunicorn 2 workers, PostgreSQL, rate limits on, wrk "
         f"{args.connections} connections x {args.duration}s, {args.rounds} interleaved rounds, "
@@ -383,8 +380,8 @@ def main() -> int:
         rows = [round_[index][1] for round_ in rounds]
         ratios = [round_[index][1]["rps"] / round_[0][1]["rps"] for round_ in rounds]
         print(
-            f"{label:36} {median([r['rps'] for r in rows]):8.0f} {median(ratios):7.0%} "
-            f"{median([r['p50'] for r in rows]):8.1f} {median([r['p99'] for r in rows]):8.1f} "
+            f"{label:36} {statistics.median([r['rps'] for r in rows]):8.0f} {statistics.median(ratios):7.0%} "
+            f"{statistics.median([r['p50'] for r in rows]):8.1f} {statistics.median([r['p99'] for r in rows]):8.1f} "
             f"{sum(r['errors'] for r in rows):8d}   " + " ".join(f"{ratio:.0%}" for ratio in ratios)
         )
     print("targets: quote >= 70% of reference and p99 < 50 ms; instant >= 50% and p99 < 100 ms")
