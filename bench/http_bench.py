@@ -15,7 +15,6 @@ import os
 import re
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from statistics import median
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN_URL = os.environ.get("BENCH_PG_ADMIN", "postgres://postgres@127.0.0.1:5432/postgres")
@@ -380,8 +380,8 @@ def main() -> int:
         rows = [round_[index][1] for round_ in rounds]
         ratios = [round_[index][1]["rps"] / round_[0][1]["rps"] for round_ in rounds]
         print(
-            f"{label:36} {statistics.median([r['rps'] for r in rows]):8.0f} {statistics.median(ratios):7.0%} "
-            f"{statistics.median([r['p50'] for r in rows]):8.1f} {statistics.median([r['p99'] for r in rows]):8.1f} "
+            f"{label:36} {median([r['rps'] for r in rows]):8.0f} {median(ratios):7.0%} "
+            f"{median([r['p50'] for r in rows]):8.1f} {median([r['p99'] for r in rows]):8.1f} "
             f"{sum(r['errors'] for r in rows):8d}   " + " ".join(f"{ratio:.0%}" for ratio in ratios)
         )
     print("targets: quote >= 70% of reference and p99 < 50 ms; instant >= 50% and p99 < 100 ms")
