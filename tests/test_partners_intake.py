@@ -693,8 +693,14 @@ def test_a_batch_reaches_dispatch_in_one_broker_message(keyed, partner, monkeypa
 
     # Given a recorder in place of the broker
     batches: list[list[int]] = []
+    shown: list[str] = []
     singles: list[int] = []
-    monkeypatch.setattr(tasks.bookings_dispatch_start, "delay", batches.append)
+
+    def publish(args, **options):
+        batches.append(args[0])
+        shown.append(options["argsrepr"])
+
+    monkeypatch.setattr(tasks.bookings_dispatch_start, "apply_async", publish)
     monkeypatch.setattr(tasks.booking_dispatch_start, "delay", singles.append)
 
     # When a batch of three new jobs is applied
@@ -706,6 +712,7 @@ def test_a_batch_reaches_dispatch_in_one_broker_message(keyed, partner, monkeypa
     assert len(created) == 3
     assert len(batches) == 1
     assert sorted(batches[0]) == sorted(created)
+    assert shown == ["[3 booking ids]"]  # no repr of every id in the message headers
     assert singles == []
 
 

@@ -302,11 +302,11 @@ DISPATCH_FLEET_OFFER_TIMEOUT_SECONDS = env.int("DISPATCH_FLEET_OFFER_TIMEOUT_SEC
 # A driver not seen for this long is not offered jobs, even if marked online.
 DISPATCH_DRIVER_SEEN_WITHIN_SECONDS = env.int("DISPATCH_DRIVER_SEEN_WITHIN_SECONDS", default=300)
 DISPATCH_SEARCH_RINGS_KM = (2, 6, 18, 50)
-# Web processes publish new bookings to dispatch from a background thread, gathering
-# those committed within this window into one message (dispatch/handover.py); 0
-# publishes each at once. Eager Celery (no broker) always publishes at once.
+# Web processes publish new bookings to dispatch in batches, gathering those committed
+# within this window into one message (dispatch/handover.py); 0 publishes each at once.
+# Eager Celery (no broker) always publishes at once.
 DISPATCH_HANDOVER_WINDOW_MS = (
-    0 if CELERY_TASK_ALWAYS_EAGER else env.int("DISPATCH_HANDOVER_WINDOW_MS", default=20)
+    0 if CELERY_TASK_ALWAYS_EAGER else env.int("DISPATCH_HANDOVER_WINDOW_MS", default=50)
 )
 DISPATCH_HANDOVER_GRACE_SECONDS = env.int("DISPATCH_HANDOVER_GRACE_SECONDS", default=120)
 DISPATCH_NATIONAL_PICKUP_RADIUS_KM = 80
