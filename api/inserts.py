@@ -8,6 +8,10 @@ vendor and per call only computes the values, through the same ``pre_save`` and
 ``get_db_prep_save`` that ``save()`` uses (defaults, ``auto_now``, JSON and Decimal
 adaptation).
 
+Text and boolean fields whose save path is Django's own, unchanged, store a ``str`` (or
+``bool``) or ``None`` exactly as it is: for those values the six calls of that path are
+skipped (:func:`_stored_as_is`). Anything else takes the field's own methods.
+
 Model signals are honoured: when a ``pre_save`` or ``post_save`` receiver is connected to
 the model, :meth:`RowInsert.insert` falls back to ``save(force_insert=True)``.
 """
@@ -17,7 +21,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from django.db import connections, router
-from django.db.models import Model, signals
+from django.db.models import BooleanField, CharField, Field, Model, TextField, signals
+
+
+def _stored_as_is(field: Field) -> type | None:
+    """``str`` for a text field, ``bool`` for a boolean one, whose every save step is
+    Django's stock method: such a field stores a value of that type, or ``None``, as it
+    is (no ``pre_save`` default, no conversion, no adaptation). ``None`` otherwise."""
+    cls = type(field)
+    if not (
+        cls.pre_save is Field.pre_save
+        and cls.get_db_prep_save is Field.get_db_prep_save
+        and cls.get_db_prep_value is Field.get_db_prep_value
+    ):
+        return None
+    for base, kind in ((CharField, str), (TextField, str), (BooleanField, bool)):
+        if cls.get_prep_value is base.get_prep_value and cls.to_python is base.to_python:
+            return kind
+    return None
 
 
 class RowInsert:
@@ -35,6 +56,7 @@ class RowInsert:
         if any(hasattr(field, "get_placeholder") for field in self.fields):
             # Their placeholder depends on the value: nothing to compile ahead.
             raise TypeError(f"{model.__name__} has fields with their own placeholders.")
+        self._columns = [(field, field.attname, _stored_as_is(field)) for field in self.fields]
         self._sql: dict[tuple, str] = {}
 
     def has_signal_receivers(self) -> bool:
@@ -75,11 +97,18 @@ class RowInsert:
         return sql
 
     def params(self, obj: Model, connection, *, skip: tuple[str, ...] = ()) -> list:
-        return [
-            field.get_db_prep_save(field.pre_save(obj, True), connection)
-            for field in self.fields
-            if field.column not in skip
-        ]
+        """The values of one row, in column order, as ``save()`` would send them."""
+        params = []
+        for field, attname, as_is in self._columns:
+            if skip and field.column in skip:
+                continue
+            if as_is is not None:
+                value = getattr(obj, attname)
+                if value is None or isinstance(value, as_is):
+                    params.append(value)
+                    continue
+            params.append(field.get_db_prep_save(field.pre_save(obj, True), connection))
+        return params
 
     def insert(self, obj: Model, *, using: str | None = None) -> Model:
         """INSERT ``obj`` as ``save(force_insert=True)`` would, setting an assigned key."""

@@ -116,3 +116,52 @@ def test_a_column_can_take_an_sql_expression_instead_of_a_value():
 
     assert "'confirmed'" in sql
     assert sql.count("%s") == len(params) == len(insert.fields) - 1
+
+
+def test_plain_text_and_boolean_values_are_sent_as_save_would_send_them():
+    from django.db import connection
+
+    from api.inserts import _stored_as_is
+
+    row = booking(
+        "DTD-PLAIN001",
+        status=Booking._meta.get_field("status").choices[0][0],
+        wheelchair_access=True,
+        notes=None,
+        passenger_email="jo@example.com",
+    )
+    insert = RowInsert(Booking)
+    expected = [
+        field.get_db_prep_save(field.pre_save(row, True), connection) for field in insert.fields
+    ]
+
+    def comparable(values):
+        # psycopg's Jsonb wrapper compares by identity; updated_at is "now" at each call.
+        names = [field.name for field in insert.fields]
+        return [
+            getattr(value, "obj", value)
+            for name, value in zip(names, values, strict=True)
+            if name != "updated_at"
+        ]
+
+    assert comparable(insert.params(row, connection)) == comparable(expected)
+    # The shortcut covers the text and boolean columns, and nothing that converts.
+    kinds = {field.name: _stored_as_is(field) for field in insert.fields}
+    assert kinds["reference"] is str
+    assert kinds["notes"] is str
+    assert kinds["wheelchair_access"] is bool
+    assert kinds["fare"] is None
+    assert kinds["pickup_time"] is None
+    assert kinds["created_at"] is None
+    assert kinds["applied_rules"] is None
+
+
+def test_a_value_of_another_type_takes_the_fields_own_conversion():
+    from django.db import connection
+
+    row = booking("DTD-CONVERT1", passenger_name=12345, wheelchair_access=1)
+    insert = RowInsert(Booking)
+    params = dict(zip([f.name for f in insert.fields], insert.params(row, connection), strict=True))
+
+    assert params["passenger_name"] == "12345"  # CharField.to_python
+    assert params["wheelchair_access"] is True  # BooleanField.to_python
