@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -40,6 +41,13 @@ class Account(models.Model):
     rate_limit = models.CharField(
         max_length=20,
         blank=True,
+        # What django-ratelimit reads: a count, then per [n] s, m, h or d. Anything else
+        # would fail every request the key makes.
+        validators=[
+            RegexValidator(
+                r"^[1-9]\d*/\d*[smhd]$", 'A count per period, e.g. "6000/m" or "100/5s".'
+            )
+        ],
         help_text='Per-key request limit overriding the defaults, e.g. "6000/m". Blank: defaults.',
     )
     webhook_url = models.URLField(blank=True, max_length=500)

@@ -43,6 +43,20 @@ def test_account_limit_overrides_default(client, make_account):
         assert client.get("/api/probe", HTTP_X_API_KEY=generous.raw_key).status_code == 200
 
 
+@pytest.mark.parametrize("rate", ["6000/m", "100/5s", "30/h", "20/d"])
+def test_an_account_limit_in_django_ratelimits_format_is_accepted(make_account, rate):
+    assert make_account("partner", name=f"Rate {rate}", rate_limit=rate).rate_limit == rate
+
+
+@pytest.mark.parametrize("rate", ["6000 per minute", "6000/w", "/m", "0/m", "6000"])
+def test_an_account_limit_that_could_not_be_read_is_refused(make_account, rate):
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError) as refused:
+        make_account("partner", name="Typo", rate_limit=rate)
+    assert "rate_limit" in refused.value.message_dict
+
+
 @override_settings(RATELIMITS={"probe": "1/h"}, RATELIMIT_ENABLE=False)
 def test_limits_can_be_switched_off_for_benchmarks(client):
     for _ in range(3):
