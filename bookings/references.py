@@ -9,8 +9,6 @@ from django.conf import settings
 # Crockford base32 without I, L, O, U: no characters a passenger can misread on the phone.
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 8
-
-
 BITS_PER_CHARACTER = 5  # len(ALPHABET) == 32
 
 
