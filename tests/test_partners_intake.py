@@ -597,17 +597,12 @@ def test_reconciliation_with_hmac_of_the_empty_body(client, partner, keyed):
 # --- concurrency (contract 1.3) ----------------------------------------------------------------
 
 
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_concurrent_duplicate_batches_make_one_booking_per_job_ref(make_account):
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL")
-    partner = make_account("partner", name="Racer")
-    jobs = [partner_job(jobRef=f"RACE-{i}") for i in range(5)]
-    barrier = threading.Barrier(6)
+def push_concurrently(partner, batches: list) -> list:
+    """Send each batch from its own thread and client, all released at the same instant."""
+    barrier = threading.Barrier(len(batches))
     responses = []
 
-    def send():
+    def send(jobs):
         client = APIClient()
         client.credentials(HTTP_X_API_KEY=partner.raw_key)
         try:
@@ -616,11 +611,22 @@ def test_concurrent_duplicate_batches_make_one_booking_per_job_ref(make_account)
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=send) for _ in range(6)]
+    threads = [threading.Thread(target=send, args=(jobs,)) for jobs in batches]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    return responses
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_duplicate_batches_make_one_booking_per_job_ref(make_account):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL")
+    partner = make_account("partner", name="Racer")
+    jobs = [partner_job(jobRef=f"RACE-{i}") for i in range(5)]
+    responses = push_concurrently(partner, [jobs] * 6)
 
     assert [r.status_code for r in responses] == [200] * 6, [
         r.content for r in responses if r.status_code != 200
@@ -645,23 +651,7 @@ def test_batches_racing_over_the_same_jobs_in_opposite_orders_neither_fail_nor_d
     # No passenger emails: then nothing but the bookings' own rows orders the two writes.
     forward = [partner_job(jobRef=f"CROSS-{i}", passengerEmail=None) for i in range(8)]
     orders = [forward, forward[::-1]] * 3
-    barrier = threading.Barrier(len(orders))
-    responses = []
-
-    def send(jobs):
-        client = APIClient()
-        client.credentials(HTTP_X_API_KEY=partner.raw_key)
-        try:
-            barrier.wait()
-            responses.append(push(client, jobs))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=send, args=(jobs,)) for jobs in orders]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    responses = push_concurrently(partner, orders)
 
     assert [r.status_code for r in responses] == [200] * len(orders), [
         r.content for r in responses if r.status_code != 200
