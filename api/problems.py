@@ -1,8 +1,10 @@
 """RFC 9457 problem details: the one place where errors become responses.
 
-Services raise :class:`Problem` (or a DRF exception); the DRF exception handler and the
-Django-level handlers below turn every error under ``/api/`` into
-``application/problem+json`` with a stable ``code`` (contract section 1.1).
+Services raise :class:`core.errors.DomainError`, which carries a ``code`` and no HTTP
+status; ``STATUS_BY_CODE`` below is the one table that gives each code its status. The
+edge itself (authentication, parsing) may raise :class:`Problem` directly. The DRF
+exception handler and the Django-level handlers below turn every error under ``/api/``
+into ``application/problem+json`` with a stable ``code`` (contract section 1.1).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from core.errors import DomainError, LimitReached
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +59,10 @@ TITLES = {
     "payload_too_large": "Request body too large",
     "unsupported_media_type": "Unsupported media type",
     "address_not_found": "Address not found",
+    "address_not_precise": "Address not precise enough",
+    "fare_not_allowed": "Caller may not set the fare",
+    "insufficient_scope": "Insufficient scope",
+    "service_unavailable": "Service unavailable",
     "outside_service_area": "Outside service area",
     "idempotency_key_reuse": "Idempotency-Key reused with a different request",
     "tariff_incomplete": "Tariff cannot price this journey",
@@ -65,9 +73,56 @@ TITLES = {
     "server_error": "Internal server error",
 }
 
+# The HTTP status of every domain error code (contract 1.1): the only place where a
+# code meets a status. A code missing here is a programming error (a 500 in tests).
+STATUS_BY_CODE = {
+    "invalid_input": 400,
+    "invalid_body": 400,
+    "pickup_in_past": 400,
+    "email_rejected": 400,
+    "vehicle_too_small": 400,
+    "content_rejected": 400,
+    "batch_too_large": 400,
+    "unauthenticated": 401,
+    "permission_denied": 403,
+    "email_mismatch": 403,
+    "passenger_blocked": 403,
+    "partner_not_allowed": 403,
+    "bridge_paused": 403,
+    "operator_not_approved": 403,
+    "fare_not_allowed": 403,
+    "insufficient_scope": 403,
+    "not_found": 404,
+    "booking_not_found": 404,
+    "quote_not_found": 404,
+    "job_not_found": 404,
+    "offer_not_found": 404,
+    "quote_already_redeemed": 409,
+    "not_cancellable": 409,
+    "invalid_transition": 409,
+    "offer_closed": 409,
+    "driver_busy": 409,
+    "idempotency_conflict": 409,
+    "quote_expired": 410,
+    "address_not_found": 422,
+    "outside_service_area": 422,
+    "address_not_precise": 422,
+    "tariff_incomplete": 422,
+    "idempotency_key_reuse": 422,
+    "rate_limited": 429,
+    "email_limit": 429,
+    "daily_job_limit": 429,
+    "daily_bridge_limit": 429,
+    "service_unavailable": 503,
+}
 
-class Problem(Exception):
-    """A domain error with its HTTP status and stable code."""
+
+class Problem(DomainError):
+    """An error raised by the HTTP edge itself (authentication, parsing), with its status.
+
+    Services raise :class:`DomainError` instead; a Problem is one too, so code that handles
+    domain errors (a page, a task, an intake batch) handles the edge's as well.
+    """
 
     def __init__(
         self,
@@ -80,14 +135,10 @@ class Problem(Exception):
         headers: dict[str, str] | None = None,
         extra: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(detail or code)
+        super().__init__(code, detail, errors=errors, extra=extra)
         self.status = status
-        self.code = code
-        self.detail = detail
         self.title = title or TITLES.get(code) or HTTPStatus(status).phrase
-        self.errors = errors
         self.headers = headers or {}
-        self.extra = extra or {}
 
     def as_body(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -161,10 +212,31 @@ def _normalise_errors(errors: Any) -> dict[str, list[str]]:
     return flat
 
 
+def http_status(error: DomainError) -> int:
+    """The HTTP status a page or view answers this error with."""
+    return error.status if isinstance(error, Problem) else STATUS_BY_CODE[error.code]
+
+
+def problem_from_domain_error(error: DomainError) -> Problem:
+    """The problem a domain error is answered with over HTTP."""
+    if isinstance(error, LimitReached):
+        return RateLimited(error.retry_after, code=error.code, detail=error.detail)
+    return Problem(
+        STATUS_BY_CODE[error.code],
+        error.code,
+        error.detail,
+        title=error.title,
+        errors=error.errors,
+        extra=error.extra,
+    )
+
+
 def problem_from_exception(exc: Exception) -> Problem | None:
-    """Map a DRF or Django exception to a Problem; None for anything unexpected."""
+    """Map a domain, DRF or Django exception to a Problem; None for anything unexpected."""
     if isinstance(exc, Problem):
         return exc
+    if isinstance(exc, DomainError):
+        return problem_from_domain_error(exc)
     if isinstance(exc, drf_exceptions.ValidationError):
         return validation_problem(exc.detail)
     if isinstance(exc, drf_exceptions.ParseError):

@@ -1,7 +1,7 @@
 """Rate limits on the Django cache via django-ratelimit (contract 1.4).
 
 Keyed calls are counted per key (an account may carry its own limit), anonymous calls per
-client IP. A hit raises :class:`RateLimited`, which answers 429 with ``Retry-After``.
+client IP. A hit raises :class:`core.errors.LimitReached`, which the edge answers as 429 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from django.conf import settings
 from django_ratelimit.core import get_usage
 
 from api.callers import client_ip
-from api.problems import RateLimited
 from api.ratelimit_cache import counting_in_blocks
+from core.errors import LimitReached
 
 
 def caller_key(request) -> str:
@@ -46,7 +46,7 @@ def ratelimit_enforce(
     code: str = "rate_limited",
     detail: str = "",
 ) -> None:
-    """Count this request against ``scope`` and raise RateLimited when over the limit.
+    """Count this request against ``scope`` and raise LimitReached when over the limit.
 
     ``value`` overrides what is counted (for example a passenger email); by default it is
     the caller: the presented key, else the client IP.
@@ -63,4 +63,4 @@ def ratelimit_enforce(
             increment=True,
         )
     if usage is not None and usage["should_limit"]:
-        raise RateLimited(usage["time_left"], code=code, detail=detail)
+        raise LimitReached(usage["time_left"], code=code, detail=detail)

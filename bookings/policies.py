@@ -5,26 +5,24 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from api.problems import Problem
 from api.ratelimits import ratelimit_enforce
 from bookings.models import Passenger
 from bookings.passengers import email_assess
+from core.errors import DomainError
 
 
 def email_require_genuine(email: str, *, field: str) -> str:
     """The normalised address; 400 ``email_rejected`` for disposable or role addresses."""
     verdict = email_assess(email)
     if not verdict.valid:
-        raise Problem(
-            400,
+        raise DomainError(
             "invalid_input",
             "Enter a valid email address.",
             errors={field: ["Enter a valid email address."]},
         )
     if verdict.disposable or verdict.role:
         why = "a disposable address" if verdict.disposable else "a role address"
-        raise Problem(
-            400,
+        raise DomainError(
             "email_rejected",
             f"{verdict.email} is {why}; bookings need the passenger's own reachable email.",
             errors={field: [f"This is {why}."]},
@@ -37,15 +35,15 @@ def passenger_require_not_blocked(email: str) -> Passenger | None:
         return None
     passenger = Passenger.objects.filter(email=email.lower()).first()
     if passenger is not None and passenger.blocked:
-        raise Problem(403, "passenger_blocked", "This passenger account is blocked from booking.")
+        raise DomainError("passenger_blocked", "This passenger account is blocked from booking.")
     return passenger
 
 
 def account_require_can_book(request) -> None:
     account = getattr(request, "account", None)
     if account is not None and (not account.can_book or account.paused):
-        raise Problem(
-            403, "partner_not_allowed", f"Account {account.slug} is not allowed to make bookings."
+        raise DomainError(
+            "partner_not_allowed", f"Account {account.slug} is not allowed to make bookings."
         )
 
 

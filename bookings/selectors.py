@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from api.problems import Problem
 from bookings.models import Booking
+from core.errors import DomainError
 
 
 def booking_get_for_passenger(*, reference: str, email: str) -> Booking:
@@ -18,9 +18,9 @@ def booking_get_for_passenger(*, reference: str, email: str) -> Booking:
         .first()
     )
     if booking is None:
-        raise Problem(404, "booking_not_found", f"No booking with reference {reference}.")
+        raise DomainError("booking_not_found", f"No booking with reference {reference}.")
     if not booking.passenger_email or booking.passenger_email.lower() != email.strip().lower():
-        raise Problem(403, "email_mismatch", "The email does not match this booking.")
+        raise DomainError("email_mismatch", "The email does not match this booking.")
     return booking
 
 
@@ -31,5 +31,5 @@ def booking_get_by_reference(reference: str) -> Booking:
         .first()
     )
     if booking is None:
-        raise Problem(404, "booking_not_found", f"No booking with reference {reference}.")
+        raise DomainError("booking_not_found", f"No booking with reference {reference}.")
     return booking

@@ -21,7 +21,6 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.utils.http import RFC3986_SUBDELIMS
 
-from api.problems import Problem
 from bookings import events
 from bookings.models import (
     Booking,
@@ -34,6 +33,7 @@ from bookings.models import (
 from bookings.passengers import email_assess
 from bookings.references import reference_generate
 from bookings.transitions import CANCELLABLE, TERMINAL, statuses_that_may_become
+from core.errors import DomainError
 
 logger = logging.getLogger(__name__)
 
@@ -217,7 +217,7 @@ def _insert_booking(*, draft: BookingDraft, journey: dict[str, Any], quote=None)
             if _is_reference_clash(exc):
                 continue
             raise
-    raise Problem(503, "server_error", "Could not allocate a booking reference; retry.")
+    raise DomainError("server_error", "Could not allocate a booking reference; retry.")
 
 
 def _booking_build(*, draft: BookingDraft, journey: dict[str, Any], quote=None) -> Booking:
@@ -326,8 +326,7 @@ def booking_redeem_quote(*, quote, draft: BookingDraft) -> tuple[Booking, bool]:
         and booking.passenger_email.lower() == draft.passenger.email.lower()
     )
     if not same_passenger:
-        raise Problem(
-            409,
+        raise DomainError(
             "quote_already_redeemed",
             f"Quote {quote.pk} has already been redeemed by another booking.",
         )
@@ -355,8 +354,7 @@ def booking_status_change(
         )
         if not updated:
             current = Booking.objects.filter(pk=booking.pk).values_list("status", flat=True).first()
-            raise Problem(
-                409,
+            raise DomainError(
                 "invalid_transition",
                 f"Booking {booking.reference} cannot go from {current} to {to_status}.",
             )
@@ -378,8 +376,7 @@ def booking_cancel(*, booking: Booking, actor: str, reason: str = "") -> Booking
     if booking.status == BookingStatus.CANCELLED:
         return booking
     if booking.status not in CANCELLABLE:
-        raise Problem(
-            409,
+        raise DomainError(
             "not_cancellable",
             f"Booking {booking.reference} is {booking.status} and can no longer be cancelled.",
         )
@@ -391,7 +388,7 @@ def booking_cancel(*, booking: Booking, actor: str, reason: str = "") -> Booking
             detail={"reason": reason[:500]} if reason else None,
             cancel_reason=reason[:500],
         )
-    except Problem:
+    except DomainError:
         booking.refresh_from_db()
         if booking.status == BookingStatus.CANCELLED:
             return booking
@@ -401,7 +398,7 @@ def booking_cancel(*, booking: Booking, actor: str, reason: str = "") -> Booking
 def booking_amend(*, booking: Booking, actor: str, changes: dict[str, Any]) -> Booking:
     """Change journey details of a booking that has not finished; records booking.amended."""
     if booking.status in TERMINAL:
-        raise Problem(409, "not_cancellable", f"Booking {booking.reference} is {booking.status}.")
+        raise DomainError("not_cancellable", f"Booking {booking.reference} is {booking.status}.")
     with transaction.atomic():
         Booking.objects.filter(pk=booking.pk).update(
             sequence=F("sequence") + 1, updated_at=timezone.now(), **changes

@@ -8,8 +8,8 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.template.response import TemplateResponse
 
-from api.problems import Problem
 from bookings.models import BookingStatus
+from core.errors import DomainError
 from dispatch.models import (
     DispatchAttempt,
     DispatchBooking,
@@ -151,7 +151,7 @@ class DispatchBookingAdmin(admin.ModelAdmin):
                             vehicle=form.cleaned_data["vehicle"],
                             actor=actor,
                         )
-                    except Problem as problem:
+                    except DomainError as problem:
                         self.message_user(request, f"{booking}: {problem.detail}", messages.ERROR)
                     else:
                         self.message_user(

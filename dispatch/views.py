@@ -7,7 +7,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
-from api.problems import Problem
+from api.problems import http_status
+from core.errors import DomainError
 from dispatch.links import offer_id_from_token
 from dispatch.models import Offer
 from dispatch.services.offers import offer_accept, offer_decline
@@ -42,8 +43,8 @@ def offer_link_page(request: HttpRequest, token: str) -> HttpResponse:
                 message = "You have declined this job."
             else:
                 message, status = "Choose accept or decline.", 400
-        except Problem as problem:
-            message, status = problem.detail, problem.status
+        except DomainError as error:
+            message, status = error.detail, http_status(error)
         offer.refresh_from_db()
         offer.booking.refresh_from_db()
     context = {

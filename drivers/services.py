@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from api.problems import Problem
+from core.errors import DomainError
 from dispatch import conf
 from drivers.models import APPROVED_STAGES, Driver, DriverStage, NetworkTier, Vehicle
 
@@ -118,8 +118,7 @@ def driver_availability_set(
     """
     now = now or timezone.now()
     if online and (lat is None or lng is None):
-        raise Problem(
-            400,
+        raise DomainError(
             "invalid_input",
             "A position is needed to go online.",
             errors={
@@ -128,8 +127,8 @@ def driver_availability_set(
             },
         )
     if online and driver.stage not in APPROVED_STAGES:
-        raise Problem(
-            403, "permission_denied", "Jobs are offered only after an operator approves you."
+        raise DomainError(
+            "permission_denied", "Jobs are offered only after an operator approves you."
         )
     changes: dict = {"online": online, "last_seen_at": now}
     if lat is not None and lng is not None:

@@ -7,8 +7,8 @@ from zoneinfo import ZoneInfo
 
 from django.db.models import Prefetch, Q, QuerySet
 
-from api.problems import Problem
 from bookings.models import Booking, DispatchQueue
+from core.errors import DomainError
 from dispatch.models import Offer
 from partners.models import Account, OperatorUser
 
@@ -48,7 +48,7 @@ def job_get_for_sender(*, account: Account, job_ref: str) -> Booking:
         .first()
     )
     if booking is None:
-        raise Problem(404, "job_not_found", f"No job {job_ref!r} from this sender.")
+        raise DomainError("job_not_found", f"No job {job_ref!r} from this sender.")
     return booking
 
 
@@ -60,11 +60,11 @@ def booking_get_for_holder(
     if reference:
         booking = Booking.objects.filter(holders, reference=reference.strip().upper()).first()
         if booking is None:
-            raise Problem(404, "booking_not_found", f"No booking {reference} held by this account.")
+            raise DomainError("booking_not_found", f"No booking {reference} held by this account.")
         return booking
     booking = Booking.objects.filter(account=account, job_ref=job_ref).exclude(job_ref="").first()
     if booking is None:
-        raise Problem(404, "job_not_found", f"No job {job_ref!r} from this account.")
+        raise DomainError("job_not_found", f"No job {job_ref!r} from this account.")
     return booking
 
 

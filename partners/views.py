@@ -14,8 +14,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from api.problems import Problem
 from bookings.models import Booking, BookingStatus, DispatchQueue
+from core.errors import DomainError
 from partners.selectors import (
     LOCAL_TIME_ZONE,
     operator_account_for_user,
@@ -112,7 +112,7 @@ def operator_job_assign_view(request: HttpRequest, account, reference: str) -> H
             vehicle=vehicle,
             actor=f"operator-user:{request.user.get_username()}",
         )
-    except Problem as problem:
+    except DomainError as problem:
         messages.error(request, problem.detail)
     else:
         messages.success(request, f"{booking.reference} assigned to {driver.name}.")

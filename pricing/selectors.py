@@ -9,7 +9,7 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from api.problems import Problem
+from core.errors import DomainError
 from pricing.catalogue import Catalogue, tariff_catalogue_get
 from pricing.fares import CompiledTariff
 from pricing.gazetteer import Place
@@ -60,7 +60,7 @@ def tariff_select(
 
     Only ``current`` tariffs take part, and a tariff missing a figure this journey needs
     is skipped (shared/data/README.md), never priced with an invented figure.
-    Raises Problem 422 ``tariff_incomplete`` when nothing can price the journey.
+    Raises DomainError ``tariff_incomplete`` when nothing can price the journey.
     """
     catalogue = tariff_catalogue_get()
     candidates: list[CompiledTariff] = []
@@ -74,8 +74,7 @@ def tariff_select(
     for tariff in candidates:
         if tariff.can_price(depart_at.astimezone(tariff.tz), distance_m):
             return tariff
-    raise Problem(
-        422,
+    raise DomainError(
         "tariff_incomplete",
         "No loaded tariff can price this journey at that time; the tables for this area "
         "are missing figures.",
@@ -85,18 +84,18 @@ def tariff_select(
 def quote_get_for_redemption(quote_id) -> Quote:
     """The quote behind ``quote_id`` while it may still be redeemed (contract 2.3).
 
-    Raises Problem 404 ``quote_not_found`` for unknown or malformed ids and 410
+    Raises DomainError ``quote_not_found`` for unknown or malformed ids and 410
     ``quote_expired`` once its 24 hours are over. Redeeming once is enforced by the
     booking's one-to-one to the quote, not here.
     """
     try:
         pk = quote_id if isinstance(quote_id, uuid.UUID) else uuid.UUID(str(quote_id))
     except (TypeError, ValueError, AttributeError):
-        raise Problem(404, "quote_not_found", f"No quote with id {quote_id!s:.64}.") from None
+        raise DomainError("quote_not_found", f"No quote with id {quote_id!s:.64}.") from None
     quote = Quote.objects.filter(pk=pk).first()
     if quote is None:
-        raise Problem(404, "quote_not_found", f"No quote with id {pk}.")
+        raise DomainError("quote_not_found", f"No quote with id {pk}.")
     if quote.is_expired(timezone.now()):
         expired = quote.expires_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        raise Problem(410, "quote_expired", f"Quote {pk} expired at {expired}.")
+        raise DomainError("quote_expired", f"Quote {pk} expired at {expired}.")
     return quote

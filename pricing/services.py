@@ -11,7 +11,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from api.inserts import RowInsert
-from api.problems import Problem
+from core.errors import DomainError
 from pricing.fares import FareOptions, TariffIncomplete, fare_compute
 from pricing.gazetteer import Place
 from pricing.geocoding import geocoder_get
@@ -54,8 +54,7 @@ def _rename(errors: dict[str, list[str]], field_names: Mapping[str, str] | None)
 def _locate(text: str, *, field_name: str, worldwide: bool) -> Place:
     place = geocoder_get().geocode(text, worldwide=worldwide)
     if place is None:
-        raise Problem(
-            422,
+        raise DomainError(
             "address_not_found",
             f"Could not locate '{text[:120]}'.",
             errors={
@@ -66,8 +65,7 @@ def _locate(text: str, *, field_name: str, worldwide: bool) -> Place:
             },
         )
     if not place.in_uk and not worldwide:
-        raise Problem(
-            422,
+        raise DomainError(
             "outside_service_area",
             f"'{text[:120]}' resolved to {place.label} ({place.country}), outside the UK. "
             "Send worldwide: true for journeys outside the UK.",
@@ -94,14 +92,13 @@ def quote_price(
     Guarantees: the fare is Decimal, 2 dp, half-up, and equals the sum of the applied
     rules; the vehicle seats the party; the departure defaults to now and a naive one is
     taken as UTC. A partner-supplied ``fare_override`` replaces the computed fare.
-    Errors (Problem): 400 ``vehicle_too_small``/``invalid_input``, 422
+    Errors (DomainError codes): 400 ``vehicle_too_small``/``invalid_input``, 422
     ``address_not_found``, ``outside_service_area``, ``tariff_incomplete``. Error keys are
     the v1 field names, renamed through ``field_names`` (e.g. to the snake_case alias).
     """
     try:
         if not 1 <= passengers <= MAX_PASSENGERS:
-            raise Problem(
-                400,
+            raise DomainError(
                 "invalid_input",
                 "Passengers must be 1 to 8.",
                 errors={"passengers": ["Must be between 1 and 8."]},
@@ -113,7 +110,7 @@ def quote_price(
             depart_at = depart_at.replace(tzinfo=dt.UTC)  # contract 2.1: departAt is UTC
         origin = _locate(pickup, field_name="pickup", worldwide=worldwide)
         destination = _locate(dropoff, field_name="dropoff", worldwide=worldwide)
-    except Problem as problem:
+    except DomainError as problem:
         if problem.errors:
             problem.errors = _rename(problem.errors, field_names)
         raise
@@ -159,7 +156,7 @@ def quote_price(
                 options=options,
             )
         except TariffIncomplete as exc:  # selection checked; only a race gets here
-            raise Problem(422, "tariff_incomplete", str(exc)) from exc
+            raise DomainError("tariff_incomplete", str(exc)) from exc
         fare = result.fare
         rules = [{**rule, "amountGBP": float(rule["amountGBP"])} for rule in result.applied_rules]
         uncertain = list(tariff.source["uncertain"]) + [

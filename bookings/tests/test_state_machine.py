@@ -5,10 +5,10 @@ import threading
 import pytest
 from django.db import connection
 
-from api.problems import Problem
 from bookings.models import Booking, BookingEvent, BookingStatus
 from bookings.services import booking_status_change
 from bookings.transitions import TRANSITIONS, transition_allowed
+from core.errors import DomainError
 
 pytestmark = pytest.mark.django_db
 
@@ -52,9 +52,9 @@ def test_change_appends_an_event_and_bumps_the_sequence(booking_factory):
 
 def test_illegal_change_is_409_and_writes_nothing(booking_factory):
     booking = booking_factory(status="completed")
-    with pytest.raises(Problem) as caught:
+    with pytest.raises(DomainError) as caught:
         booking_status_change(booking=booking, to_status="offered", actor="x")
-    assert caught.value.status == 409
+    assert caught.value.code == "invalid_transition"
     assert not BookingEvent.objects.filter(booking=booking).exists()
 
 
@@ -72,7 +72,7 @@ def test_concurrent_changes_cannot_both_apply(booking_factory):
                 booking=Booking.objects.get(pk=booking.pk), to_status=target, actor=target
             )
             outcomes.append(target)
-        except Problem:
+        except DomainError:
             outcomes.append("refused")
         finally:
             connection.close()

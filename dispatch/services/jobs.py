@@ -6,9 +6,9 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from api.problems import Problem
 from bookings.models import Booking, BookingStatus, PaymentRecord
 from bookings.services import booking_status_change, payment_record_append
+from core.errors import DomainError
 from dispatch.services.offers import driver_job_release
 from drivers.models import Driver
 
@@ -26,7 +26,7 @@ def _driver_booking(*, driver: Driver, reference: str, lock: bool = False) -> Bo
     bookings = Booking.objects.select_for_update(no_key=True) if lock else Booking.objects
     booking = bookings.filter(reference=reference, driver=driver).first()
     if booking is None:
-        raise Problem(404, "job_not_found", f"No job {reference} assigned to this driver.")
+        raise DomainError("job_not_found", f"No job {reference} assigned to this driver.")
     return booking
 
 
@@ -37,7 +37,7 @@ def driver_job_status_change(*, driver: Driver, reference: str, to_status: str) 
     illegal moves are 409 ``invalid_transition``; the load drops exactly once.
     """
     if to_status not in DRIVER_STATUSES:
-        raise Problem(400, "invalid_input", f"A driver cannot set status {to_status}.")
+        raise DomainError("invalid_input", f"A driver cannot set status {to_status}.")
     with transaction.atomic():
         booking = _driver_booking(driver=driver, reference=reference, lock=True)
         if booking.status == to_status:
@@ -68,7 +68,7 @@ def driver_job_settle(
     with transaction.atomic():
         booking = _driver_booking(driver=driver, reference=reference, lock=True)
         if booking.status == BookingStatus.CANCELLED:
-            raise Problem(409, "invalid_transition", f"Job {reference} was cancelled.")
+            raise DomainError("invalid_transition", f"Job {reference} was cancelled.")
         if payment_reference:
             existing = PaymentRecord.objects.filter(
                 booking=booking, reference=payment_reference[:100], kind=PaymentRecord.Kind.PAYMENT

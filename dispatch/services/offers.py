@@ -21,9 +21,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
-from api.problems import Problem
 from bookings.models import Booking, BookingStatus, DispatchQueue
 from bookings.services import booking_status_change
+from core.errors import DomainError
 from dispatch import conf
 from dispatch.models import (
     AttemptOutcome,
@@ -49,7 +49,7 @@ RELEASING_STATUSES = (BookingStatus.COMPLETED, BookingStatus.NO_SHOW, BookingSta
 def _lock_booking(booking_id: int) -> Booking:
     booking = Booking.objects.select_for_update(no_key=True).filter(pk=booking_id).first()
     if booking is None:
-        raise Problem(404, "booking_not_found", f"No booking with id {booking_id}.")
+        raise DomainError("booking_not_found", f"No booking with id {booking_id}.")
     return booking
 
 
@@ -268,8 +268,7 @@ def booking_redispatch(*, booking_id: int, actor: str) -> Offer | None:
     with transaction.atomic():
         booking = _lock_booking(booking_id)
         if booking.status != BookingStatus.NO_DRIVER:
-            raise Problem(
-                409,
+            raise DomainError(
                 "invalid_transition",
                 f"Booking {booking.reference} is {booking.status}, not no_driver.",
             )
@@ -281,7 +280,7 @@ def _lock_offer_for(offer_id: int, driver: Driver | None) -> tuple[Booking, Offe
     """Lock (booking, offer) in the fixed order; 404 unless the offer is this driver's."""
     offer = Offer.objects.filter(pk=offer_id).only("booking_id", "driver_id").first()
     if offer is None or (driver is not None and offer.driver_id != driver.pk):
-        raise Problem(404, "offer_not_found", f"No offer {offer_id} for this driver.")
+        raise DomainError("offer_not_found", f"No offer {offer_id} for this driver.")
     booking = _lock_booking(offer.booking_id)
     offer = Offer.objects.select_for_update(no_key=True).get(pk=offer_id)
     return booking, offer
@@ -290,7 +289,7 @@ def _lock_offer_for(offer_id: int, driver: Driver | None) -> tuple[Booking, Offe
 def _ensure_open(offer: Offer, now: datetime) -> None:
     if offer.status != OfferStatus.OPEN or offer.expires_at <= now:
         state = "timed out" if offer.status == OfferStatus.OPEN else offer.status
-        raise Problem(409, "offer_closed", f"Offer {offer.pk} is no longer open ({state}).")
+        raise DomainError("offer_closed", f"Offer {offer.pk} is no longer open ({state}).")
 
 
 def _driver_take_job(driver_id: int) -> None:
@@ -300,7 +299,7 @@ def _driver_take_job(driver_id: int) -> None:
         current_jobs=F("current_jobs") + 1
     )
     if not taken:
-        raise Problem(409, "driver_busy", "The driver is already at their maximum job load.")
+        raise DomainError("driver_busy", "The driver is already at their maximum job load.")
 
 
 def offer_accept(*, offer_id: int, driver: Driver, now: datetime | None = None) -> Offer:
@@ -467,9 +466,7 @@ def fleet_offer_answer(
             .first()
         )
         if offer is None:
-            raise Problem(
-                409, "offer_closed", f"No open offer of {locked.reference} to this fleet."
-            )
+            raise DomainError("offer_closed", f"No open offer of {locked.reference} to this fleet.")
         _ensure_open(offer, now)
         if not accept:
             _offer_close(locked, offer, OfferStatus.DECLINED, f"account:{account.slug}", now)
@@ -511,8 +508,7 @@ def booking_assign_manual(
     with transaction.atomic():
         booking = _lock_booking(booking_id)
         if booking.status not in (*DISPATCHABLE, BookingStatus.OFFERED):
-            raise Problem(
-                409,
+            raise DomainError(
                 "invalid_transition",
                 f"Booking {booking.reference} is {booking.status}; it cannot be assigned.",
             )

@@ -22,7 +22,6 @@ from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, OperationalError, models
 
-from api.problems import Problem
 from bookings.models import Booking, BookingSource, BookingStatus, DispatchQueue, PaymentMethod
 from bookings.services import (
     BookingDraft,
@@ -33,6 +32,7 @@ from bookings.services import (
     bookings_create_many,
 )
 from bookings.services import booking_create as booking_create_service
+from core.errors import DomainError, LimitReached
 from dispatch.receivers import dispatch_handover_batched
 from partners.models import Account
 
@@ -139,16 +139,12 @@ def intake_retry_after_seconds(now: dt.datetime) -> int:
     return max(1, int((end - now).total_seconds()) + 1)
 
 
-def intake_limit_problem(*, account: Account, now: dt.datetime) -> Problem:
-    code = LIMIT_CODE_BY_KIND.get(account.kind, "daily_job_limit")
-    retry_after = intake_retry_after_seconds(now)
-    return Problem(
-        429,
-        code,
-        f"{account.name} has reached its daily limit of {account.daily_job_limit} jobs; "
+def intake_limit_problem(*, account: Account, now: dt.datetime) -> LimitReached:
+    return LimitReached(
+        intake_retry_after_seconds(now),
+        code=LIMIT_CODE_BY_KIND.get(account.kind, "daily_job_limit"),
+        detail=f"{account.name} has reached its daily limit of {account.daily_job_limit} jobs; "
         "the allowance resets at midnight UK time.",
-        headers={"Retry-After": str(retry_after)},
-        extra={"retryAfter": retry_after},
     )
 
 
@@ -271,7 +267,7 @@ def _creation_apply_alone(state: _BatchState, creation: _Creation) -> JobResult:
         state.existing[job.job_ref] = booking
         state.new_allowance += 1  # counted when the job was queued, but nothing was created
         return _result(job, JobOutcome.UNCHANGED, booking)
-    except Problem as problem:
+    except DomainError as problem:
         return _rejection(job, problem)
     state.existing[job.job_ref] = booking
     return _result(job, JobOutcome.CREATED, booking)
@@ -287,16 +283,16 @@ def _job_result(*, state: _BatchState, job: IntakeJob, now: dt.datetime) -> JobR
     """One job applied, or its rejection: a failing job never affects the others."""
     try:
         return _job_apply(state=state, job=job, now=now)
-    except Problem as problem:
+    except DomainError as problem:
         return _rejection(job, problem)
 
 
-def _rejection(job: IntakeJob, problem: Problem) -> JobResult:
+def _rejection(job: IntakeJob, problem: DomainError) -> JobResult:
     return JobResult.rejected(
         index=job.index,
         job_ref=job.job_ref,
         code=problem.code,
-        errors=problem.errors or {"non_field_errors": [problem.detail or problem.title]},
+        errors=problem.errors or {"non_field_errors": [problem.detail or problem.code]},
     )
 
 
@@ -308,7 +304,7 @@ def _job_apply(*, state: _BatchState, job: IntakeJob, now: dt.datetime) -> JobRe
             return _result(job, JobOutcome.UNCHANGED, booking)
         return _job_create(state=state, job=job, now=now)
     if booking is None:
-        raise Problem(404, "job_not_found", UNKNOWN_JOB_REF, errors={"jobRef": [UNKNOWN_JOB_REF]})
+        raise DomainError("job_not_found", UNKNOWN_JOB_REF, errors={"jobRef": [UNKNOWN_JOB_REF]})
     if job.action == JobAction.CANCEL:
         return _job_cancel(state=state, job=job, booking=booking)
     return _job_amend(state=state, job=job, booking=booking)
@@ -341,8 +337,7 @@ def _job_create(*, state: _BatchState, job: IntakeJob, now: dt.datetime) -> JobR
     account = state.account
     if state.new_allowance <= 0:
         problem = intake_limit_problem(account=account, now=now)
-        raise Problem(
-            400,
+        raise DomainError(
             problem.code,
             problem.detail,
             errors={"jobRef": ["Daily job limit reached; not accepted."]},

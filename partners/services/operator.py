@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from api.problems import Problem
 from bookings.models import Booking, BookingStatus, DispatchQueue
 from bookings.services import booking_status_change
+from core.errors import DomainError
 from partners.models import Account
 
 
@@ -18,10 +18,9 @@ def operator_job_assign(
     moved on is 409 ``invalid_transition`` rather than silently overwritten.
     """
     if booking.account_id != account.pk or booking.dispatch_queue != DispatchQueue.OPERATOR:
-        raise Problem(404, "booking_not_found", f"{booking.reference} is not in your queue.")
+        raise DomainError("booking_not_found", f"{booking.reference} is not in your queue.")
     if driver.operator_id != account.pk:
-        raise Problem(
-            400,
+        raise DomainError(
             "invalid_input",
             "That driver is not in your fleet.",
             errors={"driver": ["Not a driver of this operator's fleet."]},
@@ -29,8 +28,7 @@ def operator_job_assign(
     if vehicle is None:
         vehicle = driver.vehicles.filter(active=True).first()
     elif vehicle.driver_id != driver.pk:
-        raise Problem(
-            400,
+        raise DomainError(
             "invalid_input",
             "That vehicle is not the driver's.",
             errors={"vehicle": ["Not a vehicle of this driver."]},

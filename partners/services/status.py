@@ -9,9 +9,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from api.problems import Problem
 from bookings.models import Booking, BookingStatus
 from bookings.services import booking_status_change
+from core.errors import DomainError
 from dispatch.models import Offer, OfferStatus
 from dispatch.services.offers import fleet_offer_answer
 from partners.models import Account
@@ -64,8 +64,7 @@ def booking_status_report(
         if answered is not None:
             return answered
     if status == FLEET_DECLINED:
-        raise Problem(
-            409,
+        raise DomainError(
             "invalid_transition",
             '"declined" answers an open fleet offer; this account holds none for this booking.',
         )
@@ -77,7 +76,7 @@ def booking_status_report(
         booking = booking_status_change(
             booking=booking, to_status=status, actor=f"account:{account.slug}", detail=detail
         )
-    except Problem:
+    except DomainError:
         booking.refresh_from_db()
         if booking.status == status:  # the same report raced itself: a repeat
             return StatusApplied(booking=booking, previous_status=status, changed=False)
@@ -108,14 +107,12 @@ def _fleet_offer_report(
     if status == FLEET_DECLINED and offer.status == OfferStatus.DECLINED:
         return StatusApplied(booking=booking, previous_status=booking.status, changed=False)
     if offer.status == OfferStatus.OPEN:
-        raise Problem(
-            409,
+        raise DomainError(
             "invalid_transition",
             f"Booking {booking.reference} is offered to this fleet: answer accepted or "
             "declined first.",
         )
-    raise Problem(
-        409,
+    raise DomainError(
         "offer_closed",
         f"The offer of {booking.reference} to this fleet is no longer open ({offer.status}).",
     )

@@ -1,0 +1,1 @@
+"""The shared kernel: what every app may import and nothing in it imports an app."""
