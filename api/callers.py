@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import HttpRequest
 
+from core.callers import Caller
+
 # Contract 1.2: a key may come in any of these; the first one present wins.
 KEY_HEADERS = ("HTTP_X_SERVICE_AI_KEY", "HTTP_X_API_KEY")
 
@@ -37,3 +39,18 @@ def signer_slug(request: HttpRequest) -> str | None:
         if value:
             return value
     return None
+
+
+def caller_from_request(request, *, source: str = "api", agent: str = "") -> Caller:
+    """The caller of an authenticated request (authentication sets ``account`` and
+    ``account_key`` on the Django request; DRF's request passes them through)."""
+    account = getattr(request, "account", None)
+    account_key = getattr(request, "account_key", None)
+    return Caller(
+        ip=client_ip(request),
+        account=account,
+        key_id=account_key.pk if account_key is not None else None,
+        source=source,
+        agent=agent,
+        path=request.path,
+    )

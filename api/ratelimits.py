@@ -1,7 +1,9 @@
 """Rate limits on the Django cache via django-ratelimit (contract 1.4).
 
-Keyed calls are counted per key (an account may carry its own limit), anonymous calls per
-client IP. A hit raises :class:`core.errors.LimitReached`, which the edge answers as 429 with ``Retry-After``.
+A policy, not an HTTP concern: services call :func:`limit_enforce` with a
+:class:`core.callers.Caller`. Keyed calls are counted per key (an account may carry its own
+limit), agents per client and passenger, anonymous calls per client IP. A hit raises
+:class:`core.errors.LimitReached`, which the edge answers as 429 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -9,25 +11,20 @@ from __future__ import annotations
 from django.conf import settings
 from django_ratelimit.core import get_usage
 
-from api.callers import client_ip
 from api.ratelimit_cache import counting_in_blocks
+from core.callers import Caller
 from core.errors import LimitReached
 
 
 def caller_key(request) -> str:
-    account_key = getattr(request, "account_key", None)
-    if account_key is not None:
-        return f"key:{account_key.pk}"
-    account = getattr(request, "account", None)
-    if account is not None:
-        return f"account:{account.pk}"
-    return f"ip:{client_ip(request)}"
+    """What limits count for an HTTP request's caller (see ``Caller.limit_key``)."""
+    from api.callers import caller_from_request
+
+    return caller_from_request(request).limit_key
 
 
-def rate_for(request, scope: str) -> str:
-    account = getattr(request, "account", None)
-    override = getattr(account, "rate_limit", "") if account is not None else ""
-    return override or settings.RATELIMITS[scope]
+def rate_for(caller: Caller, scope: str) -> str:
+    return caller.rate_limit_override or settings.RATELIMITS[scope]
 
 
 def counting_block(rate: str) -> int:
@@ -37,8 +34,8 @@ def counting_block(rate: str) -> int:
     return max(1, min(settings.RATELIMIT_COUNT_BLOCK_MAX, limit // 1000))
 
 
-def ratelimit_enforce(
-    request,
+def limit_enforce(
+    caller: Caller,
     scope: str,
     *,
     value: str | None = None,
@@ -46,21 +43,30 @@ def ratelimit_enforce(
     code: str = "rate_limited",
     detail: str = "",
 ) -> None:
-    """Count this request against ``scope`` and raise LimitReached when over the limit.
+    """Count one request of ``caller`` against ``scope``; LimitReached when over the limit.
 
     ``value`` overrides what is counted (for example a passenger email); by default it is
-    the caller: the presented key, else the client IP.
+    the caller (``Caller.limit_key``).
     """
     if not settings.RATELIMIT_ENABLE:
         return
-    rate = rate or rate_for(request, scope)
+    rate = rate or rate_for(caller, scope)
+    counted = value if value is not None else caller.limit_key
     with counting_in_blocks(counting_block(rate)):
+        # django-ratelimit reads nothing from the request when the key is a callable.
         usage = get_usage(
-            request,
+            None,
             group=f"dtd:{scope}",
-            key=lambda _group, _request: value if value is not None else caller_key(request),
+            key=lambda _group, _request: counted,
             rate=rate,
             increment=True,
         )
     if usage is not None and usage["should_limit"]:
         raise LimitReached(usage["time_left"], code=code, detail=detail)
+
+
+def ratelimit_enforce(request, scope: str, **kwargs) -> None:
+    """The edge's shorthand: :func:`limit_enforce` for the caller of an HTTP request."""
+    from api.callers import caller_from_request
+
+    limit_enforce(caller_from_request(request), scope, **kwargs)

@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from api.problems import Problem
+from core.callers import Caller
+from core.errors import DomainError
 
 logger = logging.getLogger("api.screening")
 
@@ -102,29 +103,37 @@ def screen_fields(
     return None
 
 
-def screening_enforce(
-    request, values: Mapping[str, object], fields: Iterable[str] = FREE_TEXT_FIELDS
+def text_screen(
+    caller: Caller, values: Mapping[str, object], fields: Iterable[str] = FREE_TEXT_FIELDS
 ) -> None:
-    """Raise 400 content_rejected when any free-text field trips a rule; log the caller."""
+    """DomainError ``content_rejected`` when any free-text field trips a rule; the
+    rejection is logged with the caller."""
     hit = screen_fields(values, fields)
     if hit is None:
         return
     from api.models import ScreeningRejection
-    from api.ratelimits import caller_key
 
-    caller = caller_key(request)
-    logger.warning("screening rejected %s field=%s rule=%s", caller, hit.field, hit.rule)
+    who = caller.limit_key
+    logger.warning("screening rejected %s field=%s rule=%s", who, hit.field, hit.rule)
     ScreeningRejection.objects.create(
-        caller=caller[:200],
-        path=request.path[:255],
+        caller=who[:200],
+        path=caller.path[:255],
         field=hit.field,
         rule=hit.rule,
         excerpt=hit.excerpt,
     )
-    raise Problem(
-        400,
+    raise DomainError(
         "content_rejected",
         f"The field '{hit.field}' contains text that looks like instructions to an AI "
         "system, which is not accepted in booking details.",
         errors={hit.field: ["Content rejected by screening."]},
     )
+
+
+def screening_enforce(
+    request, values: Mapping[str, object], fields: Iterable[str] = FREE_TEXT_FIELDS
+) -> None:
+    """The edge's shorthand: :func:`text_screen` for the caller of an HTTP request."""
+    from api.callers import caller_from_request
+
+    text_screen(caller_from_request(request), values, fields)
