@@ -5,6 +5,7 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from drf_spectacular.views import SpectacularAPIView
+from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
@@ -16,7 +17,9 @@ class PublicAPIView(APIView):
     """Anonymous or keyed (contract 1.2); rate limited per key or IP under ``ratelimit_scope``."""
 
     authentication_classes = PUBLIC_AUTHENTICATION
-    permission_classes: list = []
+    # Anonymous calls are welcome (limited per IP); the schema says so with an empty
+    # security requirement beside the key schemes.
+    permission_classes = [AllowAny]
     ratelimit_scope: str | None = None
 
     def initial(self, request, *args, **kwargs):

@@ -190,6 +190,11 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "VehicleTypeEnum": "pricing.vehicles.VehicleType",
         "BookingStatusEnum": "bookings.models.BookingStatus",
+        # Each booking form has its own payment enum (seed 2.5-2.7); named apart so the
+        # generator never merges them under one name.
+        "AliasPaymentMethodEnum": "bookings.api.serializers.ALIAS_PAYMENT_METHODS",
+        "V1PaymentMethodEnum": "bookings.api.serializers.V1_PAYMENT_METHODS",
+        "V1RedeemPaymentMethodEnum": "bookings.api.serializers.V1_QUOTE_PAYMENT_METHODS",
     },
 }
 
