@@ -22,6 +22,7 @@ from django.utils import timezone
 from django.utils.http import RFC3986_SUBDELIMS
 
 from bookings import events
+from bookings.links import booking_page_token
 from bookings.models import (
     Booking,
     BookingStatus,
@@ -90,21 +91,24 @@ def booking_pay_driver_url(booking: Booking) -> str:
     return _booking_page_url("booking-pay-driver-page", booking.reference)
 
 
-# (page, URLconf, script prefix) -> its path with _REFERENCE_MARK for the reference. Every
-# booking response carries these URLs; resolving the same pattern for each one cost more
-# than building the rest of the body.
+# (page, URLconf, script prefix) -> its path with marks for the reference and the token.
+# Every booking response carries these URLs; resolving the same pattern for each one cost
+# more than building the rest of the body.
 _page_paths: dict[tuple[str, str, str], str] = {}
 _REFERENCE_MARK = "REFERENCE"
+_TOKEN_MARK = "TOKEN"
 
 
 def _booking_page_url(name: str, reference: str) -> str:
     key = (name, str(get_urlconf() or settings.ROOT_URLCONF), get_script_prefix())
     path = _page_paths.get(key)
     if path is None:
-        path = _page_paths[key] = reverse(name, args=[_REFERENCE_MARK])
+        path = _page_paths[key] = reverse(name, args=[_REFERENCE_MARK, _TOKEN_MARK])
     # Quoted as reverse() quotes a path argument.
+    token = quote(booking_page_token(reference), safe=RFC3986_SUBDELIMS + "/~:@")
     reference = quote(reference, safe=RFC3986_SUBDELIMS + "/~:@")
-    return settings.SITE_URL + path.replace(_REFERENCE_MARK, reference)
+    path = path.replace(_REFERENCE_MARK, reference).replace(_TOKEN_MARK, token)
+    return settings.SITE_URL + path
 
 
 def booking_journey_columns(priced, *, pickup: str = "", dropoff: str = "") -> dict[str, Any]:

@@ -8,11 +8,15 @@ from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from bookings.links import booking_page_token_valid
 from bookings.models import Booking
-from bookings.services import email_confirmation_redeem, payment_state
+from bookings.services import booking_pay_driver_url, email_confirmation_redeem, payment_state
 
 
-def _booking_or_404(reference: str) -> Booking:
+def _booking_or_404(reference: str, token: str) -> Booking:
+    """The booking the link opens; 404 alike for an unknown reference and a wrong token."""
+    if not booking_page_token_valid(reference.upper(), token):
+        raise Http404("No such booking")
     booking = (
         Booking.objects.select_related("driver", "vehicle")
         .prefetch_related("payment_records")
@@ -25,8 +29,8 @@ def _booking_or_404(reference: str) -> Booking:
 
 
 @require_GET
-def booking_status_page(request, reference: str):
-    booking = _booking_or_404(reference)
+def booking_status_page(request, reference: str, token: str):
+    booking = _booking_or_404(reference, token)
     records = list(booking.payment_records.all())
     return render(
         request,
@@ -35,13 +39,14 @@ def booking_status_page(request, reference: str):
             "booking": booking,
             "payment_state": payment_state(records, booking.fare),
             "events": booking.events.order_by("sequence"),
+            "pay_driver_url": booking_pay_driver_url(booking),
         },
     )
 
 
 @require_GET
-def booking_pay_driver_page(request, reference: str):
-    booking = _booking_or_404(reference)
+def booking_pay_driver_page(request, reference: str, token: str):
+    booking = _booking_or_404(reference, token)
     records = list(booking.payment_records.all())
     return render(
         request,

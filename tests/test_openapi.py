@@ -113,7 +113,9 @@ def test_every_example_validates_against_its_schema(schema):
     for where, value, body_schema in examples:
         # "#/components/..." references resolve within the schema they sit in.
         rooted = {**body_schema, "components": schema["components"]}
-        failures += [f"{where}: {e.message}" for e in Draft202012Validator(rooted).iter_errors(value)]
+        failures += [
+            f"{where}: {e.message}" for e in Draft202012Validator(rooted).iter_errors(value)
+        ]
     assert not failures, "\n".join(failures)
 
 

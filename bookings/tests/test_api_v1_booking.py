@@ -8,6 +8,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from api.tests.assertions import assert_problem
+from bookings.links import booking_page_token
 from bookings.models import Booking, Passenger
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tariffs")]
@@ -34,8 +35,11 @@ def test_current_form_creates_booking_with_links(api_client, future, path):
     answer = response.json()
     booking = Booking.objects.get(reference=answer["bookingReference"])
     assert answer["status"] == "confirmed"
-    assert answer["statusUrl"] == f"https://taxi.example/booking/{booking.reference}/"
-    assert answer["payDriverUrl"] == f"https://taxi.example/booking/{booking.reference}/pay/"
+    link = (
+        f"https://taxi.example/booking/{booking.reference}/{booking_page_token(booking.reference)}/"
+    )
+    assert answer["statusUrl"] == link
+    assert answer["payDriverUrl"] == f"{link}pay/"
     assert answer["fareGBP"] == float(booking.fare)
     assert answer["currency"] == "GBP"
     assert answer["pickupTime"] == future.isoformat().replace("+00:00", "Z")
