@@ -400,14 +400,22 @@ def booking_cancel(*, booking: Booking, actor: str, reason: str = "") -> Booking
 
 
 def booking_amend(*, booking: Booking, actor: str, changes: dict[str, Any]) -> Booking:
-    """Change journey details of a booking that has not finished; records booking.amended."""
-    if booking.status in TERMINAL:
-        raise DomainError("not_cancellable", f"Booking {booking.reference} is {booking.status}.")
+    """Change journey details of a booking that has not finished; records booking.amended.
+
+    Guarantees: the UPDATE itself checks the status, so an amendment racing a cancellation
+    (or completion) never lands on the finished booking, whatever the caller last read.
+    """
     with transaction.atomic():
-        Booking.objects.filter(pk=booking.pk).update(
-            sequence=F("sequence") + 1, updated_at=timezone.now(), **changes
+        amended = (
+            Booking.objects.filter(pk=booking.pk)
+            .exclude(status__in=TERMINAL)
+            .update(sequence=F("sequence") + 1, updated_at=timezone.now(), **changes)
         )
         booking.refresh_from_db()
+        if not amended:
+            raise DomainError(
+                "not_cancellable", f"Booking {booking.reference} is {booking.status}."
+            )
         events.booking_event_record(
             booking=booking,
             type=events.AMENDED,
