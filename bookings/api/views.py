@@ -81,20 +81,27 @@ class AliasBookingInstantView(PublicAPIView):
         data = validated_input(s.AliasInstantRequestSerializer, request.data)
         booking = actions.booking_place(
             caller=booking_caller(request, agent=data.get("agent", "")),
-            pickup=data["pickup_address"],
-            dropoff=data["dropoff_address"],
-            depart_at=data.get("depart_at"),
-            passenger=_passenger(
-                data, "passenger_name", "passenger_email", "passenger_phone_whatsapp"
-            ),
-            payment_method=data["payment_method"],
-            passengers=data["passenger_count"],
-            vehicle_type=data.get("vehicle_type"),
-            flight_number=data.get("flight_number", ""),
-            notes=data.get("notes", ""),
             form=actions.ALIAS_FORM,
+            **instant_booking(data),
         )
         return Response(s.AliasInstantResponseSerializer(booking).data)
+
+
+def instant_booking(data: dict) -> dict:
+    """The keyword arguments of ``actions.booking_place`` from the instant alias form."""
+    return {
+        "pickup": data["pickup_address"],
+        "dropoff": data["dropoff_address"],
+        "depart_at": data.get("depart_at"),
+        "passenger": _passenger(
+            data, "passenger_name", "passenger_email", "passenger_phone_whatsapp"
+        ),
+        "payment_method": data["payment_method"],
+        "passengers": data["passenger_count"],
+        "vehicle_type": data.get("vehicle_type"),
+        "flight_number": data.get("flight_number", ""),
+        "notes": data.get("notes", ""),
+    }
 
 
 class V1BookingCreateView(PublicAPIView):
