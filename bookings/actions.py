@@ -193,7 +193,9 @@ def _quote(
         },
     )
     if depart_at is not None:
-        policies.pickup_require_future(depart_at, field=names.get("departAt", "departAt"))
+        depart_at = policies.pickup_require_future(
+            depart_at, field=names.get("departAt", "departAt")
+        )
     return quote_create(
         **journey,
         depart_at=depart_at,
