@@ -24,7 +24,9 @@ def test_status_page_shows_status_pickup_time_and_no_driver_yet(client, booking_
 def test_status_page_names_the_driver_once_accepted(client, accepted_booking):
     booking = accepted_booking
     html = client.get(booking_status_url(booking)).content.decode()
-    assert "Asha Khan" in html
+    # Shown as the API shows the driver (contract 3): first name and initial, never in full.
+    assert "Asha K." in html
+    assert "Khan" not in html
     assert "AB12 CDE" in html
     assert 'data-status="accepted"' in html
 
