@@ -584,12 +584,14 @@ def test_reconciliation_needs_credentials(api_client):
     assert_problem(api_client.get(f"{URL}/R-3"), 401, "unauthenticated")
 
 
-def test_reconciliation_with_hmac_of_the_empty_body(client, partner, keyed):
+def test_reconciliation_with_hmac_of_the_method_and_path(client, partner, keyed):
     push(keyed, partner_job(jobRef="R-4"))
+    ts = str(int(time.time()))
     response = client.get(
         f"{URL}/R-4",
         HTTP_X_PARTNER=partner.slug,
-        HTTP_X_SIGNATURE=hmac_hex(partner.signing_secret, b""),
+        HTTP_X_TIMESTAMP=ts,
+        HTTP_X_SIGNATURE=hmac_hex(partner.signing_secret, f"GET {URL}/R-4".encode(), ts),
     )
     assert response.status_code == 200
 

@@ -1,0 +1,171 @@
+"""PartnerJob (seed 2.10): the shape of a pushed job, and how one job is validated.
+
+Every door that receives jobs (partner, operator and supplier intake over HTTP, and any
+later one) validates a job with :class:`PartnerJobInputSerializer`, here in the service
+layer so that ``partners.services.batches`` can validate each job of a batch on its own
+(a bad job is a rejected outcome, never a failed batch). The HTTP edge re-exports these
+classes so that the OpenAPI schema documents them.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from django.utils import timezone
+from rest_framework import serializers
+
+from bookings.passengers import phone_to_e164
+from partners.services.intake import MAX_BATCH, IntakeJob, JobAction
+from pricing.vehicles import VehicleType
+
+# A pickup a little in the past is still a live job (a sender's clock, a late push);
+# anything older cannot be dispatched.
+# TODO(hbook): one tolerance for quotes, bookings and intake (issue 12): use
+# bookings.policies.pickup_require_future and PICKUP_PAST_TOLERANCE_SECONDS once merged.
+PICKUP_PAST_TOLERANCE_MINUTES = 15
+# Contract 3: a fare is more than 0 and at most 99999.99.
+MAX_FARE = Decimal("99999.99")
+NEW_JOB_REQUIRED = ("pickup", "dropoff", "pickupTime")
+
+# camelCase request name -> booking engine name (seed 2.10).
+PARTNER_JOB_FIELDS = {
+    "jobRef": "job_ref",
+    "action": "action",
+    "pickup": "pickup",
+    "dropoff": "dropoff",
+    "pickupTime": "pickup_time",
+    "passengerName": "passenger_name",
+    "passengerPhone": "passenger_phone",
+    "passengerEmail": "passenger_email",
+    "passengers": "passengers",
+    "vehicleType": "vehicle_type",
+    "flightNumber": "flight_number",
+    "fare": "fare",
+    "notes": "notes",
+}
+
+
+class PartnerJobInputSerializer(serializers.Serializer):
+    """PartnerJob (seed 2.10). For ``new``, pickup, dropoff and pickupTime are required;
+    ``amend`` changes only the fields sent; ``cancel`` needs only jobRef."""
+
+    jobRef = serializers.CharField(
+        max_length=100, help_text="The sender's own unique reference (idempotency key)."
+    )
+    action = serializers.ChoiceField(choices=JobAction.choices, default=JobAction.NEW)
+    pickup = serializers.CharField(max_length=300, required=False)
+    dropoff = serializers.CharField(max_length=300, required=False)
+    pickupTime = serializers.DateTimeField(required=False, help_text="ISO 8601.")
+    passengerName = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, allow_null=True
+    )
+    passengerPhone = serializers.CharField(
+        max_length=40,
+        required=False,
+        allow_blank=True,
+        allow_null=True,
+        help_text="Stored in E.164; national UK numbers are accepted.",
+    )
+    passengerEmail = serializers.EmailField(required=False, allow_blank=True, allow_null=True)
+    passengers = serializers.IntegerField(min_value=1, max_value=8, required=False)
+    vehicleType = serializers.ChoiceField(
+        choices=VehicleType.choices,
+        required=False,
+        allow_null=True,
+        help_text="Case-insensitive. Omitted: the smallest class that seats the party.",
+    )
+    flightNumber = serializers.CharField(
+        max_length=20, required=False, allow_blank=True, allow_null=True
+    )
+    fare = serializers.DecimalField(
+        max_digits=None,
+        decimal_places=None,
+        required=False,
+        allow_null=True,
+        help_text="Agreed fare in GBP when the sender prices the job: more than 0, at most "
+        "99999.99.",
+    )
+    notes = serializers.CharField(
+        max_length=2000, required=False, allow_blank=True, allow_null=True
+    )
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and isinstance(data.get("vehicleType"), str):
+            data = {**data, "vehicleType": data["vehicleType"].strip().lower()}
+        try:
+            return super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            # Report missing required fields together with bad ones, not in a second round.
+            is_new = isinstance(data, dict) and data.get("action", JobAction.NEW) == JobAction.NEW
+            if is_new and isinstance(exc.detail, dict):
+                for name in NEW_JOB_REQUIRED:
+                    if data.get(name) in (None, "") and name not in exc.detail:
+                        exc.detail[name] = [
+                            serializers.ErrorDetail("This field is required.", code="required")
+                        ]
+            raise
+
+    def validate_jobRef(self, value: str) -> str:  # noqa: N802 (the seed's field name)
+        value = value.strip()
+        if not value:
+            raise serializers.ValidationError("This field may not be blank.")
+        return value
+
+    def validate_passengerPhone(self, value: str | None) -> str | None:  # noqa: N802
+        if not value:
+            return value
+        e164 = phone_to_e164(value)
+        if e164 is None:
+            raise serializers.ValidationError(
+                "Enter a valid phone number, in international format (+44...)."
+            )
+        return e164
+
+    def validate_fare(self, value: Decimal | None) -> Decimal | None:
+        if value is None:
+            return None
+        if not value.is_finite():
+            raise serializers.ValidationError("A valid number is required.")
+        # Compared before rounding: quantize() of 1e30 overflows the decimal context.
+        if value > MAX_FARE:
+            raise serializers.ValidationError(f"Ensure this value is at most {MAX_FARE}.")
+        value = value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        if value <= 0:
+            raise serializers.ValidationError("Ensure this value is greater than 0.")
+        return value
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        errors: dict[str, list[str]] = {}
+        if attrs.get("action", JobAction.NEW) == JobAction.NEW:
+            for name in NEW_JOB_REQUIRED:
+                if not attrs.get(name):
+                    errors[name] = ["This field is required."]
+        pickup_time = attrs.get("pickupTime")
+        if pickup_time is not None and attrs.get("action") != JobAction.CANCEL:
+            earliest = timezone.now() - timedelta(minutes=PICKUP_PAST_TOLERANCE_MINUTES)
+            if pickup_time < earliest:
+                errors["pickupTime"] = ["Pickup time is in the past."]
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+    def intake_job(self, *, index: int) -> IntakeJob:
+        """The validated job in the booking engine's names; only fields actually sent."""
+        data = self.validated_data
+        fields = {
+            PARTNER_JOB_FIELDS[name]: value
+            for name, value in data.items()
+            if name not in {"jobRef", "action"} and name in self.initial_data
+        }
+        # Blank optional text means "none"; None from JSON null likewise.
+        fields = {name: ("" if value is None else value) for name, value in fields.items()}
+        for name in ("fare", "vehicle_type", "passengers"):
+            if fields.get(name) == "":
+                fields.pop(name)
+        return IntakeJob(index=index, job_ref=data["jobRef"], action=data["action"], fields=fields)
+
+
+class PartnerJobsEnvelopeInputSerializer(serializers.Serializer):
+    jobs = PartnerJobInputSerializer(many=True, max_length=MAX_BATCH)
