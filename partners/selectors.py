@@ -17,30 +17,6 @@ from partners.models import Account, OperatorUser
 LOCAL_TIME_ZONE = ZoneInfo("Europe/London")
 
 
-def booking_driver_summary(booking: Booking) -> dict | None:
-    """The driver as partners see it (same shape as contract 3.2); None until assigned."""
-    driver = booking.driver
-    if driver is None:
-        return None
-    first, _, rest = driver.name.strip().partition(" ")
-    initial = f" {rest.strip()[0]}." if rest.strip() else ""
-    vehicle = booking.vehicle
-    return {
-        "name": f"{first}{initial}",
-        "vehicle": (
-            {
-                "make": vehicle.make,
-                "model": vehicle.model,
-                "colour": vehicle.colour,
-                "registration": vehicle.registration,
-            }
-            if vehicle is not None
-            else None
-        ),
-        "licensingAuthority": driver.licensing_authority,
-    }
-
-
 def job_get_for_sender(*, account: Account, job_ref: str) -> Booking:
     """The booking the account pushed as ``job_ref``; 404 job_not_found for anyone else's."""
     booking = (

@@ -140,7 +140,9 @@ def test_invalid_fields_are_rejected_by_their_camelcase_name(keyed, overrides, f
 def test_pickup_time_in_the_past_is_rejected(keyed):
     past = (timezone.now() - timedelta(hours=3)).isoformat()
     result = push(keyed, [partner_job(pickupTime=past)]).json()["results"][0]
-    assert result["errors"] == {"pickupTime": ["Pickup time is in the past."]}
+    # One rule and message for quotes, bookings and intake (bookings.policies).
+    assert result["code"] == "pickup_in_past"
+    assert result["errors"] == {"pickupTime": ["The pickup time is in the past."]}
 
 
 def test_unlocatable_address_rejects_only_that_job(keyed):

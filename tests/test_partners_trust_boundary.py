@@ -416,3 +416,45 @@ def test_a_settlement_on_board_or_completed_is_recorded(driver_job, status):
     response = settle(client, booking, "99999.99")
     assert response.status_code == 201
     assert PaymentRecord.objects.get().amount == Decimal("99999.99")
+
+
+# --- one set of booking policies for intake (issue 12) ---------------------------------------
+
+
+def test_a_sender_whose_pricing_was_withdrawn_gets_fare_not_allowed(api_client, partner, tariffs):
+    """Contract 3: an account without the permission to price that sends ``fare`` gets
+    that job rejected with 403-style ``fare_not_allowed``; the rest of the batch goes on."""
+    from partners.models import Account
+
+    Account.objects.filter(pk=partner.pk).update(may_set_fare=False)
+    api_client.credentials(HTTP_X_API_KEY=partner.raw_key)
+    jobs = [partner_job(jobRef="PRICED", fare=40), partner_job(jobRef="TARIFF", fare=None)]
+
+    response = api_client.post(JOBS, data=json.dumps(jobs), content_type="application/json")
+
+    assert response.status_code == 207
+    priced, tariff = response.json()["results"]
+    assert (priced["outcome"], priced["code"], list(priced["errors"])) == (
+        "rejected",
+        "fare_not_allowed",
+        ["fare"],
+    )
+    assert tariff["outcome"] == "created"
+    assert list(Booking.objects.values_list("job_ref", flat=True)) == ["TARIFF"]
+
+
+def test_intake_uses_the_one_pickup_tolerance(api_client, partner, settings):
+    """Issue 12: "Pickup in the past is tolerated 5 minutes for quotes, 2 for bookings and
+    15 for intake"; intake now follows PICKUP_PAST_TOLERANCE_SECONDS."""
+    settings.PICKUP_PAST_TOLERANCE_SECONDS = 60
+    api_client.credentials(HTTP_X_API_KEY=partner.raw_key)
+    ten_minutes_ago = (timezone.now() - timedelta(minutes=10)).isoformat()
+
+    response = api_client.post(
+        JOBS,
+        data=json.dumps([partner_job(pickupTime=ten_minutes_ago)]),
+        content_type="application/json",
+    )
+
+    assert response.json()["results"][0]["code"] == "pickup_in_past"
+    assert Booking.objects.count() == 0

@@ -12,7 +12,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from bookings.models import BookingStatus
-from partners.selectors import booking_driver_summary
+from drivers.selectors import driver_public_summary
 from partners.services.intake import JobOutcome
 from partners.services.partner_jobs import (  # the request schema, documented here
     PARTNER_JOB_FIELDS,
@@ -101,7 +101,7 @@ class JobReconciliationOutputSerializer(serializers.Serializer):
 
     @extend_schema_field(JobDriverOutputSerializer(allow_null=True))
     def get_driver(self, booking) -> dict | None:
-        return booking_driver_summary(booking)
+        return driver_public_summary(booking.driver, booking.vehicle)
 
 
 class OperatorIntakeGuideOutputSerializer(serializers.Serializer):

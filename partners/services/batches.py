@@ -7,7 +7,8 @@ Order of the rules, each in one place:
 2. the caller's request rate (429 ``rate_limited``);
 3. the body's shape: one PartnerJob, an array, or ``{"jobs": [...]}``, at most 100
    (400 ``invalid_body`` / ``batch_too_large``);
-4. each job on its own: readable text, screening (logged with the caller), fields; a bad
+4. each job on its own: readable text, screening (logged with the caller), fields, the
+   shared booking policies (pickup time, who may price and the fare's range); a bad
    job is a rejected outcome and the batch goes on (contract 4.1). On the operator door a
    single job with invalid fields is 400 (contract 4.2);
 5. the valid jobs applied (``partners.services.intake.intake_batch_apply``: daily limits,
@@ -25,12 +26,14 @@ from django.utils import timezone
 
 from api.ratelimits import limit_enforce
 from api.screening import FREE_TEXT_FIELDS, text_screen
+from bookings.policies import fare_require_allowed, pickup_require_future
 from core.callers import Caller
 from core.errors import DomainError
 from partners.models import Account
 from partners.services.intake import (
     MAX_BATCH,
     IntakeJob,
+    JobAction,
     JobResult,
     intake_batch_apply,
     intake_summary,
@@ -133,7 +136,19 @@ def intake_job_validate(*, caller: Caller, index: int, raw: Any) -> IntakeJob:
                 for name, messages in serializer.errors.items()
             },
         )
-    return serializer.intake_job(index=index)
+    job = serializer.intake_job(index=index)
+    return intake_job_policies_apply(caller=caller, job=job)
+
+
+def intake_job_policies_apply(*, caller: Caller, job: IntakeJob) -> IntakeJob:
+    """The booking rules every door shares (bookings.policies), applied to one job: a
+    pickup time that can be booked (one tolerance for quotes, bookings and intake), and a
+    fare only from a sender allowed to price, within range (403 ``fare_not_allowed``)."""
+    if job.action != JobAction.CANCEL and job.fields.get("pickup_time") is not None:
+        pickup_require_future(job.fields["pickup_time"], field="pickupTime")
+    if job.fields.get("fare") is not None:
+        job.fields["fare"] = fare_require_allowed(caller.account, job.fields["fare"], field="fare")
+    return job
 
 
 def intake_jobs_validate(

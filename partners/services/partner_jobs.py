@@ -9,23 +9,17 @@ classes so that the OpenAPI schema documents them.
 
 from __future__ import annotations
 
-from datetime import timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from django.utils import timezone
 from rest_framework import serializers
 
 from bookings.passengers import phone_to_e164
 from partners.services.intake import MAX_BATCH, IntakeJob, JobAction
 from pricing.vehicles import VehicleType
 
-# A pickup a little in the past is still a live job (a sender's clock, a late push);
-# anything older cannot be dispatched.
-# TODO(hbook): one tolerance for quotes, bookings and intake (issue 12): use
-# bookings.policies.pickup_require_future and PICKUP_PAST_TOLERANCE_SECONDS once merged.
-PICKUP_PAST_TOLERANCE_MINUTES = 15
-# Contract 3: a fare is more than 0 and at most 99999.99.
+# Fares beyond this are refused by bookings.policies.fare_require_allowed (the one home of
+# the rule); here it only bounds what is rounded (quantize() of 1e30 overflows).
 MAX_FARE = Decimal("99999.99")
 NEW_JOB_REQUIRED = ("pickup", "dropoff", "pickupTime")
 
@@ -124,17 +118,15 @@ class PartnerJobInputSerializer(serializers.Serializer):
         return e164
 
     def validate_fare(self, value: Decimal | None) -> Decimal | None:
+        """Parsed and rounded half-up to pence (contract 1); whether this sender may set a
+        fare at all, and its range, are policies the intake service applies."""
         if value is None:
             return None
         if not value.is_finite():
             raise serializers.ValidationError("A valid number is required.")
-        # Compared before rounding: quantize() of 1e30 overflows the decimal context.
-        if value > MAX_FARE:
-            raise serializers.ValidationError(f"Ensure this value is at most {MAX_FARE}.")
-        value = value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-        if value <= 0:
-            raise serializers.ValidationError("Ensure this value is greater than 0.")
-        return value
+        if abs(value) > MAX_FARE:
+            return value  # out of range: refused by the policy, never rounded
+        return value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         errors: dict[str, list[str]] = {}
@@ -142,11 +134,6 @@ class PartnerJobInputSerializer(serializers.Serializer):
             for name in NEW_JOB_REQUIRED:
                 if not attrs.get(name):
                     errors[name] = ["This field is required."]
-        pickup_time = attrs.get("pickupTime")
-        if pickup_time is not None and attrs.get("action") != JobAction.CANCEL:
-            earliest = timezone.now() - timedelta(minutes=PICKUP_PAST_TOLERANCE_MINUTES)
-            if pickup_time < earliest:
-                errors["pickupTime"] = ["Pickup time is in the past."]
         if errors:
             raise serializers.ValidationError(errors)
         return attrs

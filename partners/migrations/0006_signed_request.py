@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('partners', '0004_account_rate_limit_format'),
+        ('partners', '0005_account_may_set_fare'),
     ]
 
     operations = [
