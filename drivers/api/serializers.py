@@ -112,7 +112,7 @@ class DriverJobStatusOutputSerializer(serializers.Serializer):
 class DriverSettlementInputSerializer(serializers.Serializer):
     amountGBP = serializers.DecimalField(
         min_value=Decimal("0.01"),
-        help_text="More than 0 and at most 99999.99 (dispatch.services.jobs).",
+        help_text="More than 0 and at most 99999.99.",
         **MONEY,
     )
     method = serializers.ChoiceField(choices=SETTLEMENT_METHODS)
@@ -137,8 +137,9 @@ class DriverSettlementRecordOutputSerializer(serializers.Serializer):
     occurredAt = serializers.DateTimeField(source="occurred_at")
 
 
+# Renders a dispatch.services.jobs.Settlement.
 class DriverSettlementOutputSerializer(serializers.Serializer):
-    """A ``dispatch.services.jobs.Settlement``."""
+    """The settlement recorded, and the booking's payment state after it."""
 
     bookingReference = serializers.CharField(source="booking_reference")
     paymentState = serializers.CharField(

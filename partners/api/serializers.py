@@ -28,9 +28,9 @@ __all__ = [
 ]
 
 
+# Renders a partners.services.intake.JobResult.
 class JobResultOutputSerializer(serializers.Serializer):
-    """One ``partners.services.intake.JobResult``: ``bookingReference`` when accepted,
-    ``code`` and ``errors`` when rejected (contract 4.1)."""
+    """One job's outcome: bookingReference when accepted, code and errors when rejected."""
 
     index = serializers.IntegerField(help_text="Position of the job in the request.")
     jobRef = serializers.CharField(source="job_ref", allow_null=True)
@@ -68,7 +68,7 @@ class IntakeSummaryOutputSerializer(serializers.Serializer):
 
 
 class IntakeOutcomeOutputSerializer(serializers.Serializer):
-    """Contract 4.1: one result per job, then the counts (an ``IntakeReceipt``)."""
+    """One result per job, in request order, then the counts."""
 
     results = JobResultOutputSerializer(many=True)
     summary = IntakeSummaryOutputSerializer()
@@ -88,7 +88,7 @@ class JobDriverOutputSerializer(serializers.Serializer):
 
 
 class JobReconciliationOutputSerializer(serializers.Serializer):
-    """A pushed job read back by its sender (a Booking; contract 4.2)."""
+    """A pushed job read back by its sender."""
 
     jobRef = serializers.CharField(source="job_ref")
     bookingReference = serializers.CharField(source="reference")
@@ -158,7 +158,7 @@ class BookingStatusReportInputSerializer(serializers.Serializer):
 
 
 class BookingStatusReportOutputSerializer(serializers.Serializer):
-    """A ``partners.services.status.StatusHookReceipt``."""
+    """The booking after the report; jobRef only for the account holding the job."""
 
     bookingReference = serializers.CharField(source="booking.reference")
     jobRef = serializers.CharField(source="job_ref", allow_null=True)
