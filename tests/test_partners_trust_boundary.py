@@ -458,3 +458,47 @@ def test_intake_uses_the_one_pickup_tolerance(api_client, partner, settings):
 
     assert response.json()["results"][0]["code"] == "pickup_in_past"
     assert Booking.objects.count() == 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_copies_of_one_signed_amendment_at_the_same_instant_apply_once(make_account):
+    """Contract 1.2: of many copies of one signed request, exactly one runs."""
+    import threading
+
+    from django.db import connection
+    from django.test import Client
+
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL")
+    partner = make_account("partner", name="Racer", slug="racer")
+    signed_post(Client(), JOBS, partner, partner_job(jobRef="RACE-AM"))
+    body = json.dumps({"jobRef": "RACE-AM", "action": "amend", "notes": "Gate 9"}).encode()
+    ts = now_ts()
+    barrier = threading.Barrier(8)
+    statuses: list[int] = []
+    crashed: list[BaseException] = []
+
+    def send():
+        try:
+            barrier.wait()
+            statuses.append(
+                signed_post(Client(), JOBS, partner, None, timestamp=ts, body=body).status_code
+            )
+        except BaseException as exc:  # a thread that dies must fail the test
+            crashed.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert crashed == []
+    assert len(statuses) == 8
+    assert set(statuses) <= {200, 409}
+    booking = Booking.objects.get(job_ref="RACE-AM")
+    assert booking.events.filter(detail__fields=["notes"]).count() == 1
+    assert SignedRequest.objects.filter(account=partner).count() == 2

@@ -272,7 +272,7 @@ class OperatorJobsView(PublicAPIView):
         responses={200: OperatorIntakeGuideOutputSerializer},
     )
     def get(self, request):
-        return Response(operator_intake_guide())
+        return Response(OperatorIntakeGuideOutputSerializer(operator_intake_guide()).data)
 
     @extend_schema(
         operation_id="operator_jobs_push",
