@@ -7,7 +7,9 @@ Field names are the seed's camelCase (2.10); per-job errors use those names.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -168,3 +170,41 @@ class BookingStatusReportOutputSerializer(serializers.Serializer):
     )
     sequence = serializers.IntegerField(source="booking.sequence")
     changed = serializers.BooleanField(help_text="False when the status was already current.")
+
+
+class JobsChangedQueryInputSerializer(serializers.Serializer):
+    updatedSince = serializers.DateTimeField(
+        help_text="ISO 8601: jobs whose state changed at or after this time."
+    )
+    cursor = serializers.CharField(
+        max_length=200, required=False, help_text="From `next`: where the last page ended."
+    )
+
+
+class JobChangeOutputSerializer(serializers.Serializer):
+    jobRef = serializers.CharField(source="job_ref")
+    bookingReference = serializers.CharField(source="reference")
+    status = serializers.ChoiceField(choices=BookingStatus.choices)
+    sequence = serializers.IntegerField(
+        help_text="The booking's event sequence number, also carried by its webhooks."
+    )
+    updatedAt = serializers.DateTimeField(source="updated_at")
+
+
+# Renders a partners.services.reconciliation.JobsChangedPage; context: updated_since.
+class JobsChangedOutputSerializer(serializers.Serializer):
+    """The sender's own jobs changed since a time, oldest change first."""
+
+    results = JobChangeOutputSerializer(many=True, source="jobs")
+    next = serializers.SerializerMethodField(
+        help_text="Absolute URL of the next page, or null on the last one."
+    )
+
+    @extend_schema_field(serializers.URLField(allow_null=True))
+    def get_next(self, page) -> str | None:
+        if page.next_cursor is None:
+            return None
+        query = urlencode(
+            {"updatedSince": self.context["updated_since"].isoformat(), "cursor": page.next_cursor}
+        )
+        return f"{settings.SITE_URL}/api/public/v1/jobs?{query}"

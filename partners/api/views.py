@@ -23,15 +23,18 @@ from rest_framework.views import APIView
 
 from api.callers import caller_from_request
 from api.input_serializers import validated_input
-from api.problems import Problem
 from api.schema import problem_responses
 from api.views import PublicAPIView
+from drivers.api.serializers import DriverJobsFeedOutputSerializer
+from drivers.api.views import DriverJobsFeedView
 from partners.api.serializers import (
     PARTNER_JOB_FIELDS,
     BookingStatusReportInputSerializer,
     BookingStatusReportOutputSerializer,
     IntakeOutcomeOutputSerializer,
     JobReconciliationOutputSerializer,
+    JobsChangedOutputSerializer,
+    JobsChangedQueryInputSerializer,
     OperatorIntakeGuideOutputSerializer,
     PartnerJobInputSerializer,
     PartnerJobsEnvelopeInputSerializer,
@@ -45,7 +48,7 @@ from partners.authentication import (
 from partners.models import Account
 from partners.services.batches import IntakeReceipt, intake_batch_receive
 from partners.services.intake import MAX_BATCH, JobAction, JobOutcome
-from partners.services.reconciliation import job_reconcile
+from partners.services.reconciliation import job_reconcile, jobs_changed_list
 from partners.services.status import booking_status_hook_receive
 
 INTAKE_KINDS = frozenset({Account.Kind.PARTNER, Account.Kind.OPERATOR, Account.Kind.SUPPLIER})
@@ -144,57 +147,75 @@ def intake_receive(request, sender_kind: str) -> Response:
     )
 
 
-def _driver_feed_view():
-    """The driver app's job feed (contract 6), which shares the /v1/jobs path for GET."""
-    try:
-        from drivers.api.views import DriverJobsFeedView
-    except ImportError:
-        return None
-    return DriverJobsFeedView
-
-
-class _DriverFeedSchema(dict):
-    """Lets drf-spectacular find the driver feed's @extend_schema for GET /v1/jobs without
-    importing the drivers app when this module loads."""
-
-    def get(self, key, default=None):
-        feed = _driver_feed_view() if key == "schema" else None
-        if feed is None:
-            return default
-        return getattr(feed.get, "kwargs", {}).get("schema", default)
-
-
 SAFE_METHODS = ("GET", "HEAD")
 
 
+def wants_driver_feed(request) -> bool:
+    """GET /v1/jobs is the driver app's feed (contract 6), unless it asks for the senders'
+    reconciliation feed with ``updatedSince`` (contract 4.2)."""
+    return request.method in SAFE_METHODS and "updatedSince" not in request.GET
+
+
 class PartnerJobsView(PublicAPIView):
-    """POST: partner intake. GET: the driver-scoped job feed, served by the drivers app."""
+    """POST: partner intake. GET with updatedSince: the sender's reconciliation feed.
+    GET without: the driver-scoped job feed, served by the drivers app."""
 
     def get_authenticators(self):
-        if self.request is not None and self.request.method in SAFE_METHODS:
-            feed = _driver_feed_view()
-            return [auth() for auth in feed.authentication_classes] if feed else []
+        if self.request is not None and wants_driver_feed(self.request):
+            return [auth() for auth in DriverJobsFeedView.authentication_classes]
         return [AccountKeyAuthentication(), HmacSignatureAuthentication()]
 
     def initial(self, request, *args, **kwargs):
-        if request.method in SAFE_METHODS:
+        if wants_driver_feed(request):
             # The feed authenticates and rate-limits itself once delegated to.
             APIView.initial(self, request, *args, **kwargs)
             return
         super().initial(request, *args, **kwargs)
 
     def perform_authentication(self, request):
-        if request.method in SAFE_METHODS:
-            return
-        super().perform_authentication(request)
+        if not wants_driver_feed(request):
+            super().perform_authentication(request)
 
+    @extend_schema(
+        operation_id="jobs_feed",
+        summary="The driver's job feed, or a sender's jobs changed since a time",
+        description=(
+            "Without `updatedSince`: the driver app's feed (contract 6): the driver's open "
+            "offers (with offerId and offerExpiresAt; passenger details hidden) and the jobs "
+            "they hold, with the token from /v1/driver/login. With `updatedSince` and the "
+            "sender's credentials (partner, operator or supplier key, or HMAC over "
+            "`{x-timestamp}.GET {path with query}`): the sender's own jobs whose state "
+            "changed at or after that time, oldest change first, 100 a page; follow `next`."
+        ),
+        parameters=[JobsChangedQueryInputSerializer(partial=True)],
+        responses={
+            200: PolymorphicProxySerializer(
+                component_name="JobsFeed",
+                serializers=[DriverJobsFeedOutputSerializer, JobsChangedOutputSerializer],
+                resource_type_field_name=None,
+            ),
+            **problem_responses(400, 401, 403, 409, 429),
+        },
+        auth=[
+            {"tokenAuth": []},
+            {"ApiKeyHeader": []},
+            {"ApiKeyXHeader": []},
+            {"BearerKey": []},
+            {"HmacSignature": []},
+        ],
+    )
     def get(self, request, *args, **kwargs):
-        feed = _driver_feed_view()
-        if feed is None:
-            raise Problem(404, "not_found", "The driver job feed is not available.")
-        return feed.as_view()(request._request)
-
-    get.kwargs = _DriverFeedSchema()
+        if wants_driver_feed(request):
+            return DriverJobsFeedView.as_view()(request._request)
+        account_require_kind(request, INTAKE_KINDS, hint=SIGNED_HINT)
+        query = validated_input(JobsChangedQueryInputSerializer, request.query_params.dict())
+        page = jobs_changed_list(
+            caller=caller_from_request(request),
+            updated_since=query["updatedSince"],
+            cursor=query.get("cursor"),
+        )
+        context = {"updated_since": query["updatedSince"]}
+        return Response(JobsChangedOutputSerializer(page, context=context).data)
 
     @extend_schema(
         operation_id="partner_jobs_push",
