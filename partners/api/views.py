@@ -254,13 +254,19 @@ class PartnerJobDetailView(PublicAPIView):
         summary="Reconcile one pushed job by the sender's jobRef",
         description=(
             "With the sender's own credentials (partner, operator or supplier key, or "
-            "HMAC of the empty body). `sequence` is the booking's event sequence number, "
-            "also carried by its webhooks: the highest one is the latest state."
+            "HMAC over `{x-timestamp}.GET {path}` with x-timestamp). `sequence` is the "
+            "booking's event sequence number, also carried by its webhooks: the highest one "
+            "is the latest state."
         ),
         responses={
             200: JobReconciliationOutputSerializer,
             **problem_responses(
-                401, 404, 429, s404="No such job from this sender (job_not_found)."
+                401,
+                404,
+                409,
+                429,
+                s404="No such job from this sender (job_not_found).",
+                s409="A copy of this signed request is still being answered.",
             ),
         },
     )
@@ -364,7 +370,10 @@ def operator_intake_guide() -> dict[str, Any]:
                 ],
                 "algorithm": "HMAC-SHA256 with your signing secret, hex (optionally sha256=)",
                 "signs": "the raw body, or '{x-timestamp}.{body}' when x-timestamp is sent "
-                "(then within 300 s of now)",
+                "(then within 300 s of now); a request without a body: "
+                "'{x-timestamp}.{METHOD} {path}', x-timestamp required",
+                "once": "a signed request is good once: the same request sent again gets the "
+                "first outcome back and changes nothing; re-sign with a new x-timestamp",
             },
         },
         "outcomes": [o.value for o in JobOutcome],
