@@ -128,6 +128,9 @@ class HmacScheme(OpenApiAuthenticationExtension):
                 "Hex HMAC-SHA256 of the raw request body (optionally `sha256=`-prefixed) with the "
                 "account's signing secret; `x-partner` or `x-operator` names the account. With "
                 "`x-timestamp` (Unix seconds) the signature covers `{timestamp}.{body}` and must "
-                "be within 300 s of now."
+                "be within 300 s of now. A request without a body (the reconciliation GET) is "
+                "signed over `{timestamp}.{METHOD} {path}` and needs `x-timestamp`. A signed "
+                "request is good once: sending it again returns the first outcome (header "
+                "`Idempotent-Replayed: true`) and changes nothing."
             ),
         }

@@ -10,11 +10,15 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from api.ratelimits import ratelimit_enforce
+from partners.api.signed_once import SignedOnceMixin
 from partners.authentication import PUBLIC_AUTHENTICATION
 
 
-class PublicAPIView(APIView):
-    """Anonymous or keyed (contract 1.2); rate limited per key or IP under ``ratelimit_scope``."""
+class PublicAPIView(SignedOnceMixin, APIView):
+    """Anonymous or keyed (contract 1.2); rate limited per key or IP under ``ratelimit_scope``.
+
+    A signed (HMAC) request is good once: a repeat gets the first outcome (SignedOnceMixin).
+    """
 
     authentication_classes = PUBLIC_AUTHENTICATION
     # Anonymous calls are welcome (limited per IP); the schema says so with an empty

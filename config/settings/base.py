@@ -298,6 +298,11 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "partners.tasks.webhook_deliveries_due_send",
         "schedule": 30.0,
     },
+    # Signatures that can no longer be accepted need not be remembered (contract 1.2).
+    "partners-signed-requests-purge": {
+        "task": "partners.tasks.signed_requests_expired_purge",
+        "schedule": 60.0,
+    },
     # Weekly invoices for the week that just ended (Monday 01:00, Europe/London).
     "billing-invoice-last-week": {
         "task": "billing.tasks.invoices_generate_last_week",
