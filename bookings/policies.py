@@ -23,6 +23,7 @@ from bookings.models import Passenger
 from bookings.passengers import email_assess, phone_assess
 from core.callers import Caller
 from core.errors import DomainError, field_error
+from core.money import gbp
 
 # Sender kinds that may price their own jobs (seed 2.10: partners send priced jobs).
 FARE_SETTING_KINDS = frozenset({"partner", "operator", "supplier"})
@@ -99,7 +100,7 @@ def fare_require_allowed(
     fare = Decimal(fare)
     if not fare.is_finite() or not FARE_MIN_EXCLUSIVE < fare <= FARE_MAX:
         raise field_error("invalid_input", field, f"Must be more than 0 and at most {FARE_MAX}.")
-    return fare.quantize(Decimal("0.01"))
+    return gbp(fare)
 
 
 def email_require_valid(email: str, *, field: str) -> str:

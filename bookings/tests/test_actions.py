@@ -345,3 +345,15 @@ def test_one_public_driver_name_for_passengers_and_webhooks(accepted_booking):
     assert lookup == webhook
     assert lookup["name"] == "Mary S."
     assert lookup["vehicle"]["registration"] == "AB12 CDE"
+
+
+def test_a_senders_fare_is_rounded_half_up_to_the_penny():
+    """Contract 1: money is rounded half-up to 2 decimals; 10.125 is 10.13, never the
+    banker's 10.12."""
+    from decimal import Decimal
+
+    from bookings.policies import fare_require_allowed
+    from partners.models import Account
+
+    partner = Account(kind="partner", slug="acme", may_set_fare=True)
+    assert fare_require_allowed(partner, Decimal("10.125")) == Decimal("10.13")

@@ -9,12 +9,13 @@ classes so that the OpenAPI schema documents them.
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any
 
 from rest_framework import serializers
 
 from bookings.passengers import phone_to_e164
+from core.money import gbp
 from partners.services.intake import MAX_BATCH, IntakeJob, JobAction
 from pricing.vehicles import VehicleType
 
@@ -126,7 +127,7 @@ class PartnerJobInputSerializer(serializers.Serializer):
             raise serializers.ValidationError("A valid number is required.")
         if abs(value) > MAX_FARE:
             return value  # out of range: refused by the policy, never rounded
-        return value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        return gbp(value)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         errors: dict[str, list[str]] = {}
