@@ -34,6 +34,7 @@ from bookings.passengers import email_assess
 from bookings.references import reference_generate
 from bookings.transitions import CANCELLABLE, TERMINAL, statuses_that_may_become
 from core.errors import DomainError
+from pricing.vehicles import vehicle_class_needs_wheelchair
 
 logger = logging.getLogger(__name__)
 
@@ -119,7 +120,7 @@ def booking_journey_columns(priced, *, pickup: str = "", dropoff: str = "") -> d
         "dropoff_lng": priced.dropoff.lng,
         "passengers": priced.passengers,
         "vehicle_type": priced.vehicle_type,
-        "wheelchair_access": priced.vehicle_type == "wav",
+        "wheelchair_access": vehicle_class_needs_wheelchair(priced.vehicle_type),
         "fare": priced.fare,
         "currency": priced.currency,
         "distance_miles": priced.distance_miles,
@@ -139,7 +140,7 @@ def _quote_fields(quote) -> dict[str, Any]:
         "dropoff_lng": quote.dropoff_lng,
         "passengers": quote.passengers,
         "vehicle_type": quote.vehicle_type,
-        "wheelchair_access": quote.vehicle_type == "wav",
+        "wheelchair_access": vehicle_class_needs_wheelchair(quote.vehicle_type),
         "meet_and_greet": quote.meet_and_greet,
         "fare": quote.fare,
         "currency": quote.currency,

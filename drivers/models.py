@@ -10,6 +10,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from pricing.vehicles import VehicleType
+
 
 class DriverStage(models.TextChoices):
     # Seed section 3: sign-up -> approval by an operator -> free trial -> billed.
@@ -145,7 +147,9 @@ class Vehicle(models.Model):
     model = models.CharField(max_length=50)
     colour = models.CharField(max_length=30)
     registration = models.CharField(max_length=12)
-    vehicle_class = models.CharField(max_length=20, default="saloon")
+    vehicle_class = models.CharField(
+        max_length=20, choices=VehicleType.choices, default=VehicleType.SALOON
+    )
     seats = models.PositiveSmallIntegerField(default=4)
     wheelchair_accessible = models.BooleanField(default=False)
     licensing_authority = models.CharField(max_length=200)

@@ -235,18 +235,10 @@ PRICING_ROAD_FACTOR = env.float("PRICING_ROAD_FACTOR", default=1.3)
 PRICING_SPEED_BANDS = ((2.0, 9.0), (6.0, 11.5), (20.0, 25.0), (60.0, 40.0), (None, 55.0))
 PRICING_NIGHT_SPEED_FACTOR = 1.25  # 22:00-06:00 London time: emptier roads
 PRICING_METER_CRUISE_MPH = 20  # time below this speed is charged as waiting time
-# Fare factor per vehicle class; wav never above saloon (Equality Act 2010 s165).
-PRICING_VEHICLE_FACTORS = {
-    "saloon": "1.00",
-    "estate": "1.10",
-    "executive": "1.40",
-    "luxury": "1.80",
-    "5seater": "1.20",
-    "6seater": "1.30",
-    "7seater": "1.40",
-    "mpv": "1.50",
-    "wav": "1.00",
-}
+# Overrides of the fare factor per vehicle class ({"executive": "1.50"}); the factors
+# themselves live in the vehicle-class table (pricing/vehicles.py). Whatever is set
+# here, wav is never priced above saloon (Equality Act 2010 s165).
+PRICING_VEHICLE_FACTORS: dict[str, str] = {}
 PRICING_MEET_AND_GREET_GBP = "25.00"  # seed section 8
 PRICING_QUOTE_TTL_HOURS = 24  # seed 2.4
 # Other processes see tariff edits within this many seconds (no query per quote).
