@@ -12,15 +12,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, PaymentRecord
+from bookings.transitions import DRIVER_HOLDS
 from dispatch.models import Offer, OfferStatus
 from drivers.models import Driver
 
-ACTIVE_JOB_STATUSES = (
-    BookingStatus.ACCEPTED,
-    BookingStatus.EN_ROUTE,
-    BookingStatus.ARRIVED,
-    BookingStatus.ON_BOARD,
-)
 DASHBOARD_WEEKS = 8
 ZERO = Decimal("0.00")
 
@@ -40,7 +35,7 @@ def driver_jobs_feed(*, driver: Driver) -> list[FeedItem]:
         .order_by("booking__pickup_time", "pk")
     )
     items = [FeedItem(booking=o.booking, offer=o, assigned=False) for o in offers]
-    jobs = Booking.objects.filter(driver=driver, status__in=ACTIVE_JOB_STATUSES).order_by(
+    jobs = Booking.objects.filter(driver=driver, status__in=DRIVER_HOLDS).order_by(
         "pickup_time", "pk"
     )
     items += [FeedItem(booking=b, offer=None, assigned=True) for b in jobs]

@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
+from bookings.transitions import ASSIGNABLE
 from core.errors import DomainError
 from partners.selectors import (
     LOCAL_TIME_ZONE,
@@ -23,8 +24,6 @@ from partners.selectors import (
     operator_jobs_list,
 )
 from partners.services.operator import operator_job_assign
-
-ASSIGNABLE = (BookingStatus.CONFIRMED, BookingStatus.OFFERED, BookingStatus.NO_DRIVER)
 
 
 def operator_required(view):

@@ -8,18 +8,10 @@ from django.db import transaction
 
 from bookings.models import Booking, BookingStatus, PaymentRecord
 from bookings.services import booking_status_change, payment_record_append
+from bookings.transitions import DRIVER_MOVES, TERMINAL
 from core.errors import DomainError
 from dispatch.services.offers import driver_job_release
 from drivers.models import Driver
-
-# The moves a driver may make from the app, each along the state machine (contract 3.1).
-DRIVER_STATUSES = (
-    BookingStatus.EN_ROUTE,
-    BookingStatus.ARRIVED,
-    BookingStatus.ON_BOARD,
-    BookingStatus.COMPLETED,
-    BookingStatus.NO_SHOW,
-)
 
 
 def _driver_booking(*, driver: Driver, reference: str, lock: bool = False) -> Booking:
@@ -36,7 +28,7 @@ def driver_job_status_change(*, driver: Driver, reference: str, to_status: str) 
     Guarantees: only the assigned driver can move the job (else 404 ``job_not_found``);
     illegal moves are 409 ``invalid_transition``; the load drops exactly once.
     """
-    if to_status not in DRIVER_STATUSES:
+    if to_status not in DRIVER_MOVES:
         raise DomainError("invalid_input", f"A driver cannot set status {to_status}.")
     with transaction.atomic():
         booking = _driver_booking(driver=driver, reference=reference, lock=True)
@@ -45,7 +37,7 @@ def driver_job_status_change(*, driver: Driver, reference: str, to_status: str) 
         booking = booking_status_change(
             booking=booking, to_status=to_status, actor=f"driver:{driver.pk}"
         )
-        if to_status in (BookingStatus.COMPLETED, BookingStatus.NO_SHOW):
+        if to_status in TERMINAL:
             driver_job_release(booking_id=booking.pk)
         return booking
 

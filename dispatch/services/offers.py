@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
 from bookings.services import booking_status_change
+from bookings.transitions import ASSIGNABLE, DISPATCHABLE, TERMINAL
 from core.errors import DomainError
 from dispatch import conf
 from dispatch.models import (
@@ -40,10 +41,6 @@ from drivers.models import Driver, Vehicle
 logger = logging.getLogger(__name__)
 
 DISPATCH_ACTOR = "dispatch"
-# Where dispatch may start or continue from: a new booking, or one nobody could take.
-DISPATCHABLE = (BookingStatus.CONFIRMED, BookingStatus.NO_DRIVER)
-# The job still holds the driver: it counts towards current_jobs until one of these.
-RELEASING_STATUSES = (BookingStatus.COMPLETED, BookingStatus.NO_SHOW, BookingStatus.CANCELLED)
 
 
 def _lock_booking(booking_id: int) -> Booking:
@@ -507,7 +504,7 @@ def booking_assign_manual(
     now = now or timezone.now()
     with transaction.atomic():
         booking = _lock_booking(booking_id)
-        if booking.status not in (*DISPATCHABLE, BookingStatus.OFFERED):
+        if booking.status not in ASSIGNABLE:
             raise DomainError(
                 "invalid_transition",
                 f"Booking {booking.reference} is {booking.status}; it cannot be assigned.",
@@ -595,5 +592,5 @@ def booking_dispatch_stop(*, booking_id: int, now: datetime | None = None) -> No
             booking=booking, status=OfferStatus.OPEN
         ):
             _offer_withdraw(booking, offer, now, f"Booking {booking.status}")
-        if booking.status in RELEASING_STATUSES:
+        if booking.status in TERMINAL:
             driver_job_release(booking_id=booking.pk, now=now)

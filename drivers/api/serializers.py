@@ -7,7 +7,7 @@ from decimal import Decimal
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from dispatch.services.jobs import DRIVER_STATUSES
+from bookings.transitions import DRIVER_MOVES
 
 MONEY = {"max_digits": 10, "decimal_places": 2, "coerce_to_string": False}
 
@@ -101,7 +101,7 @@ class DriverOfferDecisionOutputSerializer(serializers.Serializer):
 
 
 class DriverJobStatusInputSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=[str(s) for s in DRIVER_STATUSES])
+    status = serializers.ChoiceField(choices=[str(s) for s in DRIVER_MOVES])
 
 
 class DriverJobStatusOutputSerializer(serializers.Serializer):
