@@ -34,6 +34,7 @@ from bookings.passengers import email_assess
 from bookings.references import reference_generate
 from bookings.transitions import CANCELLABLE, TERMINAL, statuses_that_may_become
 from core.errors import DomainError
+from core.localtime import local_time_format
 from pricing.vehicles import vehicle_class_needs_wheelchair
 
 logger = logging.getLogger(__name__)
@@ -466,7 +467,7 @@ def email_confirmation_send(*, passenger: Passenger, booking: Booking | None = N
         subject = f"Your taxi booking {booking.reference}"
         lines = [
             f"Booking {booking.reference}: {booking.pickup} to {booking.dropoff}",
-            f"Pickup: {timezone.localtime(booking.pickup_time):%a %d %b %Y %H:%M}",
+            f"Pickup: {local_time_format(booking.pickup_time)} (UK time)",
             f"Fare: {booking.fare} {booking.currency}, paid to your driver directly.",
             f"Track it: {booking_status_url(booking)}",
             f"Confirm your email: {link}",

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from zoneinfo import ZoneInfo
 
 from django.db.models import Prefetch, Q, QuerySet
 
 from bookings.models import Booking, DispatchQueue
 from core.errors import DomainError
+from core.localtime import local_day_bounds
 from dispatch.models import Offer
 from partners.models import Account, OperatorUser
-
-LOCAL_TIME_ZONE = ZoneInfo("Europe/London")
 
 
 def booking_driver_summary(booking: Booking) -> dict | None:
@@ -101,8 +99,7 @@ def operator_jobs_list(
         account=account, dispatch_queue=DispatchQueue.OPERATOR
     )
     if day is not None:
-        start = dt.datetime.combine(day, dt.time(0), tzinfo=LOCAL_TIME_ZONE)
-        end = dt.datetime.combine(day + dt.timedelta(days=1), dt.time(0), tzinfo=LOCAL_TIME_ZONE)
+        start, end = local_day_bounds(day)
         jobs = jobs.filter(pickup_time__gte=start, pickup_time__lt=end)
     if status:
         jobs = jobs.filter(status=status)

@@ -17,8 +17,8 @@ from django.views.decorators.http import require_POST
 from bookings.models import Booking, BookingStatus, DispatchQueue
 from bookings.transitions import ASSIGNABLE
 from core.errors import DomainError
+from core.localtime import local_datetime, local_today
 from partners.selectors import (
-    LOCAL_TIME_ZONE,
     operator_account_for_user,
     operator_fleet_list,
     operator_jobs_list,
@@ -38,10 +38,6 @@ def operator_required(view):
         return view(request, account, *args, **kwargs)
 
     return wrapper
-
-
-def _local_today() -> dt.date:
-    return timezone.now().astimezone(LOCAL_TIME_ZONE).date()
 
 
 @operator_required
@@ -71,11 +67,11 @@ def operator_calendar(request: HttpRequest, account) -> HttpResponse:
     try:
         day = dt.date.fromisoformat(request.GET.get("day", ""))
     except ValueError:
-        day = _local_today()
+        day = local_today()
     jobs = list(operator_jobs_list(account=account, day=day))
     hours: dict[int, list[Booking]] = {}
     for job in jobs:
-        hours.setdefault(job.pickup_time.astimezone(LOCAL_TIME_ZONE).hour, []).append(job)
+        hours.setdefault(local_datetime(job.pickup_time).hour, []).append(job)
     return render(
         request,
         "partners/operator/calendar.html",

@@ -7,6 +7,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from bookings.models import Booking
+from core.localtime import local_time_format
 from dispatch.links import offer_link_url
 from dispatch.models import (
     NOTIFICATION_COST_GBP,
@@ -30,12 +31,10 @@ def job_card_body(*, offer: Offer) -> str:
     """The text of the card. The passenger's name and phone are not in it: they are shown
     in the app only once the driver has accepted."""
     booking: Booking = offer.booking
-    pickup = timezone.localtime(booking.pickup_time)
-    expires = timezone.localtime(offer.expires_at)
     payment = PAYMENT_LABELS.get(booking.payment_method, booking.payment_method)
     lines = [
         f"New job {booking.reference}",
-        f"Pickup {pickup:%a %d %b %H:%M}: {booking.pickup}",
+        f"Pickup {local_time_format(booking.pickup_time, 'short')}: {booking.pickup}",
         f"To: {booking.dropoff}",
         f"{booking.passengers} pax, {booking.vehicle_type}. Fare GBP {booking.fare} ({payment}).",
     ]
@@ -43,7 +42,10 @@ def job_card_body(*, offer: Offer) -> str:
         lines.append(f"{offer.dead_miles} miles to pickup.")
     if booking.flight_number:
         lines.append(f"Flight {booking.flight_number}.")
-    lines.append(f"Accept or decline by {expires:%H:%M}: {offer_link_url(offer.pk)}")
+    lines.append(
+        f"Accept or decline by {local_time_format(offer.expires_at, 'time')}: "
+        f"{offer_link_url(offer.pk)}"
+    )
     return "\n".join(lines)
 
 

@@ -25,6 +25,7 @@ from bookings.models import Booking, BookingStatus, DispatchQueue
 from bookings.services import booking_status_change
 from bookings.transitions import ASSIGNABLE, DISPATCHABLE, TERMINAL
 from core.errors import DomainError
+from core.localtime import local_time_format
 from dispatch import conf
 from dispatch.models import (
     AttemptOutcome,
@@ -245,13 +246,12 @@ def no_driver_alert_send(*, booking_id: int) -> None:
     booking = Booking.objects.filter(pk=booking_id).first()
     if booking is None or booking.status != BookingStatus.NO_DRIVER:
         return
-    pickup = timezone.localtime(booking.pickup_time)
     mail_admins(
         f"No driver for {booking.reference}",
         "\n".join(
             [
                 f"Every dispatch tier is exhausted for booking {booking.reference}.",
-                f"Pickup: {booking.pickup} at {pickup:%a %d %b %Y %H:%M}",
+                f"Pickup: {booking.pickup} at {local_time_format(booking.pickup_time)}",
                 f"Dropoff: {booking.dropoff}",
                 f"Passengers: {booking.passengers}, vehicle: {booking.vehicle_type}",
                 "Assign a driver from the dispatch board in the admin.",
