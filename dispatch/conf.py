@@ -44,11 +44,6 @@ def offer_link_max_age_seconds() -> int:
     return int(settings.DISPATCH_OFFER_LINK_MAX_AGE_SECONDS)
 
 
-def driver_trial_days() -> int:
-    """Seed 8.2: new drivers have a 90-day free trial."""
-    return int(settings.DRIVER_TRIAL_DAYS)
-
-
 def handover_grace_seconds() -> int:
     """How old a booking that never reached dispatch must be before the sweep starts it."""
     return int(settings.DISPATCH_HANDOVER_GRACE_SECONDS)

@@ -76,9 +76,6 @@ class Driver(models.Model):
         help_text='Corridor labels shown to the driver, e.g. ["leeds-london"]. Matching uses '
         "the driver's Corridor rows (end points with a radius).",
     )
-    trial_ends_at = models.DateTimeField(
-        null=True, blank=True, help_text="End of the free trial (seed 8.2: 90 days from approval)."
-    )
 
     online = models.BooleanField(default=False)
     last_lat = models.FloatField(null=True, blank=True)

@@ -14,6 +14,7 @@ from django.utils import timezone
 from bookings.models import Booking, BookingEvent, BookingStatus, PaymentRecord
 from drivers.models import Driver, DriverStage
 from partners.models import Account
+from partners.services.accounts import account_created
 
 _refs = itertools.count(1)
 
@@ -38,11 +39,18 @@ class DriverFactory(factory.django.DjangoModelFactory):
 class AccountFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Account
+        skip_postgeneration_save = True
 
     kind = Account.Kind.PARTNER
     name = factory.Sequence(lambda n: f"Partner {n}")
     slug = factory.Sequence(lambda n: f"partner-{n}")
     approved = True
+
+    @factory.post_generation
+    def onboarded(obj, create, extracted, **kwargs):
+        # As every door that creates an account does (partners.services.account_created).
+        if create:
+            account_created(account=obj)
 
 
 class BookingFactory(factory.django.DjangoModelFactory):

@@ -289,6 +289,11 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "partners.tasks.webhook_deliveries_due_send",
         "schedule": 30.0,
     },
+    # Subscriptions (and trial ends) of newly approved drivers.
+    "billing-subscriptions-ensure": {
+        "task": "billing.tasks.subscriptions_ensure_now",
+        "schedule": 60.0,
+    },
     # Weekly invoices for the week that just ended (Monday 01:00, Europe/London).
     "billing-invoice-last-week": {
         "task": "billing.tasks.invoices_generate_last_week",

@@ -34,7 +34,8 @@ class DriverProfileOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     stage = serializers.CharField(help_text="signed_up, approved, trial, billed or suspended")
-    trialEndsAt = serializers.DateTimeField(source="trial_ends_at", allow_null=True)
+    # The trial lives on the driver's subscription (billing); null until it exists.
+    trialEndsAt = serializers.DateTimeField(source="subscription.trial_ends_at", allow_null=True)
     online = serializers.BooleanField()
     currentJobs = serializers.IntegerField(source="current_jobs")
     maxJobs = serializers.IntegerField(source="max_jobs")
