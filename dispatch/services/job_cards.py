@@ -6,11 +6,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from billing.services.usage import sms_usage_record
 from bookings.models import Booking
 from core.localtime import local_time_format
 from dispatch.links import offer_link_url
 from dispatch.models import (
     NOTIFICATION_COST_GBP,
+    NotificationChannel,
     NotificationLog,
     NotificationStatus,
     Offer,
@@ -99,4 +101,9 @@ def job_card_send(*, offer_id: int, channel: str) -> NotificationLog | None:
         sent_at=timezone.now(),
     )
     log.refresh_from_db()
+    if channel == NotificationChannel.SMS and log.driver_id:
+        # Seed 8.5: each SMS is passed through to the driver; billing keeps the record.
+        sms_usage_record(
+            driver_id=log.driver_id, occurred_at=log.created_at, reference=f"job-card:{log.pk}"
+        )
     return log
