@@ -1,4 +1,4 @@
-"""Dispatch listens to the booking engine (connected in DispatchConfig.ready)."""
+"""Dispatch listens to the booking engine (connected by bookings.signals)."""
 
 from __future__ import annotations
 
