@@ -10,11 +10,9 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 from core.localtime import local_midnight, local_today
+from core.localtime import local_week_start as week_start_of
 
-
-def week_start_of(day: date) -> date:
-    """The Monday of the billing week that contains the local date ``day``."""
-    return day - timedelta(days=day.weekday())
+__all__ = ["week_bounds", "week_has_ended", "week_start_of", "week_start_previous"]
 
 
 def week_bounds(week_start: date) -> tuple[datetime, datetime]:

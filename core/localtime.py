@@ -46,6 +46,12 @@ def local_day_bounds(day: date) -> tuple[datetime, datetime]:
     return local_midnight(day), local_midnight(day + timedelta(days=1))
 
 
+def local_week_start(day: date) -> date:
+    """The Monday of the week containing local ``day``: weeks run Monday to Sunday, UK
+    time (billing weeks, the driver dashboard; contract section 1)."""
+    return day - timedelta(days=day.weekday())
+
+
 # How a moment is shown to a person, by purpose. Job cards use "short" (SMS length).
 TIME_STYLES = ("datetime", "short", "date", "time")
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from drivers.models import NetworkTier, Vehicle
 from drivers.services import DriverApplication
-from pricing.vehicles import VehicleType
+from pricing.vehicles import MAX_PASSENGERS, VehicleType
 
 
 class DriverSignupForm(forms.Form):
@@ -35,7 +35,7 @@ class DriverSignupForm(forms.Form):
     vehicle_colour = forms.CharField(max_length=30)
     vehicle_registration = forms.CharField(max_length=12)
     vehicle_class = forms.ChoiceField(choices=VehicleType.choices, initial=VehicleType.SALOON)
-    vehicle_seats = forms.IntegerField(min_value=1, max_value=8, initial=4)
+    vehicle_seats = forms.IntegerField(min_value=1, max_value=MAX_PASSENGERS, initial=4)
     vehicle_wheelchair_accessible = forms.BooleanField(required=False)
     vehicle_licensing_authority = forms.CharField(max_length=200)
     vehicle_plate_number = forms.CharField(max_length=50, required=False)

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, PaymentRecord
 from bookings.transitions import DRIVER_HOLDS
-from core.localtime import local_datetime, local_midnight, local_today
+from core.localtime import local_datetime, local_midnight, local_today, local_week_start
 from dispatch.models import Offer, OfferStatus
 from drivers.models import Driver
 
@@ -74,8 +74,7 @@ class DriverDashboard:
 
 
 def _week_start(moment: datetime) -> date:
-    local = local_datetime(moment).date()
-    return local - timedelta(days=local.weekday())  # weeks start on Monday, UK time
+    return local_week_start(local_datetime(moment).date())
 
 
 def driver_dashboard(*, driver: Driver, now: datetime | None = None) -> DriverDashboard:
