@@ -25,7 +25,12 @@ from bookings.models import (
     Passenger,
     PaymentRecord,
 )
-from bookings.services import booking_cancel, booking_status_change, passenger_block
+from bookings.services import (
+    booking_cancel,
+    booking_status_change,
+    passenger_block,
+    passenger_unblock,
+)
 from bookings.transitions import TRANSITIONS
 from core.errors import DomainError
 
@@ -215,11 +220,13 @@ class PassengerAdmin(admin.ModelAdmin):
 
     @admin.action(description="Block from booking")
     def block(self, request, queryset):
-        queryset.update(blocked=True)
+        for passenger in queryset:
+            passenger_block(email=passenger.email, reason=f"blocked by {request.user} in admin")
 
     @admin.action(description="Unblock")
     def unblock(self, request, queryset):
-        queryset.update(blocked=False, blocked_reason="")
+        for passenger in queryset:
+            passenger_unblock(passenger=passenger)
 
 
 @admin.register(PaymentRecord)

@@ -529,3 +529,11 @@ def passenger_block(*, email: str, reason: str = "") -> Passenger:
     passenger.blocked_reason = reason[:200]
     passenger.save(update_fields=["blocked", "blocked_reason"])
     return passenger
+
+
+def passenger_unblock(*, passenger: Passenger) -> Passenger:
+    """Let a blocked passenger book again; the reason goes with the block."""
+    passenger.blocked = False
+    passenger.blocked_reason = ""
+    passenger.save(update_fields=["blocked", "blocked_reason"])
+    return passenger

@@ -161,3 +161,18 @@ def test_bookings_cannot_be_deleted(staff_client, booking_factory):
         {"action": "delete_selected", "_selected_action": [booking.pk], "post": "yes"},
     )
     assert Booking.objects.filter(pk=booking.pk).exists()
+
+
+def test_passenger_admin_blocks_and_unblocks_through_the_services(staff_client):
+    passenger = Passenger.objects.create(email="spam@example.co.uk")
+    staff_client.post(
+        "/admin/bookings/passenger/", {"action": "block", "_selected_action": [passenger.pk]}
+    )
+    passenger.refresh_from_db()
+    assert passenger.blocked
+    assert passenger.blocked_reason == "blocked by boss in admin"
+    staff_client.post(
+        "/admin/bookings/passenger/", {"action": "unblock", "_selected_action": [passenger.pk]}
+    )
+    passenger.refresh_from_db()
+    assert (passenger.blocked, passenger.blocked_reason) == (False, "")
