@@ -25,7 +25,7 @@ def presented_api_key(request: HttpRequest) -> str | None:
 
 
 def client_ip(request: HttpRequest) -> str:
-    if getattr(settings, "USE_X_FORWARDED_FOR", False):
+    if settings.USE_X_FORWARDED_FOR:
         forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
         if forwarded:
             return forwarded.split(",")[0].strip()

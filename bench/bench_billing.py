@@ -2,7 +2,7 @@
 
 Creates a throwaway database next to DATABASE_URL's (default
 postgres://postgres@127.0.0.1:5432/postgres), migrates it, bulk-loads drivers, bookings,
-payment records, SMS/WhatsApp log rows and partner job completions with COPY, then runs
+payment records, SMS usage rows and partner job completions with COPY, then runs
 ``invoices_generate_week`` twice and prints a table. Targets (issue 7): 100,000 drivers
 with 2,000,000 payment records invoiced in under 60 s; the second run creates nothing in
 under 10 s. The database is dropped afterwards unless --keep.
@@ -83,9 +83,8 @@ def model_rows(model, template_kwargs: dict, varying: dict, count: int):
 
 
 def load(args, timer: Timer) -> dict:
-    from billing.models import PartnerJobFee
+    from billing.models import PartnerJobFee, SmsUsage
     from bookings.models import Booking, BookingEvent, PaymentRecord
-    from dispatch.models import NotificationLog
     from drivers.models import Driver
     from partners.models import Account
 
@@ -225,27 +224,22 @@ def load(args, timer: Timer) -> dict:
         ),
     )
 
+    # Job cards go to half of the drivers, one in three by WhatsApp (free): dispatch
+    # records each SMS the provider accepted with billing (SmsUsage), and only those.
+    sms_count = args.notifications - args.notifications // 3
     columns, rows = model_rows(
-        NotificationLog,
+        SmsUsage,
+        {"occurred_at": start, "reference": "", "driver_id": driver_ids[0]},
         {
-            "channel": "sms",
-            "to": "+447700900000",
-            "body": "Job card",
-            "status": "sent",
-            "cost_gbp": Decimal("0.02"),
-            "created_at": start,
-        },
-        {
-            # job cards go to half of the drivers; one in three by WhatsApp (free)
             "driver_id": lambda i: driver_ids[(2 * i) % len(driver_ids)],
-            "channel": lambda i: "whatsapp" if i % 3 == 0 else "sms",
-            "created_at": lambda i: start + timedelta(seconds=(i * 7919) % int(span)),
+            "occurred_at": lambda i: start + timedelta(seconds=(i * 7919) % int(span)),
+            "reference": lambda i: f"job-card:{i}",
         },
-        args.notifications,
+        sms_count,
     )
     timer.run(
-        f"load {args.notifications:,} SMS/WhatsApp log rows (COPY)",
-        lambda: copy_rows(NotificationLog, columns, rows),
+        f"load {sms_count:,} SMS usage rows of {args.notifications:,} job cards (COPY)",
+        lambda: copy_rows(SmsUsage, columns, rows),
     )
 
     from django.db import connection

@@ -296,7 +296,7 @@ class SubscriptionAdmin(admin.ModelAdmin):
     actions = ("extend_trial", "suspend", "reinstate")
 
     def has_add_permission(self, request) -> bool:
-        return False  # created on approval / account creation, see subscriptions_ensure
+        return False  # partners: account_created; drivers: lazily, see subscriptions_ensure
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False

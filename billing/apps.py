@@ -5,6 +5,3 @@ class BillingConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "billing"
     verbose_name = "Billing: subscriptions and weekly invoices"
-
-    def ready(self) -> None:
-        from billing import receivers  # noqa: F401

@@ -18,8 +18,6 @@ from django.utils.module_loading import import_string
 from billing.fees import fee_schedule_current
 from billing.models import Invoice, InvoiceStatus
 
-DEFAULT_BACKEND = "billing.collection.ManualCollection"
-
 
 class CollectionBackend:
     """Interface. ``collect`` receives invoices in status ``issued`` and moves them on
@@ -56,5 +54,5 @@ class ManualCollection(CollectionBackend):
 
 
 def collection_backend() -> CollectionBackend:
-    path = getattr(settings, "BILLING_COLLECTION_BACKEND", DEFAULT_BACKEND)
+    path = settings.BILLING_COLLECTION_BACKEND
     return import_string(path)()

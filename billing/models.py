@@ -84,6 +84,27 @@ class Subscription(models.Model):
         return moment < self.trial_ends_at
 
 
+class SmsUsage(models.Model):
+    """One SMS sent for a driver (a job card the provider accepted), passed through at
+    SMS_PASS_THROUGH_GBP (seed 8.5). Dispatch records it by calling
+    ``billing.services.usage.sms_usage_record``: billing bills from rows it owns, not
+    from another app's log. ``reference`` names the message, so a retry records it once.
+    """
+
+    driver = models.ForeignKey("drivers.Driver", on_delete=models.CASCADE, related_name="+")
+    occurred_at = models.DateTimeField()
+    reference = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["reference"], name="sms_usage_once_per_message")
+        ]
+        indexes = [models.Index(fields=["occurred_at", "driver"], name="sms_usage_week")]
+
+    def __str__(self) -> str:
+        return f"SMS {self.reference} for driver {self.driver_id}"
+
+
 class SubscriptionAudit(models.Model):
     """Append-only record of back-office changes to a subscription."""
 

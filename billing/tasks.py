@@ -9,6 +9,7 @@ from celery import shared_task
 
 from billing.services.collection import invoices_collect
 from billing.services.invoicing import invoices_generate_week
+from billing.services.subscriptions import subscriptions_ensure
 from billing.weeks import week_start_previous
 
 logger = logging.getLogger(__name__)
@@ -38,6 +39,13 @@ def invoices_generate_last_week(week_start: str | None = None) -> dict:
         "already_invoiced": result.already_invoiced,
         "total_billed": str(result.total_billed),
     }
+
+
+@shared_task(name="billing.tasks.subscriptions_ensure_now", acks_late=True)
+def subscriptions_ensure_now() -> int:
+    """Beat, every minute: newly approved drivers get their subscription and trial end
+    (the drivers app approves without importing billing)."""
+    return subscriptions_ensure()
 
 
 @shared_task(name="billing.tasks.invoices_collect_week", acks_late=True)

@@ -1,4 +1,4 @@
-"""Billing weeks: Monday 00:00 to Sunday 24:00 in Europe/London (contract section 1).
+"""Billing weeks: Monday 00:00 to Sunday 24:00, local time (Europe/London, contract 1).
 
 A week is identified by its Monday (a local date). Its bounds are converted to UTC
 instants once, here, so that every query compares ``occurred_at`` against aware datetimes:
@@ -7,20 +7,12 @@ the week holding the spring change lasts 167 hours and the autumn one 169 hours.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
-from zoneinfo import ZoneInfo
+from datetime import UTC, date, datetime, timedelta
 
-from django.conf import settings
-from django.utils import timezone
+from core.localtime import local_midnight, local_today
+from core.localtime import local_week_start as week_start_of
 
-
-def billing_time_zone() -> ZoneInfo:
-    return ZoneInfo(getattr(settings, "BILLING_TIME_ZONE", "Europe/London"))
-
-
-def week_start_of(day: date) -> date:
-    """The Monday of the billing week that contains the local date ``day``."""
-    return day - timedelta(days=day.weekday())
+__all__ = ["week_bounds", "week_has_ended", "week_start_of", "week_start_previous"]
 
 
 def week_bounds(week_start: date) -> tuple[datetime, datetime]:
@@ -31,17 +23,15 @@ def week_bounds(week_start: date) -> tuple[datetime, datetime]:
     """
     if week_start.weekday() != 0:
         raise ValueError(f"{week_start} is not a Monday.")
-    zone = billing_time_zone()
-    start = datetime.combine(week_start, time.min, tzinfo=zone)
-    end = datetime.combine(week_start + timedelta(days=7), time.min, tzinfo=zone)
+    start = local_midnight(week_start)
+    end = local_midnight(week_start + timedelta(days=7))
     return start.astimezone(UTC), end.astimezone(UTC)
 
 
 def week_start_previous(now: datetime | None = None) -> date:
     """The Monday of the last week that has fully ended at ``now`` (local time)."""
-    local_today = (now or timezone.now()).astimezone(billing_time_zone()).date()
-    return week_start_of(local_today) - timedelta(days=7)
+    return week_start_of(local_today(now)) - timedelta(days=7)
 
 
 def week_has_ended(week_start: date, now: datetime | None = None) -> bool:
-    return (now or timezone.now()) >= week_bounds(week_start)[1]
+    return (now or datetime.now(UTC)) >= week_bounds(week_start)[1]

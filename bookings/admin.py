@@ -1,15 +1,58 @@
-"""Back office for the shared dispatch table."""
+"""Back office for the shared dispatch table.
+
+The back office goes through the services: a booking's status is read-only here and
+changes only by the "Change status" action, which offers the legal next steps of the
+transition table and calls ``booking_status_change`` (event, sequence bump, webhooks,
+dispatch release). Bookings are never deleted: they are the statutory booking record.
+"""
 
 from __future__ import annotations
 
 import csv
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.http import HttpResponse
+from django.template.response import TemplateResponse
 from django.utils import timezone
 
-from bookings.models import Booking, BookingEvent, EmailConfirmation, Passenger, PaymentRecord
-from bookings.services import passenger_block
+from bookings.models import (
+    Booking,
+    BookingEvent,
+    BookingStatus,
+    EmailConfirmation,
+    Passenger,
+    PaymentRecord,
+)
+from bookings.services import (
+    booking_cancel,
+    booking_status_change,
+    passenger_block,
+    passenger_unblock,
+)
+from bookings.transitions import TRANSITIONS
+from core.errors import DomainError
+
+
+def statuses_reachable_from_all(statuses) -> list[str]:
+    """The statuses every one of ``statuses`` may legally move to, in declaration order."""
+    common = set(BookingStatus.values)
+    for status in statuses:
+        common &= TRANSITIONS.get(status, frozenset())
+    return [status for status in BookingStatus.values if status in common]
+
+
+class BookingStatusChangeForm(forms.Form):
+    to_status = forms.ChoiceField(label="New status")
+    reason = forms.CharField(
+        max_length=500, required=False, widget=forms.TextInput(attrs={"size": 60})
+    )
+
+    def __init__(self, *args, targets: list[str], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        labels = dict(BookingStatus.choices)
+        self.fields["to_status"].choices = [(status, labels[status]) for status in targets]
 
 
 class BookingEventInline(admin.TabularInline):
@@ -85,6 +128,7 @@ class BookingAdmin(admin.ModelAdmin):
     raw_id_fields = ("quote", "passenger", "driver", "vehicle", "account", "subcontracted_to")
     readonly_fields = (
         "reference",
+        "status",
         "sequence",
         "quote",
         "fare",
@@ -94,7 +138,59 @@ class BookingAdmin(admin.ModelAdmin):
         "updated_at",
     )
     inlines = [BookingEventInline, PaymentRecordInline]
-    actions = ["export_statutory_record", "block_passenger"]
+    actions = ["status_change", "export_statutory_record", "block_passenger"]
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # the statutory booking record (LG(MP)A 1976 s56): cancel instead
+
+    @admin.action(description="Change status…", permissions=["change"])
+    def status_change(self, request, queryset):
+        bookings = list(queryset.order_by("pk"))
+        targets = statuses_reachable_from_all({b.status for b in bookings})
+        if not targets:
+            self.message_user(
+                request,
+                "No status change is allowed from every selected booking's status.",
+                messages.WARNING,
+            )
+            return None
+        if "apply" in request.POST:
+            form = BookingStatusChangeForm(request.POST, targets=targets)
+            if form.is_valid():
+                self._status_change_apply(request, bookings, **form.cleaned_data)
+                return None
+        else:
+            form = BookingStatusChangeForm(targets=targets)
+        return TemplateResponse(
+            request,
+            "bookings/admin/status_change.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Change booking status",
+                "opts": self.model._meta,
+                "bookings": bookings,
+                "form": form,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            },
+        )
+
+    def _status_change_apply(self, request, bookings, *, to_status: str, reason: str) -> None:
+        actor = f"admin:{request.user.get_username()}"
+        changed = 0
+        for booking in bookings:
+            try:
+                if to_status == BookingStatus.CANCELLED:
+                    booking_cancel(booking=booking, actor=actor, reason=reason)
+                else:
+                    detail = {"reason": reason} if reason else None
+                    booking_status_change(
+                        booking=booking, to_status=to_status, actor=actor, detail=detail
+                    )
+                changed += 1
+            except DomainError as error:
+                self.message_user(request, f"{booking.reference}: {error.detail}", messages.ERROR)
+        if changed:
+            self.message_user(request, f"{changed} booking(s) now {to_status}.", messages.SUCCESS)
 
     @admin.action(description="Export the statutory booking record (CSV)")
     def export_statutory_record(self, request, queryset):
@@ -124,11 +220,13 @@ class PassengerAdmin(admin.ModelAdmin):
 
     @admin.action(description="Block from booking")
     def block(self, request, queryset):
-        queryset.update(blocked=True)
+        for passenger in queryset:
+            passenger_block(email=passenger.email, reason=f"blocked by {request.user} in admin")
 
     @admin.action(description="Unblock")
     def unblock(self, request, queryset):
-        queryset.update(blocked=False, blocked_reason="")
+        for passenger in queryset:
+            passenger_unblock(passenger=passenger)
 
 
 @admin.register(PaymentRecord)

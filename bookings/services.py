@@ -35,6 +35,8 @@ from bookings.passengers import email_assess
 from bookings.references import reference_generate
 from bookings.transitions import CANCELLABLE, TERMINAL, statuses_that_may_become
 from core.errors import DomainError
+from core.localtime import local_time_format
+from pricing.vehicles import vehicle_class_needs_wheelchair
 
 logger = logging.getLogger(__name__)
 
@@ -123,7 +125,7 @@ def booking_journey_columns(priced, *, pickup: str = "", dropoff: str = "") -> d
         "dropoff_lng": priced.dropoff.lng,
         "passengers": priced.passengers,
         "vehicle_type": priced.vehicle_type,
-        "wheelchair_access": priced.vehicle_type == "wav",
+        "wheelchair_access": vehicle_class_needs_wheelchair(priced.vehicle_type),
         "fare": priced.fare,
         "currency": priced.currency,
         "distance_miles": priced.distance_miles,
@@ -143,7 +145,7 @@ def _quote_fields(quote) -> dict[str, Any]:
         "dropoff_lng": quote.dropoff_lng,
         "passengers": quote.passengers,
         "vehicle_type": quote.vehicle_type,
-        "wheelchair_access": quote.vehicle_type == "wav",
+        "wheelchair_access": vehicle_class_needs_wheelchair(quote.vehicle_type),
         "meet_and_greet": quote.meet_and_greet,
         "fare": quote.fare,
         "currency": quote.currency,
@@ -477,7 +479,7 @@ def email_confirmation_send(*, passenger: Passenger, booking: Booking | None = N
         subject = f"Your taxi booking {booking.reference}"
         lines = [
             f"Booking {booking.reference}: {booking.pickup} to {booking.dropoff}",
-            f"Pickup: {timezone.localtime(booking.pickup_time):%a %d %b %Y %H:%M}",
+            f"Pickup: {local_time_format(booking.pickup_time)} (UK time)",
             f"Fare: {booking.fare} {booking.currency}, paid to your driver directly.",
             f"Track it: {booking_status_url(booking)}",
             f"Confirm your email: {link}",
@@ -548,5 +550,13 @@ def passenger_block(*, email: str, reason: str = "") -> Passenger:
     passenger = passenger_get_or_create(email=email)
     passenger.blocked = True
     passenger.blocked_reason = reason[:200]
+    passenger.save(update_fields=["blocked", "blocked_reason"])
+    return passenger
+
+
+def passenger_unblock(*, passenger: Passenger) -> Passenger:
+    """Let a blocked passenger book again; the reason goes with the block."""
+    passenger.blocked = False
+    passenger.blocked_reason = ""
     passenger.save(update_fields=["blocked", "blocked_reason"])
     return passenger

@@ -1,4 +1,11 @@
-"""The booking state machine of contract 3.1, in one table."""
+"""The booking state machine of contract 3.1, in one table, and every group of statuses.
+
+The groups below are the only lists of statuses in the code: dispatch, drivers, partners
+and billing import them. Adding a status is one member of ``BookingStatus``, one row of
+``TRANSITIONS`` (and its appearance as a target in other rows), a look at each group
+below, and the migration ``makemigrations`` writes for the choices.
+``bookings/tests/test_transitions.py`` checks the groups against the table.
+"""
 
 from __future__ import annotations
 
@@ -21,8 +28,23 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     S.NO_SHOW: frozenset(),
 }
 
+# A passenger or sender may cancel until the passenger is on board (contract 3.1).
 CANCELLABLE = frozenset(_BEFORE_ON_BOARD)
+# The end of a booking: nothing follows. Dispatch withdraws its offer and the driver's
+# job load drops when a booking reaches one of these, by whatever door.
 TERMINAL = frozenset({S.COMPLETED, S.CANCELLED, S.NO_SHOW})
+# Where dispatch may start or continue from: a new booking, or one nobody could take.
+DISPATCHABLE = frozenset({S.CONFIRMED, S.NO_DRIVER})
+# A driver may be assigned by hand (back office, operator dashboard): not yet accepted.
+ASSIGNABLE = frozenset({S.CONFIRMED, S.OFFERED, S.NO_DRIVER})
+# A driver holds the job: it is in the driver's feed and counts towards their load.
+DRIVER_HOLDS = frozenset({S.ACCEPTED, S.EN_ROUTE, S.ARRIVED, S.ON_BOARD})
+# The moves a driver may make from the app, in the order the app lists them (contract 6).
+DRIVER_MOVES: tuple[str, ...] = (S.EN_ROUTE, S.ARRIVED, S.ON_BOARD, S.COMPLETED, S.NO_SHOW)
+# Where the driver's app may record a settlement (contract 6): money changes hands in the
+# car or at the end of the trip; before pickup nothing is owed, and a cancelled or no-show
+# booking is settled by the back office.
+SETTLEABLE = frozenset({S.ON_BOARD, S.COMPLETED})
 
 
 def transition_allowed(current: str, target: str) -> bool:

@@ -8,11 +8,8 @@ class DispatchConfig(AppConfig):
     def ready(self) -> None:
         from django.core.signals import request_finished
 
-        from bookings.signals import booking_event_committed
         from dispatch.handover import handover_after_request
-        from dispatch.receivers import booking_event_dispatch
 
-        booking_event_committed.connect(
-            booking_event_dispatch, dispatch_uid="dispatch.booking_event_dispatch"
-        )
+        # dispatch.receivers.booking_event_dispatch is connected by bookings.signals,
+        # which names every subscriber of booking events.
         request_finished.connect(handover_after_request, dispatch_uid="dispatch.handover")

@@ -1,6 +1,6 @@
-"""Dispatch settings with their defaults, read at call time so tests can override them.
+"""Dispatch settings, read at call time so tests can override them.
 
-Each may be set in ``config/settings``; the defaults here are what the README documents.
+Their defaults live in ``config/settings/base.py`` (and the README documents them).
 """
 
 from __future__ import annotations
@@ -10,45 +10,40 @@ from django.conf import settings
 
 def offer_timeout_seconds() -> int:
     """How long a driver has to answer a job card before the next candidate is tried."""
-    return int(getattr(settings, "DISPATCH_OFFER_TIMEOUT_SECONDS", 60))
+    return int(settings.DISPATCH_OFFER_TIMEOUT_SECONDS)
 
 
 def fleet_offer_timeout_seconds() -> int:
     """Partner fleets answer through a webhook round trip, so they get longer (seed 1.3)."""
-    return int(getattr(settings, "DISPATCH_FLEET_OFFER_TIMEOUT_SECONDS", 300))
+    return int(settings.DISPATCH_FLEET_OFFER_TIMEOUT_SECONDS)
 
 
 def driver_seen_within_seconds() -> int:
     """A driver whose app has not reported a position for this long is not in the live pool."""
-    return int(getattr(settings, "DISPATCH_DRIVER_SEEN_WITHIN_SECONDS", 300))
+    return int(settings.DISPATCH_DRIVER_SEEN_WITHIN_SECONDS)
 
 
 def search_rings_km() -> tuple[float, ...]:
     """Growing search radii around the pickup; the last one is the furthest dead mileage."""
-    rings = getattr(settings, "DISPATCH_SEARCH_RINGS_KM", (2, 6, 18, 50))
+    rings = settings.DISPATCH_SEARCH_RINGS_KM
     return tuple(float(r) for r in rings)
 
 
 def national_pickup_radius_km() -> float:
     """How far from the pickup a national network driver may be and still get the job."""
-    return float(getattr(settings, "DISPATCH_NATIONAL_PICKUP_RADIUS_KM", 80))
+    return float(settings.DISPATCH_NATIONAL_PICKUP_RADIUS_KM)
 
 
 def trail_skipped_limit() -> int:
     """Skipped candidates recorded per tier and round, nearest first (keeps the trail small)."""
-    return int(getattr(settings, "DISPATCH_TRAIL_SKIPPED_LIMIT", 25))
+    return int(settings.DISPATCH_TRAIL_SKIPPED_LIMIT)
 
 
 def offer_link_max_age_seconds() -> int:
     """Lifetime of the signed accept/decline link in a job card."""
-    return int(getattr(settings, "DISPATCH_OFFER_LINK_MAX_AGE_SECONDS", 30 * 60))
-
-
-def driver_trial_days() -> int:
-    """Seed 8.2: new drivers have a 90-day free trial."""
-    return int(getattr(settings, "DRIVER_TRIAL_DAYS", 90))
+    return int(settings.DISPATCH_OFFER_LINK_MAX_AGE_SECONDS)
 
 
 def handover_grace_seconds() -> int:
     """How old a booking that never reached dispatch must be before the sweep starts it."""
-    return int(getattr(settings, "DISPATCH_HANDOVER_GRACE_SECONDS", 120))
+    return int(settings.DISPATCH_HANDOVER_GRACE_SECONDS)

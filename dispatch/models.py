@@ -248,9 +248,10 @@ NOTIFICATION_COST_GBP = {
 class NotificationLog(models.Model):
     """Every job card sent by SMS or WhatsApp (seed 6.1).
 
-    Billing reads ``channel="sms"`` rows with ``status="sent"`` per driver and week to pass
-    the 0.02 GBP per SMS through (seed 8.5). ``cost_gbp`` is set when the provider accepted
-    the message, so failed attempts cost nothing.
+    When the provider accepts an SMS, dispatch records it with billing
+    (``billing.services.usage.sms_usage_record``), which passes the 0.02 GBP through
+    (seed 8.5). ``cost_gbp`` is set when the provider accepted the message, so failed
+    attempts cost nothing.
     """
 
     driver = models.ForeignKey(

@@ -1,4 +1,4 @@
-"""Dispatch listens to the booking engine (connected in DispatchConfig.ready)."""
+"""Dispatch listens to the booking engine (connected by bookings.signals)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from contextlib import contextmanager
 
 from bookings import events
 from bookings.models import DispatchQueue
+from bookings.transitions import TERMINAL
 from dispatch.handover import handover_get
-from dispatch.services.offers import RELEASING_STATUSES
 
 # Booking ids created inside dispatch_handover_batched() on this thread, else None.
 _batch = threading.local()
@@ -51,5 +51,5 @@ def booking_event_dispatch(sender, event, **kwargs) -> None:
                 batched.append(event.booking_id)
             else:
                 handover_get().submit(event.booking_id)
-    elif event.to_status in RELEASING_STATUSES:
+    elif event.to_status in TERMINAL:
         tasks.booking_dispatch_stop.delay(event.booking_id)

@@ -65,13 +65,13 @@ class DriverAdmin(admin.ModelAdmin):
     )
     list_filter = ("stage", "network", "online", "licensing_authority", LicenceStateFilter)
     search_fields = ("name", "phone", "email", "licence_number", "vehicles__registration")
-    readonly_fields = ("approved_at", "trial_ends_at", "last_seen_at", "created_at")
+    readonly_fields = ("approved_at", "last_seen_at", "created_at")
     raw_id_fields = ("user",)
     inlines = [VehicleInline, CorridorInline]
     actions = ["approve_drivers"]
     fieldsets = (
         (None, {"fields": ("name", "phone", "email", "user")}),
-        ("Stage", {"fields": ("stage", "approved_by", "approved_at", "trial_ends_at", "operator")}),
+        ("Stage", {"fields": ("stage", "approved_by", "approved_at", "operator")}),
         ("Licence", {"fields": ("licensing_authority", "licence_number", "licence_expiry")}),
         (
             "Area",
@@ -102,7 +102,7 @@ class DriverAdmin(admin.ModelAdmin):
         ("Other", {"fields": ("maps_api_key", "created_at")}),
     )
 
-    @admin.action(description="Approve selected drivers (starts the 90-day free trial)")
+    @admin.action(description="Approve selected drivers (starts the free trial)")
     def approve_drivers(self, request, queryset):
         approved = sum(driver_approve(driver=driver) for driver in queryset)
         skipped = queryset.count() - approved

@@ -9,21 +9,7 @@ from django.utils import timezone
 
 from drivers.models import NetworkTier, Vehicle
 from drivers.services import DriverApplication
-
-VEHICLE_CLASSES = [
-    (c, c)
-    for c in (
-        "saloon",
-        "estate",
-        "executive",
-        "luxury",
-        "5seater",
-        "6seater",
-        "7seater",
-        "mpv",
-        "wav",
-    )
-]
+from pricing.vehicles import MAX_PASSENGERS, VehicleType
 
 
 class DriverSignupForm(forms.Form):
@@ -48,8 +34,8 @@ class DriverSignupForm(forms.Form):
     vehicle_model = forms.CharField(max_length=50)
     vehicle_colour = forms.CharField(max_length=30)
     vehicle_registration = forms.CharField(max_length=12)
-    vehicle_class = forms.ChoiceField(choices=VEHICLE_CLASSES, initial="saloon")
-    vehicle_seats = forms.IntegerField(min_value=1, max_value=8, initial=4)
+    vehicle_class = forms.ChoiceField(choices=VehicleType.choices, initial=VehicleType.SALOON)
+    vehicle_seats = forms.IntegerField(min_value=1, max_value=MAX_PASSENGERS, initial=4)
     vehicle_wheelchair_accessible = forms.BooleanField(required=False)
     vehicle_licensing_authority = forms.CharField(max_length=200)
     vehicle_plate_number = forms.CharField(max_length=50, required=False)

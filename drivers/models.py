@@ -10,6 +10,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from pricing.vehicles import VehicleType
+
 
 class DriverStage(models.TextChoices):
     # Seed section 3: sign-up -> approval by an operator -> free trial -> billed.
@@ -73,9 +75,6 @@ class Driver(models.Model):
         blank=True,
         help_text='Corridor labels shown to the driver, e.g. ["leeds-london"]. Matching uses '
         "the driver's Corridor rows (end points with a radius).",
-    )
-    trial_ends_at = models.DateTimeField(
-        null=True, blank=True, help_text="End of the free trial (seed 8.2: 90 days from approval)."
     )
 
     online = models.BooleanField(default=False)
@@ -145,7 +144,9 @@ class Vehicle(models.Model):
     model = models.CharField(max_length=50)
     colour = models.CharField(max_length=30)
     registration = models.CharField(max_length=12)
-    vehicle_class = models.CharField(max_length=20, default="saloon")
+    vehicle_class = models.CharField(
+        max_length=20, choices=VehicleType.choices, default=VehicleType.SALOON
+    )
     seats = models.PositiveSmallIntegerField(default=4)
     wheelchair_accessible = models.BooleanField(default=False)
     licensing_authority = models.CharField(max_length=200)

@@ -4,23 +4,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
-from zoneinfo import ZoneInfo
 
-from django.conf import settings
 from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, PaymentRecord
+from bookings.transitions import DRIVER_HOLDS
+from core.localtime import local_datetime, local_midnight, local_today, local_week_start
 from dispatch.models import Offer, OfferStatus
 from drivers.models import Driver
 
-ACTIVE_JOB_STATUSES = (
-    BookingStatus.ACCEPTED,
-    BookingStatus.EN_ROUTE,
-    BookingStatus.ARRIVED,
-    BookingStatus.ON_BOARD,
-)
 DASHBOARD_WEEKS = 8
 ZERO = Decimal("0.00")
 
@@ -40,7 +34,7 @@ def driver_jobs_feed(*, driver: Driver) -> list[FeedItem]:
         .order_by("booking__pickup_time", "pk")
     )
     items = [FeedItem(booking=o.booking, offer=o, assigned=False) for o in offers]
-    jobs = Booking.objects.filter(driver=driver, status__in=ACTIVE_JOB_STATUSES).order_by(
+    jobs = Booking.objects.filter(driver=driver, status__in=DRIVER_HOLDS).order_by(
         "pickup_time", "pk"
     )
     items += [FeedItem(booking=b, offer=None, assigned=True) for b in jobs]
@@ -79,13 +73,8 @@ class DriverDashboard:
     weeks: list[PeriodTotals] = field(default_factory=list)  # newest first
 
 
-def _local_midnight(day: date, zone: ZoneInfo) -> datetime:
-    return datetime.combine(day, time.min, tzinfo=zone)
-
-
-def _week_start(moment: datetime, zone: ZoneInfo) -> date:
-    local = moment.astimezone(zone).date()
-    return local - timedelta(days=local.weekday())  # weeks start on Monday, UK time
+def _week_start(moment: datetime) -> date:
+    return local_week_start(local_datetime(moment).date())
 
 
 def driver_dashboard(*, driver: Driver, now: datetime | None = None) -> DriverDashboard:
@@ -96,13 +85,12 @@ def driver_dashboard(*, driver: Driver, now: datetime | None = None) -> DriverDa
     moved; jobs and dead miles are bucketed by pickup time. Weeks are Monday to Sunday in
     Europe/London. A fixed number of queries whatever the number of jobs.
     """
-    zone = ZoneInfo(settings.TARIFF_TIME_ZONE)
     now = now or timezone.now()
-    today = now.astimezone(zone).date()
-    this_week = _week_start(now, zone)
+    today = local_today(now)
+    this_week = _week_start(now)
     first_week = this_week - timedelta(weeks=DASHBOARD_WEEKS - 1)
-    since = _local_midnight(first_week, zone)
-    until = _local_midnight(this_week + timedelta(weeks=1), zone)
+    since = local_midnight(first_week)
+    until = local_midnight(this_week + timedelta(weeks=1))
 
     weeks = {
         first_week + timedelta(weeks=i): PeriodTotals(start=first_week + timedelta(weeks=i))
@@ -115,8 +103,8 @@ def driver_dashboard(*, driver: Driver, now: datetime | None = None) -> DriverDa
         driver=driver, occurred_at__gte=since, occurred_at__lt=until
     ).values_list("booking_id", "kind", "amount", "processor_fee", "occurred_at")
     for booking_id, kind, amount, fee, occurred_at in records:
-        buckets = [weeks[_week_start(occurred_at, zone)]]
-        if occurred_at.astimezone(zone).date() == today:
+        buckets = [weeks[_week_start(occurred_at)]]
+        if local_datetime(occurred_at).date() == today:
             buckets.append(day)
         for bucket in buckets:
             if kind == PaymentRecord.Kind.PAYMENT:
@@ -148,12 +136,12 @@ def driver_dashboard(*, driver: Driver, now: datetime | None = None) -> DriverDa
     for booking in bookings:
         dead = dead_by_booking.get(booking.pk) or Decimal("0.0")
         job = DashboardJob(booking=booking, earnings=per_booking[booking.pk], dead_miles=dead)
-        week = weeks[_week_start(booking.pickup_time, zone)]
+        week = weeks[_week_start(booking.pickup_time)]
         week.jobs += 1
         week.dead_miles += dead
         if week.start == this_week:
             dashboard.week_jobs.append(job)
-        if booking.pickup_time.astimezone(zone).date() == today:
+        if local_datetime(booking.pickup_time).date() == today:
             day.jobs += 1
             day.dead_miles += dead
             dashboard.today_jobs.append(job)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
 from core.errors import DomainError
-from dispatch import conf
 from drivers.models import APPROVED_STAGES, Driver, DriverStage, NetworkTier, Vehicle
 
 
@@ -85,17 +84,14 @@ def driver_signup(*, application: DriverApplication) -> Driver:
 
 
 def driver_approve(*, driver: Driver, approved_by=None, now: datetime | None = None) -> bool:
-    """Approve a signed-up driver: the free trial starts (seed 8.2: 90 days).
+    """Approve a signed-up driver: the free trial starts from ``approved_at`` (seed 8.2;
+    billing's subscription holds its length and end).
 
     Guarantees: only a ``signed_up`` driver moves, through a guarded UPDATE, so approving
     twice never restarts a trial. Returns True when this call approved.
     """
     now = now or timezone.now()
-    changes = {
-        "stage": DriverStage.TRIAL,
-        "approved_at": now,
-        "trial_ends_at": now + timedelta(days=conf.driver_trial_days()),
-    }
+    changes = {"stage": DriverStage.TRIAL, "approved_at": now}
     if approved_by is not None:
         changes["approved_by"] = approved_by
     approved = Driver.objects.filter(pk=driver.pk, stage=DriverStage.SIGNED_UP).update(**changes)

@@ -11,12 +11,11 @@ from partners.models import (
     WebhookDelivery,
 )
 from partners.services.accounts import (
-    PARTNER_TRIAL_DAYS,
+    account_created,
     account_key_issue,
     account_keys_revoke,
     account_signing_secret_rotate,
     account_signing_secret_rotation_finish,
-    account_trial_extend,
     account_webhook_enable,
 )
 from partners.services.webhooks import webhook_delivery_redeliver, webhook_url_refusal
@@ -65,7 +64,7 @@ class AccountAdmin(admin.ModelAdmin):
         "approved",
         "paused",
         "daily_job_limit",
-        "trial_ends_at",
+        "subscription__trial_ends_at",
         "webhook_url",
         "webhook_disabled_at",
         "created_at",
@@ -76,10 +75,8 @@ class AccountAdmin(admin.ModelAdmin):
     readonly_fields = ("signing_secret", "previous_signing_secret", "webhook_disabled_at")
     fieldsets = (
         (None, {"fields": ("kind", "name", "slug", "contact_email", "created_at")}),
-        (
-            "Access",
-            {"fields": ("approved", "paused", "can_book", "may_set_fare", "trial_ends_at")},
-        ),
+        # The trial lives on the account's subscription (billing), extended there.
+        ("Access", {"fields": ("approved", "paused", "can_book", "may_set_fare")}),
         ("Limits", {"fields": ("daily_job_limit", "rate_limit")}),
         (
             "Webhooks and signing",
@@ -98,7 +95,6 @@ class AccountAdmin(admin.ModelAdmin):
         "approve",
         "pause",
         "resume",
-        "extend_trial",
         "issue_key",
         "revoke_keys",
         "rotate_secret",
@@ -123,13 +119,10 @@ class AccountAdmin(admin.ModelAdmin):
     def resume(self, request, queryset):
         queryset.update(paused=False)
 
-    @admin.action(description=f"Extend the trial by {PARTNER_TRIAL_DAYS} days")
-    def extend_trial(self, request, queryset):
-        for account in queryset:
-            account_trial_extend(account=account)
-            self.message_user(
-                request, f"{account.slug}: trial ends {account.trial_ends_at:%d %b %Y}."
-            )
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if not change:
+            account_created(account=obj)
 
     @admin.action(description="Issue a new API key (shown once)")
     def issue_key(self, request, queryset):

@@ -7,13 +7,11 @@ class PartnersConfig(AppConfig):
     verbose_name = "Partners, operators and suppliers"
 
     def ready(self) -> None:
-        from bookings.signals import booking_event_committed
         from dispatch.signals import fleet_offer_made
-        from partners.receivers import booking_event_webhook_enqueue, fleet_offer_webhook_enqueue
+        from partners.receivers import fleet_offer_webhook_enqueue
 
-        booking_event_committed.connect(
-            booking_event_webhook_enqueue, dispatch_uid="partners.booking_event_webhook_enqueue"
-        )
+        # booking_event_webhook_enqueue is connected by bookings.signals, which names every
+        # subscriber of booking events.
         fleet_offer_made.connect(
             fleet_offer_webhook_enqueue, dispatch_uid="partners.fleet_offer_webhook_enqueue"
         )

@@ -45,7 +45,7 @@ _verified_keys: dict[str, tuple[float, AccountKey]] = {}
 
 
 def _cache_seconds() -> float:
-    return float(getattr(settings, "API_KEY_CACHE_SECONDS", 10))
+    return float(settings.API_KEY_CACHE_SECONDS)
 
 
 def account_key_lookup(raw_key: str) -> AccountKey:

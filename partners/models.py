@@ -62,7 +62,6 @@ class Account(models.Model):
     # Kept readable (not hashed): it signs outbound webhooks and verifies inbound HMAC.
     signing_secret = models.CharField(max_length=100, default=new_signing_secret)
     previous_signing_secret = models.CharField(max_length=100, blank=True)
-    trial_ends_at = models.DateTimeField(null=True, blank=True)
     contact_email = models.EmailField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 

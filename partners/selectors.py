@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo
 
 from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
 from core.errors import DomainError
+from core.localtime import local_datetime, local_day_bounds, local_today
 from dispatch.models import Offer
 from partners.models import Account, OperatorUser
-
-LOCAL_TIME_ZONE = ZoneInfo("Europe/London")
 
 
 def job_get_for_sender(*, account: Account, job_ref: str) -> Booking:
@@ -79,8 +77,7 @@ def operator_jobs_list(
         account=account, dispatch_queue=DispatchQueue.OPERATOR
     )
     if day is not None:
-        start = dt.datetime.combine(day, dt.time(0), tzinfo=LOCAL_TIME_ZONE)
-        end = dt.datetime.combine(day + dt.timedelta(days=1), dt.time(0), tzinfo=LOCAL_TIME_ZONE)
+        start, end = local_day_bounds(day)
         jobs = jobs.filter(pickup_time__gte=start, pickup_time__lt=end)
     if status:
         jobs = jobs.filter(status=status)
@@ -124,11 +121,11 @@ def operator_calendar_day(*, account: Account, day: str | dt.date | None) -> Ope
         try:
             day = dt.date.fromisoformat(day or "")
         except ValueError:
-            day = timezone.now().astimezone(LOCAL_TIME_ZONE).date()
+            day = local_today()
     jobs = list(operator_jobs_list(account=account, day=day))
     by_hour: dict[int, list[Booking]] = {}
     for job in jobs:
-        by_hour.setdefault(job.pickup_time.astimezone(LOCAL_TIME_ZONE).hour, []).append(job)
+        by_hour.setdefault(local_datetime(job.pickup_time).hour, []).append(job)
     return OperatorCalendarDay(
         day=day,
         hours=[(hour, by_hour.get(hour, [])) for hour in range(24)],

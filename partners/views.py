@@ -14,6 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from bookings.models import BookingStatus
+from bookings.transitions import ASSIGNABLE
 from core.errors import DomainError
 from partners.selectors import (
     operator_account_for_user,
@@ -22,8 +23,6 @@ from partners.selectors import (
     operator_jobs_page,
 )
 from partners.services.operator import operator_job_assign_chosen
-
-ASSIGNABLE = (BookingStatus.CONFIRMED, BookingStatus.OFFERED, BookingStatus.NO_DRIVER)
 
 
 def operator_required(view):

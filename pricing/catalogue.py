@@ -16,7 +16,6 @@ import threading
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
-from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db.models import Count, Max
@@ -24,6 +23,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.utils import timezone
 
+from core.localtime import local_zone
 from pricing.fares import CompiledBand, CompiledExtra, CompiledTariff, windows_compile
 from pricing.models import (
     Tariff,
@@ -98,7 +98,7 @@ def tariff_compile(tariff: Tariff) -> CompiledTariff:
         kind=tariff.kind,
         name=tariff.name,
         authority=tariff.authority,
-        tz=ZoneInfo(getattr(settings, "TARIFF_TIME_ZONE", "Europe/London")),
+        tz=local_zone(),
         time_bands=tuple(sorted(time_bands, key=lambda b: b.position)),
         tail_bands=tuple(sorted(tail_bands, key=lambda b: b.after_distance)),
         extras=extras,
@@ -131,7 +131,7 @@ _checked_at = 0.0
 
 
 def _check_interval() -> float:
-    return float(getattr(settings, "PRICING_CATALOGUE_CHECK_SECONDS", 5))
+    return float(settings.PRICING_CATALOGUE_CHECK_SECONDS)
 
 
 def _newest_first(tariff: CompiledTariff):

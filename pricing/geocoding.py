@@ -209,10 +209,8 @@ class PostcodesIoGeocoder(Geocoder):
     """
 
     def __init__(self, base_url: str | None = None, timeout: float | None = None) -> None:
-        self.base_url = (
-            base_url or getattr(settings, "PRICING_POSTCODES_IO_URL", "https://api.postcodes.io")
-        ).rstrip("/")
-        self.timeout = timeout or getattr(settings, "PRICING_GEOCODER_TIMEOUT", 3.0)
+        self.base_url = (base_url or settings.PRICING_POSTCODES_IO_URL).rstrip("/")
+        self.timeout = timeout or settings.PRICING_GEOCODER_TIMEOUT
         self.offline = OfflineGeocoder()
 
     def geocode(self, text: str, *, worldwide: bool = False) -> Place | None:
@@ -256,4 +254,4 @@ def _geocoder_for(path: str) -> Geocoder:
 
 def geocoder_get() -> Geocoder:
     """The configured geocoder (``PRICING_GEOCODER``), one instance per process."""
-    return _geocoder_for(getattr(settings, "PRICING_GEOCODER", "pricing.geocoding.OfflineGeocoder"))
+    return _geocoder_for(settings.PRICING_GEOCODER)

@@ -20,22 +20,12 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from core.localtime import local_zone
 from pricing.gazetteer import Place
 
 EARTH_RADIUS_M = 6_371_008.8
 METRES_PER_MILE = 1609.344
 
-# (up to this many miles of the journey, at this many mph); the last band has no limit.
-# Urban miles are slow: calibrated so that TfL's published fare ranges for 1-6 mile
-# journeys (reference_fares in pricing/data/council_tariffs.json) are reproduced.
-DEFAULT_SPEED_BANDS: tuple[tuple[float | None, float], ...] = (
-    (2.0, 9.0),
-    (6.0, 11.5),
-    (20.0, 25.0),
-    (60.0, 40.0),
-    (None, 55.0),
-)
-DEFAULT_NIGHT_SPEED_FACTOR = 1.25
 NIGHT_HOURS = (22, 6)
 
 
@@ -64,14 +54,17 @@ def duration_for(
     distance_m: float,
     depart_at: dt.datetime | None,
     *,
-    bands: tuple[tuple[float | None, float], ...] = DEFAULT_SPEED_BANDS,
-    night_factor: float = DEFAULT_NIGHT_SPEED_FACTOR,
+    bands: tuple[tuple[float | None, float], ...] | None = None,
+    night_factor: float | None = None,
     tz: ZoneInfo | None = None,
 ) -> float:
-    """Seconds to drive ``distance_m`` through the speed bands (faster at night)."""
+    """Seconds to drive ``distance_m`` through the speed bands (faster at night); bands,
+    night factor and zone default to the settings (PRICING_SPEED_BANDS, ...)."""
+    bands = bands or settings.PRICING_SPEED_BANDS
+    night_factor = night_factor or settings.PRICING_NIGHT_SPEED_FACTOR
     factor = 1.0
     if depart_at is not None:
-        hour = depart_at.astimezone(tz or ZoneInfo("Europe/London")).hour
+        hour = depart_at.astimezone(tz or local_zone()).hour
         if hour >= NIGHT_HOURS[0] or hour < NIGHT_HOURS[1]:
             factor = night_factor
     miles_left = distance_m / METRES_PER_MILE
@@ -96,13 +89,11 @@ class Router:
 
 class GreatCircleRouter(Router):
     def __init__(self) -> None:
-        self.road_factor = float(getattr(settings, "PRICING_ROAD_FACTOR", 1.3))
-        bands = getattr(settings, "PRICING_SPEED_BANDS", None) or DEFAULT_SPEED_BANDS
+        self.road_factor = float(settings.PRICING_ROAD_FACTOR)
+        bands = settings.PRICING_SPEED_BANDS
         self.bands = tuple((None if a is None else float(a), float(b)) for a, b in bands)
-        self.night_factor = float(
-            getattr(settings, "PRICING_NIGHT_SPEED_FACTOR", DEFAULT_NIGHT_SPEED_FACTOR)
-        )
-        self.tz = ZoneInfo(getattr(settings, "TARIFF_TIME_ZONE", "Europe/London"))
+        self.night_factor = float(settings.PRICING_NIGHT_SPEED_FACTOR)
+        self.tz = local_zone()
 
     def route(self, origin: Place, destination: Place, *, depart_at: dt.datetime) -> Route:
         metres = great_circle_m(origin.lat, origin.lng, destination.lat, destination.lng)
@@ -122,4 +113,4 @@ def _router_for(path: str) -> Router:
 
 def router_get() -> Router:
     """The configured router (``PRICING_ROUTER``), one instance per process."""
-    return _router_for(getattr(settings, "PRICING_ROUTER", "pricing.routing.GreatCircleRouter"))
+    return _router_for(settings.PRICING_ROUTER)

@@ -141,12 +141,10 @@ def quote_price(
             vehicle_type=vehicle,
             vehicle_factor=vehicle_factors()[vehicle],
             meet_and_greet=meet_and_greet,
-            meet_and_greet_gbp=Decimal(
-                str(getattr(settings, "PRICING_MEET_AND_GREET_GBP", "25.00"))
-            ),
+            meet_and_greet_gbp=Decimal(str(settings.PRICING_MEET_AND_GREET_GBP)),
             pickup_is_airport=origin.is_airport,
             dropoff_is_airport=destination.is_airport,
-            cruise_mps=Decimal(str(getattr(settings, "PRICING_METER_CRUISE_MPH", 20))) * MPH_TO_MPS,
+            cruise_mps=Decimal(str(settings.PRICING_METER_CRUISE_MPH)) * MPH_TO_MPS,
         )
         try:
             result = fare_compute(
@@ -185,7 +183,7 @@ def quote_price(
 
 
 def quote_ttl() -> dt.timedelta:
-    return dt.timedelta(hours=getattr(settings, "PRICING_QUOTE_TTL_HOURS", 24))
+    return dt.timedelta(hours=settings.PRICING_QUOTE_TTL_HOURS)
 
 
 # The quote endpoints' one write, compiled once (api.inserts).

@@ -478,3 +478,38 @@ def test_command_accepts_any_day_of_the_week_and_prints_progress(capsys):
     assert "chunk 2/2" in out
     assert "3 invoices" in out
     assert Invoice.objects.filter(week_start=WEEK).count() == 3
+
+
+def test_an_sms_job_card_is_recorded_with_billing_once_and_whatsapp_is_not(
+    settings, django_capture_on_commit_callbacks
+):
+    # given a driver offered a job, with job cards going out through the console backend
+    from billing.models import SmsUsage
+    from dispatch.models import NotificationLog
+    from dispatch.services import job_cards, offers
+    from dispatch.tests.factories import LEEDS, BookingFactory, driver_at
+
+    settings.NOTIFICATION_BACKEND = "console"
+    driver = driver_at(LEEDS)
+    with django_capture_on_commit_callbacks(execute=True):
+        offer = offers.booking_dispatch_next(booking_id=BookingFactory().pk)
+    # when both cards are sent, and the SMS task is retried
+    for channel in ("sms", "whatsapp", "sms"):
+        job_cards.job_card_send(offer_id=offer.pk, channel=channel)
+    # then billing owns one SMS record for the driver, dated like the card
+    sms_log = NotificationLog.objects.get(offer=offer, channel="sms")
+    usage = SmsUsage.objects.get()
+    assert (usage.driver_id, usage.occurred_at) == (driver.pk, sms_log.created_at)
+
+
+def test_billing_reads_no_other_apps_tables_by_name():
+    import re
+    from pathlib import Path
+
+    billing = Path(__file__).resolve().parents[1] / "billing"
+    for path in billing.rglob("*.py"):
+        if "tests" in path.parts or "migrations" in path.parts:
+            continue
+        text = path.read_text()
+        assert "get_model(" not in text, path
+        assert not re.search(r"^\s*(from|import) (dispatch|partners)\b", text, re.M), path

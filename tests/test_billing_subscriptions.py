@@ -81,10 +81,8 @@ def test_admin_extension_of_a_partner_trial_is_audited(admin_user):
         subscription=subscription, days=14, actor=admin_user, reason="Integration delayed"
     )
 
-    # Then the trial ends 14 days later, the account agrees, and an audit entry says why
+    # Then the trial ends 14 days later and an audit entry says why
     assert extended.trial_ends_at == original_end + timedelta(days=14)
-    account.refresh_from_db()
-    assert account.trial_ends_at == extended.trial_ends_at
     audit = SubscriptionAudit.objects.get(action=SubscriptionAudit.Action.TRIAL_EXTENDED)
     assert audit.actor == admin_user
     assert audit.reason == "Integration delayed"

@@ -293,9 +293,9 @@ def test_dashboard_pages_cost_the_same_queries_for_2_or_8_jobs(operator_login, o
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from partners.selectors import LOCAL_TIME_ZONE
+    from core.localtime import local_zone
 
-    day = (timezone.now() + timedelta(hours=3)).astimezone(LOCAL_TIME_ZONE).date()
+    day = (timezone.now() + timedelta(hours=3)).astimezone(local_zone()).date()
     url = path.format(day=day.isoformat())
     driver = driver_create(operator=operator)
 

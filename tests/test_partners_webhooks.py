@@ -374,3 +374,32 @@ def test_a_delivery_is_attempted_by_one_worker_only(keyed, partner):
         assert first.status == WebhookDeliveryStatus.DELIVERED
         assert second.status == "skipped"
         assert len(mocked.calls) == 1
+
+
+@responses.activate
+def test_a_back_office_status_change_reaches_the_senders_webhook(
+    keyed, partner, admin_client, django_capture_on_commit_callbacks
+):
+    # given a partner's booking, delivered as created
+    responses.post(HOOK, status=200)
+    booking = push_one(keyed, django_capture_on_commit_callbacks)
+    booking.refresh_from_db()
+    before = (booking.status, booking.sequence)
+    # when the back office cancels it with the admin action
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_client.post(
+            "/admin/bookings/booking/",
+            {
+                "action": "status_change",
+                "_selected_action": [booking.pk],
+                "apply": "1",
+                "to_status": "cancelled",
+                "reason": "passenger phoned",
+            },
+        )
+    # then the partner hears of it, with the next sequence number
+    delivery = WebhookDelivery.objects.get(booking=booking, sequence=before[1] + 1)
+    payload = json.loads(calls_for(delivery)[0].request.body)
+    assert payload["type"] == "booking.cancelled"
+    assert payload["data"]["previousStatus"] == before[0]
+    assert payload["data"]["status"] == "cancelled"

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 
-from django.apps import apps
 from django.db import transaction
 from django.db.models import Case, Count, DecimalField, F, Sum, Value, When
 from django.utils import timezone
@@ -27,6 +26,7 @@ from billing.models import (
     InvoiceLineKind,
     InvoiceStatus,
     PartnerJobFee,
+    SmsUsage,
     Subscription,
 )
 from billing.services.subscriptions import subscription_stages_advance, subscriptions_ensure
@@ -38,8 +38,6 @@ logger = logging.getLogger(__name__)
 CENT = Decimal("0.01")
 ZERO = Decimal("0.00")
 CHUNK_SIZE = 5000
-# Only SMS the provider accepted cost anything; pending and failed ones are not passed on.
-SMS_BILLED_STATUS = "sent"
 
 
 @dataclass
@@ -88,7 +86,7 @@ def driver_weeks_collect(*, start: datetime, end: datetime) -> dict[int, DriverW
 
     Earnings are payments minus refunds by ``occurred_at`` from the immutable payment
     records (seed 1.3, 6.3), never quoted fares. Card fees are the processor fees on
-    those records. SMS come from the dispatch notification log; jobs from named partner
+    those records. SMS come from billing's own SmsUsage rows (recorded by dispatch); jobs from named partner
     platforms from completed bookings whose completion event falls in the week.
     """
     from bookings.models import BookingEvent, BookingStatus, PaymentRecord
@@ -125,22 +123,14 @@ def driver_weeks_collect(*, start: datetime, end: datetime) -> dict[int, DriverW
         driver_week.earnings = gbp(row["earnings"] or ZERO)
         driver_week.card_fees = gbp(row["card_fees"] or ZERO)
 
-    notification_log = _notification_log_model()
-    if notification_log is not None:
-        sms = (
-            notification_log.objects.filter(
-                channel="sms",
-                status=SMS_BILLED_STATUS,
-                driver__isnull=False,
-                created_at__gte=start,
-                created_at__lt=end,
-            )
-            .order_by()
-            .values("driver_id")
-            .annotate(sms=Count("pk"))
-        )
-        for row in sms.iterator(chunk_size=CHUNK_SIZE):
-            week_of(row["driver_id"]).sms_count = row["sms"]
+    sms = (
+        SmsUsage.objects.filter(occurred_at__gte=start, occurred_at__lt=end)
+        .order_by()
+        .values("driver_id")
+        .annotate(sms=Count("pk"))
+    )
+    for row in sms.iterator(chunk_size=CHUNK_SIZE):
+        week_of(row["driver_id"]).sms_count = row["sms"]
 
     fee_accounts = list(
         PartnerJobFee.objects.filter(active=True).values_list("account_id", flat=True)
@@ -164,14 +154,6 @@ def driver_weeks_collect(*, start: datetime, end: datetime) -> dict[int, DriverW
                 "jobs"
             ]
     return weeks
-
-
-def _notification_log_model():
-    try:
-        return apps.get_model("dispatch", "NotificationLog")
-    except LookupError:
-        logger.warning("dispatch.NotificationLog is not installed: no SMS lines are billed.")
-        return None
 
 
 # --- pricing one week ------------------------------------------------------------------

@@ -1,4 +1,10 @@
-"""Subscriptions of drivers and partner accounts: trial, billed, suspended (seed 3, 8.2)."""
+"""Subscriptions of drivers and partner accounts: trial, billed, suspended (seed 3, 8.2).
+
+The subscription is the one home of a trial: its length comes from the fee schedule
+(DRIVER_TRIAL_DAYS from approval, PARTNER_TRIAL_DAYS from account creation), its end is
+``Subscription.trial_ends_at`` and nothing else stores it, and the only way to extend it
+is :func:`subscription_trial_extend`, which leaves an audit row.
+"""
 
 from __future__ import annotations
 
@@ -13,17 +19,9 @@ from billing.models import Subscription, SubscriptionAudit, SubscriptionStage
 CHUNK = 2000
 
 
-def _driver_trial_field() -> str | None:
-    """The drivers app keeps its own copy of the trial end (``Driver.trial_ends_at``);
-    when it has one set, it wins over the default 90 days from approval."""
-    from drivers.models import Driver
-
-    names = {f.name for f in Driver._meta.get_fields()}
-    return "trial_ends_at" if "trial_ends_at" in names else None
-
-
-def _driver_trial_end(*, approved_at: datetime, recorded: datetime | None, days: int) -> datetime:
-    return recorded or approved_at + timedelta(days=days)
+def driver_trial_end(*, approved_at: datetime, days: int) -> datetime:
+    """Seed 8.2: a driver's free trial runs ``days`` (90) from approval."""
+    return approved_at + timedelta(days=days)
 
 
 def subscription_get_or_create_for_driver(*, driver) -> Subscription | None:
@@ -34,11 +32,8 @@ def subscription_get_or_create_for_driver(*, driver) -> Subscription | None:
     if existing is not None or driver.approved_at is None:
         return existing
     now = timezone.now()
-    field = _driver_trial_field()
-    trial_ends_at = _driver_trial_end(
-        approved_at=driver.approved_at,
-        recorded=getattr(driver, field) if field else None,
-        days=fee_schedule_current().driver_trial_days,
+    trial_ends_at = driver_trial_end(
+        approved_at=driver.approved_at, days=fee_schedule_current().driver_trial_days
     )
     Subscription.objects.bulk_create(
         [
@@ -57,11 +52,9 @@ def subscription_get_or_create_for_driver(*, driver) -> Subscription | None:
 
 
 def subscription_create_for_account(*, account) -> Subscription:
-    """A partner account's subscription: PARTNER_TRIAL_DAYS from the account's creation,
-    or the trial end already recorded on the account."""
-    trial_ends_at = account.trial_ends_at or account.created_at + timedelta(
-        days=fee_schedule_current().partner_trial_days
-    )
+    """Start a partner account's trial: PARTNER_TRIAL_DAYS (30) from the account's
+    creation (seed 8.2). Called by ``partners.services.account_create``; idempotent."""
+    trial_ends_at = account.created_at + timedelta(days=fee_schedule_current().partner_trial_days)
     subscription, _ = Subscription.objects.get_or_create(
         account=account, defaults={"trial_ends_at": trial_ends_at}
     )
@@ -69,31 +62,26 @@ def subscription_create_for_account(*, account) -> Subscription:
 
 
 def subscriptions_ensure(*, now: datetime | None = None) -> int:
-    """Create the missing subscriptions of approved drivers and partner accounts, in
-    set-based chunks (no per-driver query). Returns how many were created.
+    """Create the missing subscriptions of approved drivers, in set-based chunks (no
+    per-driver query). Returns how many were created.
 
-    Subscriptions are created lazily rather than from a signal on every driver save, which
-    would add a query to hot paths (availability updates) owned by other apps.
+    Driver subscriptions are created lazily (here, from beat and before invoicing, and on
+    the driver's first read) rather than on approval: the drivers app does not import
+    billing. Partner accounts get theirs from ``account_create``.
     """
     from drivers.models import Driver
-    from partners.models import Account
 
     now = now or timezone.now()
     schedule = fee_schedule_current()
     created = 0
-    field = _driver_trial_field()
     missing_drivers = (
         Driver.objects.filter(approved_at__isnull=False, subscription__isnull=True)
         .order_by("pk")
-        .values_list("pk", "approved_at", field or "approved_at")
+        .values_list("pk", "approved_at")
     )
     batch: list[Subscription] = []
-    for driver_id, approved_at, recorded in missing_drivers.iterator(chunk_size=CHUNK):
-        trial_ends_at = _driver_trial_end(
-            approved_at=approved_at,
-            recorded=recorded if field else None,
-            days=schedule.driver_trial_days,
-        )
+    for driver_id, approved_at in missing_drivers.iterator(chunk_size=CHUNK):
+        trial_ends_at = driver_trial_end(approved_at=approved_at, days=schedule.driver_trial_days)
         batch.append(
             Subscription(
                 driver_id=driver_id,
@@ -105,11 +93,6 @@ def subscriptions_ensure(*, now: datetime | None = None) -> int:
             batch = []
     if batch:
         created += len(Subscription.objects.bulk_create(batch, ignore_conflicts=True))
-    for account in Account.objects.filter(
-        kind=Account.Kind.PARTNER, subscription__isnull=True
-    ).iterator():
-        subscription_create_for_account(account=account)
-        created += 1
     if created:
         # New rows start in trial; those whose trial is already over move on (and their
         # drivers' stage with them).
@@ -162,15 +145,6 @@ def subscription_trial_extend(
     if locked.stage == SubscriptionStage.BILLED:
         locked.stage = SubscriptionStage.TRIAL
     locked.save(update_fields=["trial_ends_at", "stage", "updated_at"])
-    # Keep the partners and drivers apps' copies of the trial end in step with this one.
-    if locked.account_id:
-        type(locked.account).objects.filter(pk=locked.account_id).update(
-            trial_ends_at=locked.trial_ends_at
-        )
-    elif _driver_trial_field():
-        type(locked.driver).objects.filter(pk=locked.driver_id).update(
-            trial_ends_at=locked.trial_ends_at
-        )
     SubscriptionAudit.objects.create(
         subscription=locked,
         action=SubscriptionAudit.Action.TRIAL_EXTENDED,

@@ -8,12 +8,13 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import factory
-from django.apps import apps
 from django.utils import timezone
 
+from billing.services.usage import sms_usage_record
 from bookings.models import Booking, BookingEvent, BookingStatus, PaymentRecord
 from drivers.models import Driver, DriverStage
 from partners.models import Account
+from partners.services.accounts import account_created
 
 _refs = itertools.count(1)
 
@@ -38,11 +39,18 @@ class DriverFactory(factory.django.DjangoModelFactory):
 class AccountFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Account
+        skip_postgeneration_save = True
 
     kind = Account.Kind.PARTNER
     name = factory.Sequence(lambda n: f"Partner {n}")
     slug = factory.Sequence(lambda n: f"partner-{n}")
     approved = True
+
+    @factory.post_generation
+    def onboarded(obj, create, extracted, **kwargs):
+        # As every door that creates an account does (partners.services.account_created).
+        if create:
+            account_created(account=obj)
 
 
 class BookingFactory(factory.django.DjangoModelFactory):
@@ -97,16 +105,10 @@ def completed_job(*, driver, account, at: datetime, status: str = BookingStatus.
 
 
 def notification(*, driver, channel: str, at: datetime, status: str = "sent"):
-    log = apps.get_model("dispatch", "NotificationLog")
-    return log.objects.create(
-        driver=driver,
-        channel=channel,
-        to=driver.phone,
-        body="Job card",
-        status=status,
-        cost_gbp=Decimal("0.02") if channel == "sms" else Decimal("0.00"),
-        created_at=at,
-    )
+    """A job card as dispatch leaves it: an SMS the provider accepted is recorded with
+    billing (dispatch.services.job_cards); WhatsApp and failed SMS are not."""
+    if channel == "sms" and status == "sent":
+        sms_usage_record(driver_id=driver.pk, occurred_at=at, reference=f"test:{next(_refs)}")
 
 
 def at_london(day: date, hour: int = 12, minute: int = 0, second: int = 0) -> datetime:

@@ -31,6 +31,8 @@ def _host_of(url: str) -> str:
 
 ALLOWED_HOSTS += [_host_of(u) for u in [SITE_URL, *CONNECTED_DOMAINS] if _host_of(u)]
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# Behind a proxy that sets X-Forwarded-For, the client IP (rate limits) is its first entry.
+USE_X_FORWARDED_FOR = env.bool("USE_X_FORWARDED_FOR", default=False)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -78,6 +80,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            "builtins": ["core.templatetags.localtime"],
         },
     },
 ]
@@ -131,8 +134,11 @@ LANGUAGE_CODE = "en-gb"
 USE_I18N = True
 USE_TZ = True
 TIME_ZONE = "UTC"
-# Tariff bands and billing weeks are evaluated in UK local time (contract section 1).
-TARIFF_TIME_ZONE = "Europe/London"
+# The one local time zone (core/localtime.py): tariff bands, billing weeks, daily limits
+# and every time shown on pages, in emails and on job cards (contract section 1).
+LOCAL_TIME_ZONE = "Europe/London"
+# Read by dispatch/services/matching.py only, until it asks core.localtime.local_zone().
+TARIFF_TIME_ZONE = LOCAL_TIME_ZONE
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
@@ -236,22 +242,16 @@ PRICING_POSTCODES_IO_URL = env("PRICING_POSTCODES_IO_URL", default="https://api.
 PRICING_GEOCODER_TIMEOUT = env.float("PRICING_GEOCODER_TIMEOUT", default=3.0)
 # Road distance = great-circle distance x this factor.
 PRICING_ROAD_FACTOR = env.float("PRICING_ROAD_FACTOR", default=1.3)
-# (up to miles, average mph): duration from distance bands.
+# (up to this many miles of the journey, at this many mph); the last band has no limit.
+# Urban miles are slow: calibrated so that TfL's published fare ranges for 1-6 mile
+# journeys (reference_fares in pricing/data/council_tariffs.json) are reproduced.
 PRICING_SPEED_BANDS = ((2.0, 9.0), (6.0, 11.5), (20.0, 25.0), (60.0, 40.0), (None, 55.0))
 PRICING_NIGHT_SPEED_FACTOR = 1.25  # 22:00-06:00 London time: emptier roads
 PRICING_METER_CRUISE_MPH = 20  # time below this speed is charged as waiting time
-# Fare factor per vehicle class; wav never above saloon (Equality Act 2010 s165).
-PRICING_VEHICLE_FACTORS = {
-    "saloon": "1.00",
-    "estate": "1.10",
-    "executive": "1.40",
-    "luxury": "1.80",
-    "5seater": "1.20",
-    "6seater": "1.30",
-    "7seater": "1.40",
-    "mpv": "1.50",
-    "wav": "1.00",
-}
+# Overrides of the fare factor per vehicle class ({"executive": "1.50"}); the factors
+# themselves live in the vehicle-class table (pricing/vehicles.py). Whatever is set
+# here, wav is never priced above saloon (Equality Act 2010 s165).
+PRICING_VEHICLE_FACTORS: dict[str, str] = {}
 PRICING_MEET_AND_GREET_GBP = "25.00"  # seed section 8
 PRICING_QUOTE_TTL_HOURS = 24  # seed 2.4
 # Other processes see tariff edits within this many seconds (no query per quote).
@@ -281,7 +281,7 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDI
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TIMEZONE = "Europe/London"
+CELERY_TIMEZONE = LOCAL_TIME_ZONE
 CELERY_BEAT_SCHEDULE: dict = {
     # Safety net behind the per-offer countdown: expire offers whose timeout passed.
     "dispatch-offers-expire-overdue": {
@@ -301,6 +301,11 @@ CELERY_BEAT_SCHEDULE: dict = {
     # Signatures that can no longer be accepted need not be remembered (contract 1.2).
     "partners-signed-requests-purge": {
         "task": "partners.tasks.signed_requests_expired_purge",
+        "schedule": 60.0,
+    },
+    # Subscriptions (and trial ends) of newly approved drivers.
+    "billing-subscriptions-ensure": {
+        "task": "billing.tasks.subscriptions_ensure_now",
         "schedule": 60.0,
     },
     # Weekly invoices for the week that just ended (Monday 01:00, Europe/London).

@@ -6,10 +6,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from billing.services.usage import sms_usage_record
 from bookings.models import Booking
+from core.localtime import local_time_format
 from dispatch.links import offer_link_url
 from dispatch.models import (
     NOTIFICATION_COST_GBP,
+    NotificationChannel,
     NotificationLog,
     NotificationStatus,
     Offer,
@@ -30,12 +33,10 @@ def job_card_body(*, offer: Offer) -> str:
     """The text of the card. The passenger's name and phone are not in it: they are shown
     in the app only once the driver has accepted."""
     booking: Booking = offer.booking
-    pickup = timezone.localtime(booking.pickup_time)
-    expires = timezone.localtime(offer.expires_at)
     payment = PAYMENT_LABELS.get(booking.payment_method, booking.payment_method)
     lines = [
         f"New job {booking.reference}",
-        f"Pickup {pickup:%a %d %b %H:%M}: {booking.pickup}",
+        f"Pickup {local_time_format(booking.pickup_time, 'short')}: {booking.pickup}",
         f"To: {booking.dropoff}",
         f"{booking.passengers} pax, {booking.vehicle_type}. Fare GBP {booking.fare} ({payment}).",
     ]
@@ -43,7 +44,10 @@ def job_card_body(*, offer: Offer) -> str:
         lines.append(f"{offer.dead_miles} miles to pickup.")
     if booking.flight_number:
         lines.append(f"Flight {booking.flight_number}.")
-    lines.append(f"Accept or decline by {expires:%H:%M}: {offer_link_url(offer.pk)}")
+    lines.append(
+        f"Accept or decline by {local_time_format(offer.expires_at, 'time')}: "
+        f"{offer_link_url(offer.pk)}"
+    )
     return "\n".join(lines)
 
 
@@ -97,4 +101,9 @@ def job_card_send(*, offer_id: int, channel: str) -> NotificationLog | None:
         sent_at=timezone.now(),
     )
     log.refresh_from_db()
+    if channel == NotificationChannel.SMS and log.driver_id:
+        # Seed 8.5: each SMS is passed through to the driver; billing keeps the record.
+        sms_usage_record(
+            driver_id=log.driver_id, occurred_at=log.created_at, reference=f"job-card:{log.pk}"
+        )
     return log

@@ -7,25 +7,13 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from bookings.models import Booking, BookingStatus, PaymentRecord
+from bookings.models import Booking, PaymentRecord
 from bookings.services import booking_status_change, payment_record_append, payment_state
+from bookings.transitions import DRIVER_MOVES, SETTLEABLE, TERMINAL
 from core.errors import DomainError, field_error
 from dispatch.services.offers import driver_job_release
 from drivers.models import Driver
 
-# The moves a driver may make from the app, each along the state machine (contract 3.1).
-DRIVER_STATUSES = (
-    BookingStatus.EN_ROUTE,
-    BookingStatus.ARRIVED,
-    BookingStatus.ON_BOARD,
-    BookingStatus.COMPLETED,
-    BookingStatus.NO_SHOW,
-)
-
-# Contract 6 and the state machine (bookings.transitions): money changes hands in the car
-# or at the end of the trip; before pickup nothing is owed, and a cancelled or no-show
-# booking is settled by the back office, not the driver's app.
-SETTLEABLE = frozenset({BookingStatus.ON_BOARD, BookingStatus.COMPLETED})
 MAX_SETTLEMENT = Decimal("99999.99")
 
 
@@ -43,7 +31,7 @@ def driver_job_status_change(*, driver: Driver, reference: str, to_status: str) 
     Guarantees: only the assigned driver can move the job (else 404 ``job_not_found``);
     illegal moves are 409 ``invalid_transition``; the load drops exactly once.
     """
-    if to_status not in DRIVER_STATUSES:
+    if to_status not in DRIVER_MOVES:
         raise DomainError("invalid_input", f"A driver cannot set status {to_status}.")
     with transaction.atomic():
         booking = _driver_booking(driver=driver, reference=reference, lock=True)
@@ -52,7 +40,7 @@ def driver_job_status_change(*, driver: Driver, reference: str, to_status: str) 
         booking = booking_status_change(
             booking=booking, to_status=to_status, actor=f"driver:{driver.pk}"
         )
-        if to_status in (BookingStatus.COMPLETED, BookingStatus.NO_SHOW):
+        if to_status in TERMINAL:
             driver_job_release(booking_id=booking.pk)
         return booking
 

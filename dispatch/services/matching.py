@@ -44,20 +44,7 @@ from dispatch.geo import (
 )
 from dispatch.models import Offer, OfferStatus, OperatorLicence, PartnerFleet, SkipReason, Tier
 from drivers.models import APPROVED_STAGES, Corridor, Driver, NetworkTier, Vehicle
-
-# Which vehicle classes may serve a requested class: the same class or a roomier or
-# better one at the quoted fare. Seats are checked separately against passengers.
-VEHICLE_CLASSES_SERVING: dict[str, frozenset[str]] = {
-    "saloon": frozenset({"saloon", "estate", "executive", "luxury"}),
-    "estate": frozenset({"estate"}),
-    "executive": frozenset({"executive", "luxury"}),
-    "luxury": frozenset({"luxury"}),
-    "5seater": frozenset({"5seater", "6seater", "7seater", "mpv"}),
-    "6seater": frozenset({"6seater", "7seater", "mpv"}),
-    "7seater": frozenset({"7seater", "mpv"}),
-    "mpv": frozenset({"mpv"}),
-    "wav": frozenset({"wav"}),
-}
+from pricing.vehicles import VEHICLE_CLASSES_SERVING, vehicle_class_needs_wheelchair
 
 DRIVER_TIERS = (Tier.LOCAL, Tier.NATIONAL)
 TIERS = (Tier.LOCAL, Tier.NATIONAL, Tier.FLEET)
@@ -88,7 +75,8 @@ class JobRequirements:
             pickup_date=local.date(),
             passengers=booking.passengers,
             vehicle_type=booking.vehicle_type,
-            wheelchair=bool(booking.wheelchair_access) or booking.vehicle_type == "wav",
+            wheelchair=bool(booking.wheelchair_access)
+            or vehicle_class_needs_wheelchair(booking.vehicle_type),
         )
 
     @property

@@ -23,7 +23,9 @@ from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
 from bookings.services import booking_status_change
+from bookings.transitions import ASSIGNABLE, DISPATCHABLE, TERMINAL
 from core.errors import DomainError
+from core.localtime import local_time_format
 from dispatch import conf
 from dispatch.models import (
     AttemptOutcome,
@@ -40,10 +42,6 @@ from drivers.models import Driver, Vehicle
 logger = logging.getLogger(__name__)
 
 DISPATCH_ACTOR = "dispatch"
-# Where dispatch may start or continue from: a new booking, or one nobody could take.
-DISPATCHABLE = (BookingStatus.CONFIRMED, BookingStatus.NO_DRIVER)
-# The job still holds the driver: it counts towards current_jobs until one of these.
-RELEASING_STATUSES = (BookingStatus.COMPLETED, BookingStatus.NO_SHOW, BookingStatus.CANCELLED)
 
 
 def _lock_booking(booking_id: int) -> Booking:
@@ -248,13 +246,12 @@ def no_driver_alert_send(*, booking_id: int) -> None:
     booking = Booking.objects.filter(pk=booking_id).first()
     if booking is None or booking.status != BookingStatus.NO_DRIVER:
         return
-    pickup = timezone.localtime(booking.pickup_time)
     mail_admins(
         f"No driver for {booking.reference}",
         "\n".join(
             [
                 f"Every dispatch tier is exhausted for booking {booking.reference}.",
-                f"Pickup: {booking.pickup} at {pickup:%a %d %b %Y %H:%M}",
+                f"Pickup: {booking.pickup} at {local_time_format(booking.pickup_time)}",
                 f"Dropoff: {booking.dropoff}",
                 f"Passengers: {booking.passengers}, vehicle: {booking.vehicle_type}",
                 "Assign a driver from the dispatch board in the admin.",
@@ -507,7 +504,7 @@ def booking_assign_manual(
     now = now or timezone.now()
     with transaction.atomic():
         booking = _lock_booking(booking_id)
-        if booking.status not in (*DISPATCHABLE, BookingStatus.OFFERED):
+        if booking.status not in ASSIGNABLE:
             raise DomainError(
                 "invalid_transition",
                 f"Booking {booking.reference} is {booking.status}; it cannot be assigned.",
@@ -595,5 +592,5 @@ def booking_dispatch_stop(*, booking_id: int, now: datetime | None = None) -> No
             booking=booking, status=OfferStatus.OPEN
         ):
             _offer_withdraw(booking, offer, now, f"Booking {booking.status}")
-        if booking.status in RELEASING_STATUSES:
+        if booking.status in TERMINAL:
             driver_job_release(booking_id=booking.pk, now=now)

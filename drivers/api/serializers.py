@@ -7,7 +7,7 @@ from decimal import Decimal
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from dispatch.services.jobs import DRIVER_STATUSES
+from bookings.transitions import DRIVER_MOVES
 
 MONEY = {"max_digits": 10, "decimal_places": 2, "coerce_to_string": False}
 
@@ -34,7 +34,8 @@ class DriverProfileOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     stage = serializers.CharField(help_text="signed_up, approved, trial, billed or suspended")
-    trialEndsAt = serializers.DateTimeField(source="trial_ends_at", allow_null=True)
+    # The trial lives on the driver's subscription (billing); null until it exists.
+    trialEndsAt = serializers.DateTimeField(source="subscription.trial_ends_at", allow_null=True)
     online = serializers.BooleanField()
     currentJobs = serializers.IntegerField(source="current_jobs")
     maxJobs = serializers.IntegerField(source="max_jobs")
@@ -101,7 +102,7 @@ class DriverOfferDecisionOutputSerializer(serializers.Serializer):
 
 
 class DriverJobStatusInputSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=[str(s) for s in DRIVER_STATUSES])
+    status = serializers.ChoiceField(choices=[str(s) for s in DRIVER_MOVES])
 
 
 class DriverJobStatusOutputSerializer(serializers.Serializer):

@@ -1,17 +1,12 @@
-"""Account services: creating accounts, issuing and revoking keys, trials, secret rotation."""
+"""Account services: creating accounts, issuing and revoking keys, secret rotation."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from django.db import transaction
-from django.utils import timezone
 from django.utils.text import slugify
 
+from billing.services.subscriptions import subscription_create_for_account
 from partners.models import Account, AccountKey
-
-# Seed section 8.2: partners have a 30-day trial that an administrator can extend.
-PARTNER_TRIAL_DAYS = 30
 
 
 @transaction.atomic
@@ -27,7 +22,8 @@ def account_create(
 ) -> tuple[Account, str]:
     """Create an account with one API key; returns the account and the raw key (shown once).
 
-    Partners start their 30-day trial at creation (seed 8.2).
+    A partner's subscription starts here, with its free trial (seed 8.2; billing owns
+    the trial's length and end).
     """
     account = Account(
         kind=kind,
@@ -39,12 +35,18 @@ def account_create(
     )
     if daily_job_limit is not None:
         account.daily_job_limit = daily_job_limit
-    if kind == Account.Kind.PARTNER:
-        account.trial_ends_at = timezone.now() + timedelta(days=PARTNER_TRIAL_DAYS)
     account.full_clean()
     account.save()
+    account_created(account=account)
     _, raw_key = account_key_issue(account=account, name="default")
     return account, raw_key
+
+
+def account_created(*, account: Account) -> None:
+    """What follows the creation of an account, by whatever door (this module, the back
+    office): a partner's subscription starts, with its free trial (seed 8.2)."""
+    if account.kind == Account.Kind.PARTNER:
+        subscription_create_for_account(account=account)
 
 
 def account_key_issue(*, account: Account, name: str) -> tuple[AccountKey, str]:
@@ -55,15 +57,6 @@ def account_key_issue(*, account: Account, name: str) -> tuple[AccountKey, str]:
 def account_keys_revoke(*, account: Account) -> int:
     """Revoke every live key of the account (revocation cannot be undone); returns how many."""
     return AccountKey.objects.filter(account=account, revoked=False).update(revoked=True)
-
-
-def account_trial_extend(*, account: Account, days: int = PARTNER_TRIAL_DAYS) -> Account:
-    """Extend the trial by ``days`` from its current end, or from now when it has lapsed."""
-    now = timezone.now()
-    start = account.trial_ends_at if account.trial_ends_at and account.trial_ends_at > now else now
-    account.trial_ends_at = start + timedelta(days=days)
-    account.save(update_fields=["trial_ends_at"])
-    return account
 
 
 def account_signing_secret_rotate(*, account: Account) -> str:

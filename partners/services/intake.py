@@ -18,7 +18,6 @@ import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, OperationalError, models
 
@@ -33,11 +32,9 @@ from bookings.services import (
 )
 from bookings.services import booking_create as booking_create_service
 from core.errors import DomainError, LimitReached
+from core.localtime import local_day_bounds, local_today
 from dispatch.receivers import dispatch_handover_batched
 from partners.models import Account
-
-# Daily limits count jobs per Europe/London calendar day (the issue; contract 1).
-LOCAL_TIME_ZONE = ZoneInfo("Europe/London")
 
 MAX_BATCH = 100  # seed section 8: up to 100 jobs per batch
 
@@ -114,13 +111,9 @@ class JobResult:
 
 
 def intake_local_day_bounds(now: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
-    """Start and end (aware, UTC-comparable) of the Europe/London day containing ``now``."""
-    local = now.astimezone(LOCAL_TIME_ZONE)
-    start = dt.datetime.combine(local.date(), dt.time(0), tzinfo=LOCAL_TIME_ZONE)
-    end = dt.datetime.combine(
-        local.date() + dt.timedelta(days=1), dt.time(0), tzinfo=LOCAL_TIME_ZONE
-    )
-    return start, end
+    """Start and end (aware, UTC-comparable) of the local day containing ``now``: daily
+    limits count jobs per Europe/London calendar day (contract 1)."""
+    return local_day_bounds(local_today(now))
 
 
 def intake_jobs_created_today(*, account: Account, now: dt.datetime) -> int:

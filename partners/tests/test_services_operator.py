@@ -10,7 +10,8 @@ from django.utils import timezone
 from bookings.models import Booking, BookingStatus
 from bookings.references import reference_generate
 from core.errors import DomainError
-from partners.selectors import LOCAL_TIME_ZONE, operator_calendar_day
+from core.localtime import local_zone
+from partners.selectors import operator_calendar_day
 from partners.services.operator import operator_job_assign_chosen
 from partners.tests.factories import driver_create
 
@@ -75,7 +76,7 @@ def test_another_operators_job_is_not_found(operator, make_account):
 
 
 def test_the_calendar_groups_a_uk_day_by_local_hour(operator, django_assert_max_num_queries):
-    london = LOCAL_TIME_ZONE
+    london = local_zone()
     day = (timezone.now() + dt.timedelta(days=3)).date()
     nine = own_job(operator, pickup_time=dt.datetime.combine(day, dt.time(9), tzinfo=london))
     own_job(
@@ -94,5 +95,5 @@ def test_the_calendar_groups_a_uk_day_by_local_hour(operator, django_assert_max_
 
 
 def test_a_calendar_day_that_is_not_a_date_is_today(operator):
-    today = timezone.now().astimezone(LOCAL_TIME_ZONE).date()
+    today = timezone.now().astimezone(local_zone()).date()
     assert operator_calendar_day(account=operator, day="not-a-day").day == today

@@ -11,6 +11,7 @@ from partners.models import Account
 from pricing.models import Quote, Tariff, TariffArea, TariffBand, TariffLifecycle
 from pricing.selectors import quote_get_for_redemption
 from pricing.services import PricedJourney, quote_create, quote_price
+from pricing.vehicles import VEHICLE_CLASS_BY_CODE, VEHICLE_CLASSES, vehicle_factors
 
 NOON = dt.datetime(2030, 6, 5, 11, 0, tzinfo=dt.UTC)  # 12:00 BST, a Wednesday
 
@@ -309,3 +310,18 @@ def test_the_councils_around_a_pickup_are_worked_out_once_per_catalogue(tariffs,
     assert [t.reference for t in next(iter(catalogue.councils_at.values()))] == [
         first.tariff_source["reference"]
     ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("vehicle", [vc.code for vc in VEHICLE_CLASSES])
+def test_every_class_of_the_table_is_priced_with_its_factor(tariffs, vehicle):
+    journey = priced(vehicle_type=vehicle)
+    assert priced(vehicle_type=vehicle, passengers=VEHICLE_CLASS_BY_CODE[vehicle].seats)
+    assert journey.vehicle_type == vehicle
+    saloon = priced(vehicle_type="saloon").fare
+    factor = vehicle_factors()[vehicle]
+    if factor == 1:
+        assert journey.fare == saloon
+    else:
+        assert journey.fare > saloon
+        assert any(rule["label"].startswith(f"{vehicle}: x") for rule in journey.applied_rules)

@@ -1,0 +1,81 @@
+"""Every group of booking statuses lives in bookings/transitions.py and agrees with the
+transition table; no other module types a list of statuses of its own."""
+
+from __future__ import annotations
+
+import re
+import weakref
+from pathlib import Path
+
+from bookings.models import BookingStatus as S
+from bookings.transitions import (
+    ASSIGNABLE,
+    CANCELLABLE,
+    DISPATCHABLE,
+    DRIVER_HOLDS,
+    DRIVER_MOVES,
+    TERMINAL,
+    TRANSITIONS,
+    statuses_that_may_become,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_status_has_a_row():
+    assert set(TRANSITIONS) == set(S.values)
+
+
+def test_terminal_statuses_are_those_with_no_way_out():
+    assert {status for status, nexts in TRANSITIONS.items() if not nexts} == TERMINAL
+
+
+def test_cancellable_is_every_status_that_may_become_cancelled():
+    assert set(statuses_that_may_become(S.CANCELLED)) == CANCELLABLE
+
+
+def test_assignable_is_every_status_a_driver_may_accept_from():
+    assert set(statuses_that_may_become(S.ACCEPTED)) == ASSIGNABLE
+
+
+def test_dispatch_starts_only_where_an_offer_may_follow():
+    assert set(statuses_that_may_become(S.OFFERED)) == DISPATCHABLE
+    assert not DISPATCHABLE & TERMINAL
+
+
+def test_driver_moves_follow_a_job_the_driver_holds():
+    assert not DRIVER_HOLDS & TERMINAL
+    for move in DRIVER_MOVES:
+        assert any(move in TRANSITIONS[held] for held in DRIVER_HOLDS), move
+    # once accepted, every status the driver can reach is held or terminal
+    assert set(DRIVER_MOVES) <= DRIVER_HOLDS | TERMINAL
+
+
+# Two or more statuses listed side by side: a status group typed outside transitions.py.
+STATUS_LIST = re.compile(r"BookingStatus\.\w+\s*,\s*(?:#[^\n]*\n\s*)?BookingStatus\.\w+")
+
+
+def test_no_module_outside_transitions_keeps_its_own_status_group():
+    offenders = []
+    for path in ROOT.glob("*/**/*.py"):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative.startswith((".venv/", "bench/")) or "/tests/" in relative:
+            continue
+        if relative.startswith(("tests/", "bookings/transitions.py")) or "/migrations/" in relative:
+            continue
+        if STATUS_LIST.search(path.read_text()):
+            offenders.append(relative)
+    assert offenders == []
+
+
+def test_booking_events_fan_out_to_the_subscribers_named_with_the_signal():
+    from bookings.signals import BOOKING_EVENT_SUBSCRIBERS, booking_event_committed
+
+    connected = [
+        receiver() if isinstance(receiver, weakref.ref) else receiver
+        for _, receiver, *_ in booking_event_committed.receivers
+    ]
+    # each named subscriber is connected exactly once, and nothing else is
+    assert sorted(f"{r.__module__}.{r.__name__}" for r in connected) == sorted(
+        BOOKING_EVENT_SUBSCRIBERS
+    )
