@@ -10,7 +10,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.utils import timezone
 
-from api.inserts import RowInsert
+from core import fast_paths
 from core.errors import DomainError
 from pricing.fares import FareOptions, TariffIncomplete, fare_compute
 from pricing.gazetteer import Place
@@ -187,10 +187,6 @@ def quote_ttl() -> dt.timedelta:
     return dt.timedelta(hours=getattr(settings, "PRICING_QUOTE_TTL_HOURS", 24))
 
 
-# The quote endpoints' one write, compiled once (api.inserts).
-QUOTE_INSERT = RowInsert(Quote)
-
-
 def quote_create(
     *,
     pickup: str,
@@ -246,4 +242,5 @@ def quote_create(
         created_at=now,
         expires_at=now + quote_ttl(),
     )
-    return QUOTE_INSERT.insert(quote)
+    # One INSERT compiled once (core.fast_paths): the quote endpoints' one write.
+    return fast_paths.row_insert(Quote).insert(quote)
