@@ -6,6 +6,7 @@ from datetime import UTC
 
 from rest_framework import serializers
 
+from api.input_serializers import InputSerializer
 from bookings.passengers import phone_to_e164
 from pricing.vehicles import VehicleType
 
@@ -33,7 +34,7 @@ class PhoneField(serializers.CharField):
 # --- simple alias forms (snake_case) ---------------------------------------------------
 
 
-class AliasRedeemRequestSerializer(serializers.Serializer):
+class AliasRedeemRequestSerializer(InputSerializer):
     quote_id = serializers.UUIDField()
     passenger_name = serializers.CharField(max_length=200)
     passenger_phone_whatsapp = PhoneField(max_length=40)
@@ -49,7 +50,7 @@ class AliasRedeemResponseSerializer(serializers.Serializer):
     status_url = serializers.URLField()
 
 
-class AliasInstantRequestSerializer(serializers.Serializer):
+class AliasInstantRequestSerializer(InputSerializer):
     pickup_address = serializers.CharField(max_length=300)
     dropoff_address = serializers.CharField(max_length=300)
     passenger_name = serializers.CharField(max_length=200)
@@ -77,7 +78,7 @@ class AliasInstantResponseSerializer(serializers.Serializer):
 # --- current form (camelCase) ----------------------------------------------------------
 
 
-class V1BookingRequestSerializer(serializers.Serializer):
+class V1BookingRequestSerializer(InputSerializer):
     pickup = serializers.CharField(max_length=300)
     dropoff = serializers.CharField(max_length=300)
     departAt = serializers.DateTimeField(help_text="Pickup time, ISO 8601 UTC; not in the past.")
@@ -98,14 +99,11 @@ class V1BookingRequestSerializer(serializers.Serializer):
     )
     paymentMethod = serializers.ChoiceField(choices=V1_PAYMENT_METHODS, default="cash")
 
-    def to_internal_value(self, data):
-        # The prose examples write vehicle_type; the schema names it vehicleType (seed 2.1).
-        if isinstance(data, dict) and "vehicleType" not in data and "vehicle_type" in data:
-            data = {**data, "vehicleType": data["vehicle_type"]}
-        return super().to_internal_value(data)
+    # The prose examples write vehicle_type; the schema names it vehicleType (seed 2.1).
+    field_aliases = {"vehicle_type": "vehicleType"}
 
 
-class V1RedeemRequestSerializer(serializers.Serializer):
+class V1RedeemRequestSerializer(InputSerializer):
     """The quote-redeeming form of the current booking endpoint (seed 2.7 prose)."""
 
     quote_id = serializers.UUIDField()
@@ -127,7 +125,7 @@ class V1BookingResponseSerializer(serializers.Serializer):
     pickupTime = serializers.DateTimeField()
 
 
-class BookingCancelRequestSerializer(serializers.Serializer):
+class BookingCancelRequestSerializer(InputSerializer):
     action = serializers.ChoiceField(choices=["cancel"])
     email = serializers.EmailField()
     reason = serializers.CharField(max_length=500, required=False, allow_blank=True)
@@ -185,7 +183,7 @@ class BookingLookupResponseSerializer(serializers.Serializer):
     payment = PaymentOutSerializer()
 
 
-class PassengerVerifyRequestSerializer(serializers.Serializer):
+class PassengerVerifyRequestSerializer(InputSerializer):
     email = serializers.CharField(max_length=254)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from django.utils import timezone
 from rest_framework import serializers
 
+from api.input_serializers import InputSerializer
 from bookings.models import BookingStatus
 from bookings.passengers import phone_to_e164
 from partners.services.intake import MAX_BATCH, IntakeJob, JobAction, JobOutcome
@@ -43,7 +44,7 @@ PARTNER_JOB_FIELDS = {
 }
 
 
-class PartnerJobInputSerializer(serializers.Serializer):
+class PartnerJobInputSerializer(InputSerializer):
     """PartnerJob (seed 2.10). For ``new``, pickup, dropoff and pickupTime are required;
     ``amend`` changes only the fields sent; ``cancel`` needs only jobRef."""
 
@@ -160,7 +161,7 @@ class PartnerJobInputSerializer(serializers.Serializer):
         return IntakeJob(index=index, job_ref=data["jobRef"], action=data["action"], fields=fields)
 
 
-class PartnerJobsEnvelopeInputSerializer(serializers.Serializer):
+class PartnerJobsEnvelopeInputSerializer(InputSerializer):
     jobs = PartnerJobInputSerializer(many=True, max_length=MAX_BATCH)
 
 
@@ -234,21 +235,21 @@ class OperatorIntakeGuideOutputSerializer(serializers.Serializer):
     examplePayload = serializers.DictField()
 
 
-class ReportedVehicleInputSerializer(serializers.Serializer):
+class ReportedVehicleInputSerializer(InputSerializer):
     make = serializers.CharField(max_length=50, required=False, allow_blank=True)
     model = serializers.CharField(max_length=50, required=False, allow_blank=True)
     colour = serializers.CharField(max_length=30, required=False, allow_blank=True)
     registration = serializers.CharField(max_length=12, required=False, allow_blank=True)
 
 
-class ReportedDriverInputSerializer(serializers.Serializer):
+class ReportedDriverInputSerializer(InputSerializer):
     name = serializers.CharField(max_length=200, required=False, allow_blank=True)
     phone = serializers.CharField(max_length=40, required=False, allow_blank=True)
     licensingAuthority = serializers.CharField(max_length=200, required=False, allow_blank=True)
     vehicle = ReportedVehicleInputSerializer(required=False, allow_null=True)
 
 
-class BookingStatusReportInputSerializer(serializers.Serializer):
+class BookingStatusReportInputSerializer(InputSerializer):
     """Contract 5.2: bookingReference or jobRef, the new status, when it happened.
 
     ``declined`` is not a booking status: a partner fleet turns down a tier-3 offer with it.

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.input_serializers import InputSerializer
 from pricing.models import TariffKind
 from pricing.vehicles import MAX_PASSENGERS, VehicleType
 
 
-class QuoteV1RequestSerializer(serializers.Serializer):
+class QuoteV1RequestSerializer(InputSerializer):
     pickup = serializers.CharField(
         max_length=300, help_text="Address, station, postcode or airport."
     )
@@ -73,7 +74,7 @@ class QuoteV1ResponseSerializer(serializers.Serializer):
     expiresAt = serializers.DateTimeField()
 
 
-class QuoteEstimateRequestSerializer(serializers.Serializer):
+class QuoteEstimateRequestSerializer(InputSerializer):
     pickup_address = serializers.CharField(max_length=300)
     dropoff_address = serializers.CharField(max_length=300)
     passenger_count = serializers.IntegerField(min_value=1, max_value=MAX_PASSENGERS)
