@@ -270,3 +270,31 @@ def test_every_request_body_serializer_derives_from_the_input_base():
 
     assert len(request_bodies) >= 15
     assert [cls.__name__ for cls in request_bodies if not issubclass(cls, InputSerializer)] == []
+
+
+def test_the_status_hook_names_an_unknown_field_even_inside_the_driver(client, make_account):
+    from partners.tests.factories import hmac_hex
+
+    partner = make_account("partner", name="Fleet Platform", slug="fleetco")
+    booking = BookingFactory(account=partner, job_ref="FL-1", source="partner")
+    body = json.dumps(
+        {
+            "bookingReference": booking.reference,
+            "status": "accepted",
+            "occurredAt": "2026-11-22T10:00:00Z",
+            "driver": {"name": "Jo Driver", "licenceNumber": "123"},
+        }
+    ).encode()
+
+    response = client.post(
+        "/api/public/hooks/booking-status",
+        data=body,
+        content_type="application/json",
+        HTTP_X_PARTNER=partner.slug,
+        HTTP_X_SIGNATURE=hmac_hex(partner.signing_secret, body),
+    )
+
+    body = assert_problem(response, 400, "invalid_input")
+    assert body["errors"]["driver.licenceNumber"][0] == UNKNOWN
+    booking.refresh_from_db()
+    assert booking.status == "confirmed"
