@@ -5,6 +5,15 @@ limiting on (the benchmark key's own limit is set high enough not to trip), and 
 it with wrk over loopback. Prints one table.
 
     .venv/bin/python bench/http_bench.py [--duration 10] [--connections 8]
+
+With ``--baseline-tree DIR`` (a checkout of another commit, e.g. main before a change)
+it compares two source trees in one run: each tree gets its own database and its own
+gunicorn, the rounds alternate between them (ABBA order, so a drift of the machine's
+speed falls on both), and it prints both tables and, per endpoint, the ratio of this
+tree's throughput to the baseline's measured in the same round. The intake and race
+checks are skipped in that mode.
+
+    .venv/bin/python bench/http_bench.py --baseline-tree /work/baseline --duration 10 --rounds 5
 """
 
 from __future__ import annotations
@@ -21,14 +30,32 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import median
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN_URL = os.environ.get("BENCH_PG_ADMIN", "postgres://postgres@127.0.0.1:5432/postgres")
-DB_NAME = "dtd_bench"
+DB_NAME = os.environ.get("BENCH_DB", "dtd_bench")
 PORT = int(os.environ.get("BENCH_PORT", "8765"))
 PYTHON = sys.executable
+
+
+@dataclass(frozen=True)
+class Tree:
+    """One source tree under test: its gunicorn listens on ``port``, on database ``db``."""
+
+    name: str
+    root: Path
+    port: int
+    db: str
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+CURRENT = Tree("this tree", ROOT, PORT, DB_NAME)
 
 LUA = """
 wrk.method = "POST"
@@ -62,29 +89,29 @@ TARGETS = [
 ]
 
 
-def env() -> dict[str, str]:
+def env(tree: Tree = CURRENT) -> dict[str, str]:
     base = PG_ADMIN_URL.rsplit("/", 1)[0]
     values = dict(os.environ)
     values.update(
         DJANGO_SETTINGS_MODULE="bench.settings",
-        DATABASE_URL=f"{base}/{DB_NAME}",
+        DATABASE_URL=f"{base}/{tree.db}",
         REDIS_URL=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/3"),
         SECRET_KEY="bench-secret-key-not-for-production-" + "x" * 20,
-        SITE_URL=f"http://127.0.0.1:{PORT}",
+        SITE_URL=tree.base_url,
         ALLOWED_HOSTS="127.0.0.1,localhost",
         CELERY_TASK_ALWAYS_EAGER="0",
         NOTIFICATION_BACKEND="console",
         EMAIL_BACKEND="django.core.mail.backends.dummy.EmailBackend",
-        PYTHONPATH=str(ROOT),
+        PYTHONPATH=str(tree.root),
     )
     return values
 
 
-def manage(*args: str) -> str:
+def manage(*args: str, tree: Tree = CURRENT) -> str:
     result = subprocess.run(
         [PYTHON, "manage.py", *args],
-        cwd=ROOT,
-        env=env(),
+        cwd=tree.root,
+        env=env(tree),
         check=True,
         capture_output=True,
         text=True,
@@ -92,12 +119,13 @@ def manage(*args: str) -> str:
     return result.stdout
 
 
-def prepare() -> str:
+def prepare(tree: Tree = CURRENT) -> str:
+    """A fresh database for ``tree``, migrated, with tariffs and an agent key; the key."""
     base = PG_ADMIN_URL
-    subprocess.run(["psql", base, "-qc", f"DROP DATABASE IF EXISTS {DB_NAME}"], check=True)
-    subprocess.run(["psql", base, "-qc", f"CREATE DATABASE {DB_NAME}"], check=True)
-    manage("migrate", "--noinput")
-    manage("shell", "-c", "from pricing.loaders import tariffs_load; tariffs_load()")
+    subprocess.run(["psql", base, "-qc", f"DROP DATABASE IF EXISTS {tree.db}"], check=True)
+    subprocess.run(["psql", base, "-qc", f"CREATE DATABASE {tree.db}"], check=True)
+    manage("migrate", "--noinput", tree=tree)
+    manage("shell", "-c", "from pricing.loaders import tariffs_load; tariffs_load()", tree=tree)
     out = manage(
         "create_account",
         "--kind",
@@ -107,6 +135,7 @@ def prepare() -> str:
         "--approved",
         "--rate-limit",
         "100000000/h",
+        tree=tree,
     )
     return json.loads(out.strip().splitlines()[-1])["apiKey"]
 
@@ -272,6 +301,161 @@ def concurrent_redemptions(key: str, count: int = 50) -> dict[str, object]:
     }
 
 
+def server_start(tree: Tree) -> subprocess.Popen:
+    server = subprocess.Popen(
+        [
+            PYTHON,
+            "-m",
+            "gunicorn",
+            "config.wsgi",
+            "-w",
+            "2",
+            "-b",
+            f"127.0.0.1:{tree.port}",
+            "--env",
+            "DJANGO_SETTINGS_MODULE=bench.settings",
+            "--log-level",
+            "warning",
+        ],
+        cwd=tree.root,
+        env=env(tree),
+    )
+    wait_ready(f"{tree.base_url}/admin/login/")
+    return server
+
+
+def server_stop(server: subprocess.Popen) -> None:
+    server.send_signal(signal.SIGTERM)
+    server.wait(timeout=20)
+
+
+def wrk_scripts(tree: Tree, key: str, tmp: str) -> dict[str, Path]:
+    """One wrk script per target path, carrying ``tree``'s own key."""
+    scripts = {}
+    for _label, path, body in TARGETS:
+        script = Path(tmp) / f"{tree.port}-{abs(hash(path))}.lua"
+        script.write_text(LUA % {"body": json.dumps(body), "key": key})
+        scripts[path] = script
+    return scripts
+
+
+def warm_up(tree: Tree, scripts: dict[str, Path]) -> None:
+    for _label, path, _body in TARGETS:
+        subprocess.run(
+            ["wrk", "-t1", "-c2", "-d2s", "-s", str(scripts[path]), f"{tree.base_url}{path}"],
+            capture_output=True,
+            check=True,
+        )
+
+
+def workers_cpu_seconds(master_pid: int) -> float:
+    """CPU time (user + system) the gunicorn workers of ``master_pid`` have used so far."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # The command name (field 2) may hold spaces: split after its closing bracket.
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # a process that ended meanwhile
+        if int(fields[1]) == master_pid:  # ppid
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
+
+
+def measure_round(
+    tree: Tree, server: subprocess.Popen, scripts: dict[str, Path], args
+) -> list[tuple[str, dict]]:
+    """Every target once against ``tree``, in table order (the reference first).
+
+    Besides wrk's figures, the web workers' CPU time per request: on a machine shared
+    with other work, throughput moves with the neighbours' load, CPU per request much less.
+    """
+    rows = []
+    for label, path, _body in TARGETS:
+        cpu_before = workers_cpu_seconds(server.pid)
+        out = subprocess.run(
+            [
+                "wrk",
+                "-t2",
+                f"-c{args.connections}",
+                f"-d{args.duration}s",
+                "--latency",
+                "-s",
+                str(scripts[path]),
+                f"{tree.base_url}{path}",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        row = parse_wrk(out)
+        row["cpu_ms"] = (workers_cpu_seconds(server.pid) - cpu_before) * 1000 / max(row["total"], 1)
+        rows.append((label, row))
+    return rows
+
+
+def print_table(title: str, rounds: list[list[tuple[str, dict]]]) -> None:
+    """Each endpoint against the reference of its own round; the median of those ratios
+    (and of each figure) over the rounds, so one slow minute does not decide."""
+    print(f"\n{title}")
+    print(
+        f"{'endpoint':36} {'req/s':>8} {'vs ref':>7} {'p50 ms':>8} {'p99 ms':>8} {'cpu ms':>7} "
+        f"{'non-2xx':>8}   ratio per round"
+    )
+    for index, (label, _path, _body) in enumerate(TARGETS):
+        rows = [round_[index][1] for round_ in rounds]
+        ratios = [round_[index][1]["rps"] / round_[0][1]["rps"] for round_ in rounds]
+        print(
+            f"{label:36} {median([r['rps'] for r in rows]):8.0f} {median(ratios):7.0%} "
+            f"{median([r['p50'] for r in rows]):8.1f} {median([r['p99'] for r in rows]):8.1f} "
+            f"{median([r['cpu_ms'] for r in rows]):7.2f} "
+            f"{sum(r['errors'] for r in rows):8d}   " + " ".join(f"{ratio:.0%}" for ratio in ratios)
+        )
+
+
+def compare(args, baseline: Tree) -> int:
+    """Two trees, interleaved round by round; both tables and this tree's ratio to the
+    baseline per endpoint (the median of the per-round ratios)."""
+    trees = (CURRENT, baseline)
+    keys = {tree: prepare(tree) for tree in trees}
+    servers: dict[Tree, subprocess.Popen] = {}
+    rounds: dict[Tree, list] = {tree: [] for tree in trees}
+    try:
+        for tree in trees:
+            servers[tree] = server_start(tree)
+        with tempfile.TemporaryDirectory() as tmp:
+            scripts = {tree: wrk_scripts(tree, keys[tree], tmp) for tree in trees}
+            for tree in trees:
+                warm_up(tree, scripts[tree])
+            for number in range(args.rounds):
+                # ABBA: neither tree always runs first in a round.
+                for tree in trees if number % 2 == 0 else reversed(trees):
+                    rounds[tree].append(measure_round(tree, servers[tree], scripts[tree], args))
+    finally:
+        for server in servers.values():
+            server_stop(server)
+
+    setup = (
+        f"gunicorn 2 workers, PostgreSQL, rate limits on, wrk {args.connections} connections "
+        f"x {args.duration}s, {args.rounds} rounds alternating between the trees, medians"
+    )
+    print_table(f"This tree ({CURRENT.root}): {setup}", rounds[CURRENT])
+    print_table(f"Baseline ({baseline.root}): {setup}", rounds[baseline])
+    print(f"\nThis tree / baseline, req/s measured in the same round ({args.rounds} rounds)")
+    print(f"{'endpoint':36} {'req/s':>7} {'cpu/req':>8}   req/s ratio per round")
+    for index, (label, _path, _body) in enumerate(TARGETS):
+        pairs = list(zip(rounds[CURRENT], rounds[baseline], strict=True))
+        ratios = [ours[index][1]["rps"] / theirs[index][1]["rps"] for ours, theirs in pairs]
+        cpu = [ours[index][1]["cpu_ms"] / theirs[index][1]["cpu_ms"] for ours, theirs in pairs]
+        print(
+            f"{label:36} {median(ratios):7.0%} {median(cpu):8.0%}   "
+            + " ".join(f"{r:.0%}" for r in ratios)
+        )
+    print("goal (issue 12): quote and instant booking at 90% of the baseline or better")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--duration", type=int, default=10)
@@ -285,74 +469,30 @@ def main() -> int:
         default=3,
         help="measure every endpoint this many times, interleaved; report the medians",
     )
+    parser.add_argument(
+        "--baseline-tree",
+        type=Path,
+        help="another checkout to compare with, round by round (its own database and port)",
+    )
     args = parser.parse_args()
     if not shutil.which("wrk"):
         print("wrk is needed: apt-get install -y wrk", file=sys.stderr)
         return 2
+    if args.baseline_tree is not None:
+        baseline = Tree("baseline", args.baseline_tree.resolve(), PORT + 1, f"{DB_NAME}_baseline")
+        return compare(args, baseline)
     key = prepare()
     intake_key = partner_key()
-    server = subprocess.Popen(
-        [
-            PYTHON,
-            "-m",
-            "gunicorn",
-            "config.wsgi",
-            "-w",
-            "2",
-            "-b",
-            f"127.0.0.1:{PORT}",
-            "--env",
-            "DJANGO_SETTINGS_MODULE=bench.settings",
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env(),
-    )
+    server = server_start(CURRENT)
     # Interleaved rounds: this machine's speed drifts by +-15% over a minute, so each
     # endpoint is compared with the reference measured right before it.
     rounds: list[list[tuple[str, dict]]] = []
     try:
-        wait_ready(f"http://127.0.0.1:{PORT}/admin/login/")
         with tempfile.TemporaryDirectory() as tmp:
-            for _label, path, body in TARGETS:
-                script = Path(tmp) / f"{abs(hash(path))}.lua"
-                script.write_text(LUA % {"body": json.dumps(body), "key": key})
-                subprocess.run(
-                    [
-                        "wrk",
-                        "-t1",
-                        "-c2",
-                        "-d2s",
-                        "-s",
-                        str(script),
-                        f"http://127.0.0.1:{PORT}{path}",
-                    ],
-                    capture_output=True,
-                    check=True,
-                )  # warm-up
+            scripts = wrk_scripts(CURRENT, key, tmp)
+            warm_up(CURRENT, scripts)
             for _ in range(args.rounds):
-                rows = []
-                for label, path, _body in TARGETS:
-                    script = Path(tmp) / f"{abs(hash(path))}.lua"
-                    url = f"http://127.0.0.1:{PORT}{path}"
-                    out = subprocess.run(
-                        [
-                            "wrk",
-                            "-t2",
-                            f"-c{args.connections}",
-                            f"-d{args.duration}s",
-                            "--latency",
-                            "-s",
-                            str(script),
-                            url,
-                        ],
-                        capture_output=True,
-                        text=True,
-                        check=True,
-                    ).stdout
-                    rows.append((label, parse_wrk(out)))
-                rounds.append(rows)
+                rounds.append(measure_round(CURRENT, server, scripts, args))
             intake = intake_throughput(
                 intake_key,
                 tmp,
@@ -362,28 +502,14 @@ def main() -> int:
             )
         race = concurrent_redemptions(key)
     finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=20)
+        server_stop(server)
 
-    # Each endpoint against the reference of its own round; the median of those ratios
-    # (and of each figure) over the rounds, so one slow minute does not decide.
-    print(
-        f"\nHTTP benchmark: gunicorn 2 workers, PostgreSQL, rate limits on, wrk "
+    print_table(
+        f"HTTP benchmark: gunicorn 2 workers, PostgreSQL, rate limits on, wrk "
         f"{args.connections} connections x {args.duration}s, {args.rounds} interleaved rounds, "
-        "medians"
+        "medians",
+        rounds,
     )
-    print(
-        f"{'endpoint':36} {'req/s':>8} {'vs ref':>7} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8}"
-        "   ratio per round"
-    )
-    for index, (label, _path, _body) in enumerate(TARGETS):
-        rows = [round_[index][1] for round_ in rounds]
-        ratios = [round_[index][1]["rps"] / round_[0][1]["rps"] for round_ in rounds]
-        print(
-            f"{label:36} {median([r['rps'] for r in rows]):8.0f} {median(ratios):7.0%} "
-            f"{median([r['p50'] for r in rows]):8.1f} {median([r['p99'] for r in rows]):8.1f} "
-            f"{sum(r['errors'] for r in rows):8d}   " + " ".join(f"{ratio:.0%}" for ratio in ratios)
-        )
     print("targets: quote >= 70% of reference and p99 < 50 ms; instant >= 50% and p99 < 100 ms")
     print(
         f"\nPOST /api/public/v1/jobs, {args.connections} concurrent senders, batches of "

@@ -7,6 +7,7 @@ A key that is presented but unknown, revoked or expired is 401, never anonymous.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import hashlib
 import hmac
@@ -16,7 +17,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models.base import ModelState
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.utils.encoding import escape_uri_path
@@ -61,24 +61,10 @@ def account_key_lookup(raw_key: str) -> AccountKey:
                 _verified_keys.clear()
             _verified_keys[digest] = (now + ttl, key)
         cached = (0.0, key)
-    key = _private_copy(cached[1])
-    key.account = _private_copy(cached[1].account)
+    # A private copy: the request may change its key and account freely.
+    key = copy.copy(cached[1])
+    key.account = copy.copy(cached[1].account)
     return key
-
-
-def _private_copy(instance):
-    """A copy of a stored model instance that the request may change freely.
-
-    ``copy.copy`` of a model instance pickles its state both ways, which cost more than
-    the rest of authentication; the field values are immutable scalars, so a new
-    instance with the same attribute values and a fresh ``_state`` is enough.
-    """
-    clone = object.__new__(type(instance))
-    clone.__dict__.update(instance.__dict__)
-    clone._state = ModelState()
-    clone._state.adding = False
-    clone._state.db = instance._state.db
-    return clone
 
 
 @receiver([post_save, post_delete], sender=AccountKey)

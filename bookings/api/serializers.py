@@ -8,6 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.input_serializers import InputSerializer
 from bookings.passengers import phone_to_e164
 from bookings.services import booking_pay_driver_url, booking_status_url, payment_state
 from drivers.selectors import driver_public_summary
@@ -38,7 +39,7 @@ class PhoneField(serializers.CharField):
 # --- simple alias forms (snake_case) ---------------------------------------------------
 
 
-class AliasRedeemRequestSerializer(serializers.Serializer):
+class AliasRedeemRequestSerializer(InputSerializer):
     quote_id = serializers.UUIDField()
     passenger_name = serializers.CharField(max_length=200)
     passenger_phone_whatsapp = PhoneField(max_length=40)
@@ -83,7 +84,7 @@ class AliasRedeemResponseSerializer(serializers.Serializer):
     status_url = StatusUrlField()
 
 
-class AliasInstantRequestSerializer(serializers.Serializer):
+class AliasInstantRequestSerializer(InputSerializer):
     pickup_address = serializers.CharField(max_length=300)
     dropoff_address = serializers.CharField(max_length=300)
     passenger_name = serializers.CharField(max_length=200)
@@ -111,7 +112,7 @@ class AliasInstantResponseSerializer(serializers.Serializer):
 # --- current form (camelCase) ----------------------------------------------------------
 
 
-class V1BookingRequestSerializer(serializers.Serializer):
+class V1BookingRequestSerializer(InputSerializer):
     pickup = serializers.CharField(max_length=300)
     dropoff = serializers.CharField(max_length=300)
     departAt = serializers.DateTimeField(
@@ -138,14 +139,11 @@ class V1BookingRequestSerializer(serializers.Serializer):
     )
     paymentMethod = serializers.ChoiceField(choices=V1_PAYMENT_METHODS, default="cash")
 
-    def to_internal_value(self, data):
-        # The prose examples write vehicle_type; the schema names it vehicleType (seed 2.1).
-        if isinstance(data, dict) and "vehicleType" not in data and "vehicle_type" in data:
-            data = {**data, "vehicleType": data["vehicle_type"]}
-        return super().to_internal_value(data)
+    # The prose examples write vehicle_type; the schema names it vehicleType (seed 2.1).
+    field_aliases = {"vehicle_type": "vehicleType"}
 
 
-class V1RedeemRequestSerializer(serializers.Serializer):
+class V1RedeemRequestSerializer(InputSerializer):
     """The quote-redeeming form of the current booking endpoint (seed 2.7 prose)."""
 
     quote_id = serializers.UUIDField()
@@ -167,7 +165,7 @@ class V1BookingResponseSerializer(serializers.Serializer):
     pickupTime = UTCDateTimeField(source="pickup_time")
 
 
-class BookingCancelRequestSerializer(serializers.Serializer):
+class BookingCancelRequestSerializer(InputSerializer):
     action = serializers.ChoiceField(choices=["cancel"])
     email = serializers.EmailField()
     reason = serializers.CharField(max_length=500, required=False, allow_blank=True)
@@ -237,7 +235,7 @@ class BookingLookupResponseSerializer(serializers.Serializer):
         return driver_public_summary(booking.driver, booking.vehicle)
 
 
-class PassengerVerifyRequestSerializer(serializers.Serializer):
+class PassengerVerifyRequestSerializer(InputSerializer):
     email = serializers.CharField(max_length=254)
 
 

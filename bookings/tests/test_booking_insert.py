@@ -67,7 +67,7 @@ def test_on_postgresql_the_booking_and_its_event_are_one_statement(priced):
 
     writes = [q["sql"] for q in queries.captured_queries]
     assert len(writes) == 1, writes
-    assert writes[0].startswith("WITH new_booking AS (INSERT INTO")
+    assert writes[0].startswith('WITH new_parent AS (INSERT INTO "bookings_booking"')
 
 
 def test_a_reference_clash_retries_with_a_fresh_reference(priced, monkeypatch):

@@ -7,6 +7,7 @@ from decimal import Decimal
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.input_serializers import InputSerializer
 from bookings.transitions import DRIVER_MOVES
 
 MONEY = {"max_digits": 10, "decimal_places": 2, "coerce_to_string": False}
@@ -15,7 +16,7 @@ MONEY = {"max_digits": 10, "decimal_places": 2, "coerce_to_string": False}
 SETTLEMENT_METHODS = ("cash", "card", "payment_link", "bank_transfer", "account")
 
 
-class DriverLoginInputSerializer(serializers.Serializer):
+class DriverLoginInputSerializer(InputSerializer):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(max_length=128, trim_whitespace=False)
 
@@ -101,7 +102,7 @@ class DriverOfferDecisionOutputSerializer(serializers.Serializer):
     bookingStatus = serializers.CharField(source="booking.status")
 
 
-class DriverJobStatusInputSerializer(serializers.Serializer):
+class DriverJobStatusInputSerializer(InputSerializer):
     status = serializers.ChoiceField(choices=[str(s) for s in DRIVER_MOVES])
 
 
@@ -110,7 +111,7 @@ class DriverJobStatusOutputSerializer(serializers.Serializer):
     status = serializers.CharField()
 
 
-class DriverSettlementInputSerializer(serializers.Serializer):
+class DriverSettlementInputSerializer(InputSerializer):
     amountGBP = serializers.DecimalField(
         min_value=Decimal("0.01"),
         help_text="More than 0 and at most 99999.99.",
@@ -149,7 +150,7 @@ class DriverSettlementOutputSerializer(serializers.Serializer):
     record = DriverSettlementRecordOutputSerializer()
 
 
-class DriverAvailabilityInputSerializer(serializers.Serializer):
+class DriverAvailabilityInputSerializer(InputSerializer):
     online = serializers.BooleanField()
     lat = serializers.FloatField(min_value=-90, max_value=90, required=False, allow_null=True)
     lng = serializers.FloatField(min_value=-180, max_value=180, required=False, allow_null=True)

@@ -13,6 +13,7 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.input_serializers import InputSerializer
 from bookings.models import BookingStatus
 from drivers.selectors import driver_public_summary
 from partners.services.intake import JobOutcome
@@ -119,21 +120,21 @@ class OperatorIntakeGuideOutputSerializer(serializers.Serializer):
     examplePayload = serializers.DictField()
 
 
-class ReportedVehicleInputSerializer(serializers.Serializer):
+class ReportedVehicleInputSerializer(InputSerializer):
     make = serializers.CharField(max_length=50, required=False, allow_blank=True)
     model = serializers.CharField(max_length=50, required=False, allow_blank=True)
     colour = serializers.CharField(max_length=30, required=False, allow_blank=True)
     registration = serializers.CharField(max_length=12, required=False, allow_blank=True)
 
 
-class ReportedDriverInputSerializer(serializers.Serializer):
+class ReportedDriverInputSerializer(InputSerializer):
     name = serializers.CharField(max_length=200, required=False, allow_blank=True)
     phone = serializers.CharField(max_length=40, required=False, allow_blank=True)
     licensingAuthority = serializers.CharField(max_length=200, required=False, allow_blank=True)
     vehicle = ReportedVehicleInputSerializer(required=False, allow_null=True)
 
 
-class BookingStatusReportInputSerializer(serializers.Serializer):
+class BookingStatusReportInputSerializer(InputSerializer):
     """Contract 5.2: bookingReference or jobRef, the new status, when it happened.
 
     ``declined`` is not a booking status: a partner fleet turns down a tier-3 offer with it.
@@ -172,7 +173,7 @@ class BookingStatusReportOutputSerializer(serializers.Serializer):
     changed = serializers.BooleanField(help_text="False when the status was already current.")
 
 
-class JobsChangedQueryInputSerializer(serializers.Serializer):
+class JobsChangedQuerySerializer(serializers.Serializer):
     updatedSince = serializers.DateTimeField(
         help_text="ISO 8601: jobs whose state changed at or after this time."
     )

@@ -34,7 +34,7 @@ from partners.api.serializers import (
     IntakeOutcomeOutputSerializer,
     JobReconciliationOutputSerializer,
     JobsChangedOutputSerializer,
-    JobsChangedQueryInputSerializer,
+    JobsChangedQuerySerializer,
     OperatorIntakeGuideOutputSerializer,
     PartnerJobInputSerializer,
     PartnerJobsEnvelopeInputSerializer,
@@ -187,7 +187,7 @@ class PartnerJobsView(PublicAPIView):
             "`{x-timestamp}.GET {path with query}`): the sender's own jobs whose state "
             "changed at or after that time, oldest change first, 100 a page; follow `next`."
         ),
-        parameters=[JobsChangedQueryInputSerializer(partial=True)],
+        parameters=[JobsChangedQuerySerializer(partial=True)],
         responses={
             200: PolymorphicProxySerializer(
                 component_name="JobsFeed",
@@ -208,7 +208,7 @@ class PartnerJobsView(PublicAPIView):
         if wants_driver_feed(request):
             return DriverJobsFeedView.as_view()(request._request)
         account_require_kind(request, INTAKE_KINDS, hint=SIGNED_HINT)
-        query = validated_input(JobsChangedQueryInputSerializer, request.query_params.dict())
+        query = validated_input(JobsChangedQuerySerializer, request.query_params.dict())
         page = jobs_changed_list(
             caller=caller_from_request(request),
             updated_since=query["updatedSince"],

@@ -14,6 +14,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from api.input_serializers import InputSerializer
 from bookings.passengers import phone_to_e164
 from core.money import gbp
 from partners.services.intake import MAX_BATCH, IntakeJob, JobAction
@@ -42,7 +43,7 @@ PARTNER_JOB_FIELDS = {
 }
 
 
-class PartnerJobInputSerializer(serializers.Serializer):
+class PartnerJobInputSerializer(InputSerializer):
     """PartnerJob (seed 2.10). For ``new``, pickup, dropoff and pickupTime are required;
     ``amend`` changes only the fields sent; ``cancel`` needs only jobRef."""
 
@@ -155,5 +156,5 @@ class PartnerJobInputSerializer(serializers.Serializer):
         return IntakeJob(index=index, job_ref=data["jobRef"], action=data["action"], fields=fields)
 
 
-class PartnerJobsEnvelopeInputSerializer(serializers.Serializer):
+class PartnerJobsEnvelopeInputSerializer(InputSerializer):
     jobs = PartnerJobInputSerializer(many=True, max_length=MAX_BATCH)

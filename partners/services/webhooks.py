@@ -171,9 +171,10 @@ def webhook_delivery_create(*, event: BookingEvent) -> WebhookDelivery | None:
     booking = event.booking
     if booking.account_id is None:
         return None
-    cached = booking._state.fields_cache.get("account")
-    if cached is not None and not cached.webhook_url:
-        return None  # the common case, decided without a query
+    # The common case (a sender with no webhook URL) is decided without a query when the
+    # booking was loaded with its account; an unloaded one is not fetched just for this.
+    if Booking.account.is_cached(booking) and not booking.account.webhook_url:
+        return None
     # Read afresh: the booking's cached account may predate a 410 that disabled it.
     account = (
         Account.objects.filter(pk=booking.account_id, webhook_disabled_at__isnull=True)

@@ -13,11 +13,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.input_serializers import InputSerializer
 from pricing.models import TariffKind
 from pricing.vehicles import MAX_PASSENGERS, VehicleType
 
 
-class QuoteV1RequestSerializer(serializers.Serializer):
+class QuoteV1RequestSerializer(InputSerializer):
     pickup = serializers.CharField(
         max_length=300, help_text="Address, station, postcode or airport."
     )
@@ -109,7 +110,7 @@ class QuoteV1ResponseSerializer(serializers.Serializer):
     expiresAt = QuoteTimeField(source="expires_at")
 
 
-class QuoteEstimateRequestSerializer(serializers.Serializer):
+class QuoteEstimateRequestSerializer(InputSerializer):
     pickup_address = serializers.CharField(max_length=300)
     dropoff_address = serializers.CharField(max_length=300)
     passenger_count = serializers.IntegerField(min_value=1, max_value=MAX_PASSENGERS)

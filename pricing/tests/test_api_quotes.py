@@ -102,7 +102,9 @@ def test_v1_validation_errors_name_camel_case_fields(client, tariffs):
     assert response["Content-Type"] == "application/problem+json"
     body = response.json()
     assert body["code"] == "invalid_input"
-    assert set(body["errors"]) == {"dropoff", "passengers", "vehicleType"}
+    # An unknown field is named with the others, in the same answer (contract 1).
+    assert set(body["errors"]) == {"dropoff", "passengers", "vehicleType", "unknownField"}
+    assert body["errors"]["unknownField"] == ["Unknown field."]
 
 
 @pytest.mark.django_db

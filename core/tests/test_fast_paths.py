@@ -1,0 +1,304 @@
+"""core.fast_paths: each assumption the fast paths make about Django and DRF, pinned.
+
+When an upgrade of Django or DRF fails one of these, the fast path is wrong for that
+version: fix it or replace it by the plain code (``save()``, ``Serializer(data=...)``)
+and measure again with ``bench/http_bench.py --baseline-tree``.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+from decimal import Decimal
+
+import django
+import pytest
+import rest_framework
+from django.db import connection
+from django.db.models.signals import pre_save
+from django.forms.models import model_to_dict
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from rest_framework import serializers
+
+from bookings.api.serializers import AliasInstantRequestSerializer, V1BookingRequestSerializer
+from bookings.models import Booking, BookingEvent
+from core import fast_paths
+from core.fast_paths import RowInsert, input_validate, rows_insert_with_children
+from pricing.api.serializers import QuoteV1RequestSerializer
+from pricing.models import Quote
+
+pytestmark = pytest.mark.django_db
+
+PICKUP_TIME = timezone.now() + timedelta(hours=2)
+CREATED_AT = timezone.now()
+
+
+def test_the_installed_versions_are_those_the_fast_paths_were_checked_against():
+    # The versions requirements.txt pins. On an upgrade, re-read core/fast_paths.py
+    # against the new release notes, run this module, then move these numbers.
+    assert django.VERSION[:2] == (5, 2)
+    assert rest_framework.VERSION.startswith("3.18.")
+
+
+# --- RowInsert -----------------------------------------------------------------------------
+
+
+def booking(reference: str, **overrides) -> Booking:
+    values = {
+        "reference": reference,
+        "source": "api",
+        "passenger_name": "Jo Bloggs",
+        "passenger_phone": "+447700900123",
+        "pickup": "Leeds station",
+        "dropoff": "York",
+        "pickup_lat": 53.7946,
+        "pickup_lng": -1.5476,
+        "pickup_time": PICKUP_TIME,
+        "created_at": CREATED_AT,
+        "fare": Decimal("48.20"),
+        "distance_miles": Decimal("24.60"),
+        "applied_rules": [{"rule": "flag_fall", "amount": "3.20"}],
+        "tariff_source": {"kind": "council", "authority": "Leeds"},
+    }
+    values.update(overrides)
+    return Booking(**values)
+
+
+def stored(instance) -> dict:
+    values = model_to_dict(type(instance).objects.get(pk=instance.pk))
+    for name in ("id", "reference", "updated_at"):
+        values.pop(name, None)
+    return values
+
+
+def test_the_insert_writes_every_column_but_the_database_assigned_key():
+    for model in (Booking, BookingEvent, Quote):
+        columns = {field.column for field in RowInsert(model).fields}
+        expected = {field.column for field in model._meta.concrete_fields}
+        if model._meta.pk.get_internal_type() in {"AutoField", "BigAutoField"}:
+            expected.discard(model._meta.pk.column)
+        assert columns == expected, model
+
+
+def test_a_row_inserted_reads_back_as_the_same_row_save_writes():
+    by_save = booking("DTD-SAVE0001")
+    by_save.save(force_insert=True)
+    by_insert = RowInsert(Booking).insert(booking("DTD-FAST0001"))
+
+    assert by_insert.pk is not None
+    assert by_insert.pk != by_save.pk
+    assert stored(by_insert) == stored(by_save)
+    row = Booking.objects.get(pk=by_insert.pk)
+    assert row.applied_rules == [{"rule": "flag_fall", "amount": "3.20"}]
+    assert row.updated_at is not None  # auto_now applied through pre_save
+
+
+def test_an_inserted_instance_saved_again_is_an_update_of_its_row():
+    # The instance is not marked as loaded (Django's private state, left alone): its
+    # next save() must still UPDATE, because the database assigned its key.
+    inserted = RowInsert(Booking).insert(booking("DTD-AGAIN001"))
+
+    inserted.notes = "Door code 1234"
+    inserted.save()
+    inserted.passenger_name = "Jo B."
+    inserted.save(update_fields=["passenger_name"])
+
+    assert Booking.objects.count() == 1
+    row = Booking.objects.get(pk=inserted.pk)
+    assert (row.notes, row.passenger_name) == ("Door code 1234", "Jo B.")
+
+
+def test_a_model_with_its_own_key_keeps_it():
+    now = timezone.now()
+    quote = Quote(
+        pickup="Leeds station",
+        pickup_label="Leeds",
+        pickup_lat=53.79,
+        pickup_lng=-1.54,
+        dropoff="York",
+        dropoff_label="York",
+        dropoff_lat=53.95,
+        dropoff_lng=-1.09,
+        passengers=2,
+        vehicle_type="saloon",
+        depart_at=now,
+        fare=Decimal("41.10"),
+        distance_miles=Decimal("24.6"),
+        duration_minutes=40,
+        expires_at=now + timedelta(hours=24),
+    )
+    key = quote.pk
+
+    RowInsert(Quote).insert(quote)
+
+    assert quote.pk == key
+    assert Quote.objects.get(pk=key).fare == Decimal("41.10")
+
+
+def test_a_pre_save_receiver_still_sees_the_save():
+    seen = []
+
+    def receiver(sender, instance, **kwargs):
+        seen.append(instance.reference)
+
+    pre_save.connect(receiver, sender=Booking)
+    try:
+        RowInsert(Booking).insert(booking("DTD-SIGNAL01"))
+    finally:
+        pre_save.disconnect(receiver, sender=Booking)
+
+    assert seen == ["DTD-SIGNAL01"]
+    assert Booking.objects.filter(reference="DTD-SIGNAL01").exists()
+
+
+def test_a_value_of_another_type_takes_the_fields_own_conversion():
+    row = booking("DTD-CONVERT1", passenger_name=12345, wheelchair_access=1)
+    insert = RowInsert(Booking)
+    params = dict(zip([f.name for f in insert.fields], insert.params(row, connection), strict=True))
+
+    assert params["passenger_name"] == "12345"  # CharField.to_python
+    assert params["wheelchair_access"] is True  # BooleanField.to_python
+
+
+def events_for(bookings):
+    return [
+        BookingEvent(booking=b, sequence=1, type="booking.created", actor="test", detail={})
+        for b in bookings
+    ]
+
+
+@pytest.mark.postgres
+def test_parents_and_children_are_one_statement_matched_back_by_reference():
+    bookings = [booking(f"DTD-MANY000{n}") for n in range(3)]
+    events = events_for(bookings)
+
+    with CaptureQueriesContext(connection) as queries:
+        rows_insert_with_children(
+            connection, parents=bookings, children=events, link="booking", match="reference"
+        )
+
+    assert len(queries.captured_queries) == 1
+    for parent, child in zip(bookings, events, strict=True):
+        assert Booking.objects.get(pk=parent.pk).reference == parent.reference
+        assert BookingEvent.objects.get(pk=child.pk).booking_id == parent.pk
+        assert child.booking is parent
+
+
+@pytest.mark.postgres
+def test_one_statement_is_all_or_nothing():
+    booking("DTD-TAKEN001").save(force_insert=True)
+    bookings = [booking("DTD-FREE0001"), booking("DTD-TAKEN001")]
+
+    from django.db import IntegrityError, transaction
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        rows_insert_with_children(
+            connection,
+            parents=bookings,
+            children=events_for(bookings),
+            link="booking",
+            match="reference",
+        )
+
+    assert list(Booking.objects.values_list("reference", flat=True)) == ["DTD-TAKEN001"]
+    assert not BookingEvent.objects.exists()
+
+
+# --- input_validate ------------------------------------------------------------------------
+
+BODIES = [
+    (QuoteV1RequestSerializer, {"pickup": "Leeds station", "dropoff": "York", "passengers": 2}),
+    (QuoteV1RequestSerializer, {"pickup": "", "passengers": 12, "vehicleType": "rocket"}),
+    (QuoteV1RequestSerializer, {"pickup": "Leeds", "dropoff": "York", "departAt": "soon"}),
+    (QuoteV1RequestSerializer, {"pickup": "Leeds", "dropoff": "York", "vehicle": "mpv"}),
+    (
+        AliasInstantRequestSerializer,
+        {
+            "pickup_address": "Leeds station",
+            "dropoff_address": "York",
+            "passenger_name": "Jo",
+            "passenger_phone_whatsapp": "07700 900123",
+        },
+    ),
+    (AliasInstantRequestSerializer, {"passenger_phone_whatsapp": "not a phone", "notes": "\x00"}),
+    (
+        V1BookingRequestSerializer,
+        {
+            "pickup": "Leeds",
+            "dropoff": "York",
+            "departAt": "2030-01-01T10:00:00Z",
+            "passengerName": "Jo",
+            "passengerEmail": "jo@example.co.uk",
+            "passengerPhone": "+447700900123",
+            "vehicle_type": "mpv",
+        },
+    ),
+]
+
+
+def drf_answer(serializer_class, body):
+    serializer = serializer_class(data=body)
+    if serializer.is_valid():
+        return "valid", dict(serializer.validated_data)
+    return "invalid", serializer.errors
+
+
+def our_answer(serializer_class, body):
+    try:
+        return "valid", dict(input_validate(serializer_class, body))
+    except serializers.ValidationError as exc:
+        return "invalid", exc.detail
+
+
+@pytest.mark.parametrize(("serializer_class", "body"), BODIES)
+def test_one_instance_answers_as_a_fresh_drf_serializer(serializer_class, body):
+    assert our_answer(serializer_class, body) == drf_answer(serializer_class, body)
+
+
+@pytest.mark.parametrize(("serializer_class", "body"), BODIES)
+def test_run_validation_keeps_nothing_of_the_call_on_the_instance(serializer_class, body):
+    # What makes one instance per class safe: validating changes none of its attributes
+    # (read here, never written) nor those of its bound fields.
+    our_answer(serializer_class, body)  # built, fields bound, validators cached
+    validator = fast_paths._validators[serializer_class]
+    before = dict(vars(validator))
+    fields_before = {name: dict(vars(field)) for name, field in validator.fields.items()}
+
+    our_answer(serializer_class, body)
+
+    assert dict(vars(validator)) == before
+    assert {name: dict(vars(field)) for name, field in validator.fields.items()} == fields_before
+
+
+def test_nothing_of_one_request_reaches_the_next():
+    bad = {"pickup": "", "dropoff": "York", "passengers": 7}
+    good = {"pickup": "Leeds station", "dropoff": "York"}
+
+    assert our_answer(QuoteV1RequestSerializer, bad)[0] == "invalid"
+    data = input_validate(QuoteV1RequestSerializer, good)
+
+    assert data["pickup"] == "Leeds station"
+    assert data["passengers"] == 1
+
+
+def test_threads_validating_at_once_each_get_their_own_answer():
+    # Web processes run no threads, but gthread workers would: still correct.
+    results: dict[int, object] = {}
+
+    def validate(n: int) -> None:
+        body = {"pickup": f"Place {n}", "dropoff": "York", "passengers": n % 8 + 1}
+        for _ in range(200):
+            data = input_validate(QuoteV1RequestSerializer, body)
+            if data["pickup"] != f"Place {n}" or data["passengers"] != n % 8 + 1:
+                results[n] = data
+                return
+        results[n] = "ok"
+
+    threads = [threading.Thread(target=validate, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert results == dict.fromkeys(range(8), "ok")
