@@ -50,6 +50,7 @@ from partners.services.batches import IntakeReceipt, intake_batch_receive
 from partners.services.intake import MAX_BATCH, JobAction, JobOutcome
 from partners.services.reconciliation import job_reconcile, jobs_changed_list
 from partners.services.status import booking_status_hook_receive
+from pricing.vehicles import MAX_PASSENGERS, vehicle_classes_described
 
 INTAKE_KINDS = frozenset({Account.Kind.PARTNER, Account.Kind.OPERATOR, Account.Kind.SUPPLIER})
 SIGNED_HINT = (
@@ -338,12 +339,8 @@ def operator_intake_guide() -> dict[str, Any]:
         "passengerName": ("string", False, ""),
         "passengerPhone": ("string", False, "stored in E.164"),
         "passengerEmail": ("string, email", False, ""),
-        "passengers": ("integer", False, "1 to 8"),
-        "vehicleType": (
-            "string",
-            False,
-            "saloon, estate, executive, luxury, 5seater, 6seater, 7seater, mpv, wav",
-        ),
+        "passengers": ("integer", False, f"1 to {MAX_PASSENGERS}"),
+        "vehicleType": ("string", False, vehicle_classes_described()),
         "flightNumber": ("string", False, ""),
         "fare": ("number", False, "agreed fare in GBP if you price the job"),
         "notes": ("string", False, ""),
