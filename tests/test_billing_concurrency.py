@@ -13,7 +13,8 @@ from django.db import close_old_connections, connection
 from billing.models import CreditNote, Invoice
 from billing.services.credit_notes import CreditNoteRefused, credit_note_issue
 from billing.services.invoicing import invoices_generate_week
-from billing.tests.factories import DriverFactory, after, at_london, payment
+from drivers.tests.factories import BilledDriverFactory
+from tests.billing_records import after, at_london, payment
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -52,7 +53,7 @@ def test_parallel_runs_of_one_week_bill_each_driver_once_with_gapless_numbers():
     # Given 40 drivers, 30 of them billable
     for i in range(40):
         payment(
-            driver=DriverFactory(),
+            driver=BilledDriverFactory(),
             amount="600.00" if i < 30 else "50.00",
             at=at_london(date(2026, 6, 3)),
         )
@@ -72,7 +73,7 @@ def test_parallel_runs_of_one_week_bill_each_driver_once_with_gapless_numbers():
 
 def test_parallel_credit_notes_never_exceed_the_invoice_total():
     # Given a 20.00 invoice
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount="600.00", at=at_london(date(2026, 6, 3)))
     invoices_generate_week(week_start=WEEK, now=after(WEEK))
     invoice = Invoice.objects.get()

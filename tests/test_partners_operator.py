@@ -11,8 +11,9 @@ from django.utils import timezone
 
 from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingStatus
+from drivers.tests.factories import fleet_driver
 from partners.models import Account, OperatorUser
-from partners.tests.factories import driver_create, hmac_hex, partner_job
+from partners.tests.factories import hmac_hex, partner_job
 
 URL = "/api/public/v1/operator/jobs"
 
@@ -250,7 +251,7 @@ def test_calendar_shows_the_jobs_of_a_uk_day(operator_login, operator):
 @dashboard
 def test_assigning_an_own_fleet_driver_accepts_the_job(operator_login, operator):
     job = _job(operator)
-    driver = driver_create(operator=operator)
+    driver = fleet_driver(operator=operator)
 
     response = operator_login.post(f"/operator/jobs/{job.reference}/assign", {"driver": driver.pk})
 
@@ -265,7 +266,7 @@ def test_assigning_an_own_fleet_driver_accepts_the_job(operator_login, operator)
 @dashboard
 def test_a_driver_of_another_fleet_cannot_be_assigned(operator_login, operator):
     job = _job(operator)
-    outsider = driver_create(operator=None)
+    outsider = fleet_driver(operator=None)
 
     operator_login.post(f"/operator/jobs/{job.reference}/assign", {"driver": outsider.pk})
 
@@ -278,7 +279,7 @@ def test_a_driver_of_another_fleet_cannot_be_assigned(operator_login, operator):
 def test_another_operators_job_cannot_be_assigned(operator_login, operator, make_account):
     other = make_account("operator", name="Rival Cars", approved=True)
     job = _job(other)
-    driver = driver_create(operator=operator)
+    driver = fleet_driver(operator=operator)
 
     response = operator_login.post(f"/operator/jobs/{job.reference}/assign", {"driver": driver.pk})
 

@@ -8,11 +8,13 @@ import pytest
 from django.db import connection
 
 from bookings.models import Booking, BookingStatus
+from bookings.tests.factories import BookingFactory
 from core.errors import DomainError
 from dispatch.models import Offer, OfferStatus
 from dispatch.services import offers
-from dispatch.tests.factories import LEEDS, BookingFactory, driver_at, north_of
 from drivers.models import Driver
+from drivers.tests.factories import driver_at
+from tests.places import LEEDS, north_of
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
