@@ -1,18 +1,17 @@
 """POST /api/public/bookings/create: redeem a quote once (seed 2.5, contract 2.3)."""
 
 import re
-import threading
 from datetime import timedelta
 
 import pytest
 import time_machine
-from django.db import connection
 from django.test import Client, override_settings
 from django.utils import timezone
 
 from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingEvent
 from bookings.tests.conftest import unknown_uuid
+from tests.concurrency import race
 
 pytestmark = pytest.mark.django_db
 URL = "/api/public/bookings/create"
@@ -117,23 +116,12 @@ def test_hostile_notes_are_rejected_before_booking(api_client, quote_factory):
 @override_settings(RATELIMIT_ENABLE=False)
 def test_fifty_concurrent_redemptions_make_exactly_one_booking(quote_factory):
     quote = quote_factory()
-    barrier = threading.Barrier(50)
-    results: list[tuple[int, str]] = []
 
     def redeem():
-        client = Client()
-        barrier.wait()
-        try:
-            response = client.post(URL, body(quote.pk), content_type="application/json")
-            results.append((response.status_code, response.json().get("booking_reference", "")))
-        finally:
-            connection.close()
+        response = Client().post(URL, body(quote.pk), content_type="application/json")
+        return response.status_code, response.json().get("booking_reference", "")
 
-    threads = [threading.Thread(target=redeem) for _ in range(50)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = race(*[redeem] * 50)
     assert Booking.objects.filter(quote=quote).count() == 1
     reference = Booking.objects.get(quote=quote).reference
     assert [status for status, _ in results] == [200] * 50
