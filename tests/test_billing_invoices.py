@@ -152,6 +152,30 @@ def test_week_in_which_the_trial_ends_is_still_free_and_the_next_is_billed():
     assert driver.stage == "billed"
 
 
+def test_a_trial_ending_exactly_at_monday_midnight_leaves_that_week_billable():
+    # Given a trial that ends at 00:00 on the Monday that starts WEEK, London time (BST:
+    # Sunday 23:00 UTC). billing/README.md: a week is billable only if the trial had ended
+    # by the week's start; it had, at that very instant. The week before is the one the
+    # trial ended in, so it stays free.
+    trial_end = at_london(WEEK, 0)
+    driver = BilledDriverFactory(
+        approved_at=trial_end - timedelta(days=90), trial_ends_at=trial_end, stage="trial"
+    )
+    week_before = WEEK - timedelta(days=7)
+    payment(driver=driver, amount="800.00", at=at_london(week_before + timedelta(days=2)))
+    payment(driver=driver, amount="800.00", at=MIDWEEK)
+
+    # When both weeks are invoiced
+    generate(week_before)
+    generate(WEEK)
+
+    # Then the last week of the trial is free and the first week after it is charged
+    assert Subscription.objects.get(driver=driver).trial_ends_at == trial_end
+    assert invoice_of(driver, week_before).fee_decision == FeeDecision.TRIAL
+    assert invoice_of(driver, WEEK).fee_decision == FeeDecision.CHARGED
+    assert invoice_of(driver, WEEK).total == Decimal("20.00")
+
+
 # --- pass-through lines ------------------------------------------------------------------
 
 

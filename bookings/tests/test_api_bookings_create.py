@@ -100,6 +100,34 @@ def test_redeeming_for_another_passenger_is_409(api_client, quote_factory):
     assert Booking.objects.count() == 1
 
 
+def test_redeeming_with_the_same_phone_but_another_email_is_409(api_client, quote_factory):
+    # Given a quote redeemed by Asha
+    quote = quote_factory()
+    first = api_client.post(URL, body(quote.pk), format="json").json()
+
+    # When someone with her phone but another email redeems it again
+    response = api_client.post(
+        URL, body(quote.pk, passenger_email="someone.else@example.co.uk"), format="json"
+    )
+
+    # Then it is not the retry of the same passenger: 409, and Asha's booking is untouched
+    assert_problem(response, 409, "quote_already_redeemed")
+    booking = Booking.objects.get()
+    assert booking.reference == first["booking_reference"]
+    assert booking.passenger_email == "asha.patel@example.co.uk"
+
+
+def test_a_retry_is_recognised_whatever_the_case_of_the_email(api_client, quote_factory):
+    quote = quote_factory()
+    first = api_client.post(URL, body(quote.pk), format="json").json()
+    retry = api_client.post(
+        URL, body(quote.pk, passenger_email="Asha.Patel@Example.co.uk"), format="json"
+    )
+    assert retry.status_code == 200
+    assert retry.json()["booking_reference"] == first["booking_reference"]
+    assert Booking.objects.count() == 1
+
+
 def test_hostile_notes_are_rejected_before_booking(api_client, quote_factory):
     quote = quote_factory()
     response = api_client.post(

@@ -125,6 +125,27 @@ def test_manchester_night_one_mile(compiled):
 
 
 @pytest.mark.django_db
+def test_bands_follow_london_time_in_summer(compiled):
+    # 21:30 UTC on a June Wednesday is 22:30 BST: Manchester's night rate starts at 22:00
+    # local time, so the trip is charged at night (7.00), not at the day rate (5.60).
+    result = price(
+        compiled("manchester-2023-09"), MILE, dt.datetime(2025, 6, 4, 21, 30, tzinfo=dt.UTC)
+    )
+    assert result.band == "Tariff 2 Night"
+    assert result.fare == Decimal("7.00")
+
+
+@pytest.mark.django_db
+def test_bands_follow_london_time_in_winter(compiled):
+    # In January London is on GMT: 21:30 UTC is 21:30 local, still the day rate; and
+    # 06:30 UTC on a summer morning is 07:30 BST, already day.
+    winter = dt.datetime(2025, 1, 8, 21, 30, tzinfo=dt.UTC)
+    summer_morning = dt.datetime(2025, 6, 4, 5, 30, tzinfo=dt.UTC)
+    assert price(compiled("manchester-2023-09"), MILE, winter).band == "Tariff 1 Day"
+    assert price(compiled("manchester-2023-09"), MILE, summer_morning).band == "Tariff 1 Day"
+
+
+@pytest.mark.django_db
 def test_manchester_waiting_time_adds_increments(compiled):
     # 5 km with 300 s below changeover speed: 0.20 per 123 m or per 31.57 s.
     # (5000 - 348.44) / 123 = 37.82; 300 / 31.57 = 9.50; total 47.32 -> 48 -> 3.40 + 9.60
