@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: install run demo worker beat test lint format schema fuzz bench check-deploy clean
+.PHONY: install run demo worker beat test lint lint-imports mutate format schema fuzz bench check-deploy clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	@$(PY) -c 'import sys; assert sys.version_info >= (3, 11), sys.version' \
@@ -50,6 +50,10 @@ test: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# The arrows between apps (import-linter contracts in pyproject.toml), all of them.
+lint-imports: install
+	$(BIN)/lint-imports --no-logo
 
 format: install
 	$(BIN)/ruff format .
