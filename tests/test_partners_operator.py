@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -16,6 +17,10 @@ from partners.models import Account, OperatorUser
 from partners.tests.factories import hmac_hex, partner_job
 
 URL = "/api/public/v1/operator/jobs"
+LONDON = ZoneInfo("Europe/London")
+# Session, user, operator link, the jobs with their drivers and vehicles, the fleet with
+# its vehicles: a fixed number of queries whatever the size of the day.
+OPERATOR_PAGE_QUERIES = 6
 
 pytestmark = pytest.mark.django_db
 
@@ -286,3 +291,51 @@ def test_another_operators_job_cannot_be_assigned(operator_login, operator, make
     assert response.status_code == 404
     job.refresh_from_db()
     assert job.driver is None
+
+
+# --- query counts: the pages cost the same with 1 job or 12 ---------------------------------
+
+
+def _busy_day(operator, *, jobs: int, drivers: int):
+    """``jobs`` jobs on the operator's queue at 09:00-20:00 two days ahead (UK time), every
+    other one assigned to a driver of its fleet of ``drivers``, each with a vehicle."""
+    fleet = [
+        fleet_driver(operator=operator, name=f"Fleet Driver {n}", registration=f"FL{n:02d} ABC")
+        for n in range(drivers)
+    ]
+    day = (timezone.now() + timedelta(days=2)).astimezone(LONDON).date()
+    for n in range(jobs):
+        driver = fleet[n % drivers] if n % 2 else None
+        _job(
+            operator,
+            job_ref=f"BUSY-{n}",
+            pickup_time=datetime.combine(day, time(9 + n % 12), tzinfo=LONDON),
+            driver=driver,
+            vehicle=driver.vehicles.first() if driver else None,
+            status=BookingStatus.ACCEPTED if driver else BookingStatus.CONFIRMED,
+        )
+    return day
+
+
+@dashboard
+@pytest.mark.parametrize(("jobs", "drivers"), [(1, 1), (12, 6)])
+def test_job_list_queries_do_not_grow_with_jobs_or_drivers(
+    operator_login, operator, jobs, drivers, django_assert_max_num_queries
+):
+    _busy_day(operator, jobs=jobs, drivers=drivers)
+    with django_assert_max_num_queries(OPERATOR_PAGE_QUERIES):
+        response = operator_login.get("/operator/")
+    assert response.status_code == 200
+    assert response.content.decode().count("BUSY-") >= jobs
+
+
+@dashboard
+@pytest.mark.parametrize(("jobs", "drivers"), [(1, 1), (12, 6)])
+def test_calendar_queries_do_not_grow_with_jobs_or_drivers(
+    operator_login, operator, jobs, drivers, django_assert_max_num_queries
+):
+    day = _busy_day(operator, jobs=jobs, drivers=drivers)
+    with django_assert_max_num_queries(OPERATOR_PAGE_QUERIES):
+        response = operator_login.get(f"/operator/calendar/?day={day.isoformat()}")
+    assert response.status_code == 200
+    assert response.context["job_count"] == jobs

@@ -118,3 +118,27 @@ def test_other_action_is_400(api_client, booking_factory):
 def test_cancel_after_pickup_is_409(api_client, booking_factory, status):
     booking = booking_factory(status=status)
     assert_problem(cancel(api_client, booking), 409, "not_cancellable")
+
+
+# The booking with its driver and vehicle (one join), its payment records (one prefetch);
+# the rate limit counts in the cache.
+LOOKUP_QUERIES = 2
+
+
+@pytest.mark.parametrize("records", [0, 5])
+def test_lookup_costs_a_fixed_number_of_queries(
+    api_client, accepted_booking, records, django_assert_max_num_queries
+):
+    # Given an assigned booking with `records` payments settled
+    for n in range(records):
+        payment_record_append(
+            booking=accepted_booking, amount=Decimal("5.00"), method="cash", reference=f"r{n}"
+        )
+
+    # When the passenger looks it up
+    with django_assert_max_num_queries(LOOKUP_QUERIES):
+        answer = api_client.get(url(accepted_booking), {"email": "jo.bloggs@example.co.uk"}).json()
+
+    # Then driver, vehicle and every payment came with it, in the same few queries
+    assert answer["driver"]["vehicle"]["registration"] == "AB12 CDE"
+    assert len(answer["payment"]["records"]) == records
