@@ -10,6 +10,7 @@ from bookings.models import Booking, BookingEvent
 from bookings.services import BookingDraft, PassengerDetails, booking_redeem_quote
 from core.errors import DomainError
 from pricing.models import Quote
+from pricing.tests.factories import QuoteFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -25,8 +26,8 @@ def fresh(quote) -> Quote:
     return Quote.objects.get(pk=quote.pk)
 
 
-def test_first_redemption_creates_the_booking_at_the_quoted_fare(quote_factory):
-    quote = quote_factory()
+def test_first_redemption_creates_the_booking_at_the_quoted_fare():
+    quote = QuoteFactory()
 
     booking, created = booking_redeem_quote(quote=fresh(quote), draft=draft())
 
@@ -40,9 +41,9 @@ def test_first_redemption_creates_the_booking_at_the_quoted_fare(quote_factory):
 
 
 def test_a_retry_by_the_same_passenger_returns_the_booking_without_writing(
-    quote_factory, django_assert_max_num_queries
+    django_assert_max_num_queries,
 ):
-    quote = quote_factory()
+    quote = QuoteFactory()
     booking, _ = booking_redeem_quote(quote=fresh(quote), draft=draft())
     retry = PassengerDetails(name="A. Patel", email="Asha.Patel@Example.co.uk", phone=ASHA.phone)
 
@@ -56,10 +57,10 @@ def test_a_retry_by_the_same_passenger_returns_the_booking_without_writing(
     assert Booking.objects.count() == 1
 
 
-def test_a_retry_with_a_stale_quote_still_finds_the_booking(quote_factory):
+def test_a_retry_with_a_stale_quote_still_finds_the_booking():
     # The quote was loaded before the first redemption committed: the INSERT loses on the
     # quote's one-to-one and the winner's booking is returned.
-    quote = quote_factory()
+    quote = QuoteFactory()
     stale = fresh(quote)
     assert getattr(stale, "booking", None) is None  # cached, as in a racing request
     booking, _ = booking_redeem_quote(quote=fresh(quote), draft=draft())
@@ -79,8 +80,8 @@ def test_a_retry_with_a_stale_quote_still_finds_the_booking(quote_factory):
     ],
     ids=["same-phone-other-email", "same-email-other-phone", "someone-else"],
 )
-def test_anyone_else_is_refused_with_quote_already_redeemed(quote_factory, other):
-    quote = quote_factory()
+def test_anyone_else_is_refused_with_quote_already_redeemed(other):
+    quote = QuoteFactory()
     booking_redeem_quote(quote=fresh(quote), draft=draft())
 
     with pytest.raises(DomainError) as refused:

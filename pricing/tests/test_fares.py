@@ -12,8 +12,12 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.db import transaction
 
+from pricing.catalogue import tariff_compile
 from pricing.fares import FareOptions, TariffIncomplete, fare_compute
+from pricing.loaders import tariffs_load
+from pricing.models import Tariff
 from pricing.routing import duration_for, great_circle_m
 
 LONDON = ZoneInfo("Europe/London")
@@ -24,6 +28,28 @@ WEDNESDAY_NIGHT = dt.datetime(2025, 6, 4, 23, 30, tzinfo=LONDON)
 DATA = json.loads(
     (Path(__file__).resolve().parents[1] / "data" / "council_tariffs.json").read_text()
 )
+
+
+@pytest.fixture(scope="module")
+def compiled_catalogue(django_db_setup, django_db_blocker) -> dict:
+    """Every shipped tariff, loaded and compiled once for this module, then rolled back.
+
+    The fare function is pure: these tests need the compiled structures, not the rows, and
+    loading the tariffs for each test would cost more than all the pricing they do.
+    """
+    with django_db_blocker.unblock(), transaction.atomic():
+        tariffs_load()
+        catalogue = {
+            tariff.reference: tariff_compile(tariff)
+            for tariff in Tariff.objects.prefetch_related("bands", "extras", "areas")
+        }
+        transaction.set_rollback(True)
+    return catalogue
+
+
+@pytest.fixture
+def compiled(compiled_catalogue):
+    return compiled_catalogue.__getitem__
 
 
 def ceil(value: Decimal) -> int:
