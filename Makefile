@@ -63,9 +63,11 @@ MUTATE_RULES ?= 'pricing.fares.x_fare_compute__*' 'pricing.fares.x__extras__*' \
   'pricing.fares.x*CompiledTariff*band_at__*' 'pricing.fares.x*Windows*precedence__*' \
   'billing.fees.*' 'bookings.services.x_booking_redeem_quote__*'
 mutate: install
-	rm -rf mutants
+	rm -rf mutants && mkdir mutants
+	@echo "mutmut: testing the mutants (a few minutes; progress in mutants/run.log)"
 	DATABASE_URL=$${DATABASE_URL-$(TEST_DATABASE_URL)} REDIS_URL= \
-	  $(BIN)/mutmut run --max-children 2 $(MUTATE_RULES) > /dev/null
+	  $(BIN)/mutmut run --max-children 2 $(MUTATE_RULES) > mutants/run.log 2>&1 \
+	  || { tail -n 40 mutants/run.log; exit 1; }
 	$(BIN)/python -m tests.mutation_score $(MUTATE_RULES)
 
 format: install

@@ -301,22 +301,23 @@ def test_a_festive_multiplier_scales_the_meter_and_the_vehicle_class_after_it():
 
 
 def test_lines_that_round_apart_get_a_rounding_line():
-    # 3.00 metered; x1.125 adds 0.375 (0.38); meet and greet at 24.995 (25.00):
-    # exactly 28.37, the lines say 28.38, so a rounding line of -0.01 keeps them equal
+    # 3.00 metered; x1.125 adds 0.375 (0.38); meet and greet at 24.985 (24.99, half up,
+    # not 24.98 as banks round): exactly 28.36, the lines say 28.37, so a rounding line of
+    # -0.01 keeps them equal
     options = FareOptions(
         cruise_mps=CRUISE,
         vehicle_type="estate",
         vehicle_factor=Decimal("1.125"),
         meet_and_greet=True,
-        meet_and_greet_gbp=Decimal("24.995"),
+        meet_and_greet_gbp=Decimal("24.985"),
     )
     result = price(at(2025, 6, 4, 12), options=options)
-    assert result.fare == Decimal("28.37")
+    assert result.fare == Decimal("28.36")
     assert result.applied_rules[-2:] == [
         {
             "code": "meet_and_greet",
             "label": "Airport meet and greet",
-            "amountGBP": Decimal("25.00"),
+            "amountGBP": Decimal("24.99"),
         },
         {"code": "rounding", "label": "Rounding to the penny", "amountGBP": Decimal("-0.01")},
     ]
