@@ -12,12 +12,13 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rest_framework import serializers
 from rest_framework.fields import empty
 
 from core import fast_paths
+from core.errors import DomainError
 
 UNKNOWN_FIELD = "Unknown field."
 
@@ -94,12 +95,43 @@ def input_serializer(serializer_class: type, data) -> serializers.Serializer:
 def validated_input(serializer_class: type, data) -> dict:
     """The validated body of a request; 400 ``invalid_body`` for a body that is not a JSON
     object, 400 ``invalid_input`` naming the fields otherwise (contract 1, 1.1)."""
-    from api.problems import Problem, validation_problem
-
     if not isinstance(data, dict):
-        raise Problem(400, "invalid_body", "The body must be a JSON object.")
+        raise DomainError("invalid_body", "The body must be a JSON object.")
     try:
         # What serializer_class(data=data).is_valid() does, without a new instance.
         return fast_paths.input_validate(serializer_class, data)
     except serializers.ValidationError as exc:
-        raise validation_problem(exc.detail) from None
+        raise input_errors(exc.detail) from None
+
+
+def input_errors(errors: Any, detail: str = "") -> DomainError:
+    """``invalid_input`` with DRF's nested errors flattened to {field: [messages]}."""
+    return DomainError(
+        "invalid_input",
+        detail or "The request has invalid fields; see errors.",
+        errors=_errors_flatten(errors),
+    )
+
+
+def _errors_flatten(errors: Any) -> dict[str, list[str]]:
+    """Flatten DRF's nested error structure into {field: [messages]}."""
+    flat: dict[str, list[str]] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                name = key if not prefix else f"{prefix}.{key}"
+                if key == "non_field_errors" and not prefix:
+                    name = "non_field_errors"
+                walk(name, inner)
+        elif isinstance(value, list):
+            if all(not isinstance(v, dict | list) for v in value):
+                flat.setdefault(prefix or "non_field_errors", []).extend(str(v) for v in value)
+            else:
+                for index, inner in enumerate(value):
+                    walk(f"{prefix}[{index}]" if prefix else f"[{index}]", inner)
+        else:
+            flat.setdefault(prefix or "non_field_errors", []).append(str(value))
+
+    walk("", errors)
+    return flat

@@ -20,6 +20,7 @@ from django.http import Http404, HttpResponse
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from api.input_serializers import input_errors
 from core.errors import DomainError, LimitReached
 
 logger = logging.getLogger(__name__)
@@ -183,37 +184,9 @@ def problem_response(problem: Problem) -> HttpResponse:
     return response
 
 
-def validation_problem(errors: Any, detail: str = "") -> Problem:
-    return Problem(
-        400,
-        "invalid_input",
-        detail or "The request has invalid fields; see errors.",
-        errors=_normalise_errors(errors),
-    )
-
-
-def _normalise_errors(errors: Any) -> dict[str, list[str]]:
-    """Flatten DRF's nested error structure into {field: [messages]}."""
-    flat: dict[str, list[str]] = {}
-
-    def walk(prefix: str, value: Any) -> None:
-        if isinstance(value, dict):
-            for key, inner in value.items():
-                name = key if not prefix else f"{prefix}.{key}"
-                if key == "non_field_errors" and not prefix:
-                    name = "non_field_errors"
-                walk(name, inner)
-        elif isinstance(value, list):
-            if all(not isinstance(v, dict | list) for v in value):
-                flat.setdefault(prefix or "non_field_errors", []).extend(str(v) for v in value)
-            else:
-                for index, inner in enumerate(value):
-                    walk(f"{prefix}[{index}]" if prefix else f"[{index}]", inner)
-        else:
-            flat.setdefault(prefix or "non_field_errors", []).append(str(value))
-
-    walk("", errors)
-    return flat
+def validation_problem(errors: Any, detail: str = "") -> DomainError:
+    """400 ``invalid_input`` naming the fields of DRF's (possibly nested) errors."""
+    return input_errors(errors, detail)
 
 
 def http_status(error: DomainError) -> int:
@@ -242,7 +215,7 @@ def problem_from_exception(exc: Exception) -> Problem | None:
     if isinstance(exc, DomainError):
         return problem_from_domain_error(exc)
     if isinstance(exc, drf_exceptions.ValidationError):
-        return validation_problem(exc.detail)
+        return problem_from_domain_error(validation_problem(exc.detail))
     if isinstance(exc, drf_exceptions.ParseError):
         return Problem(400, "invalid_body", f"The body is not valid JSON: {exc.detail}")
     if isinstance(exc, drf_exceptions.AuthenticationFailed | drf_exceptions.NotAuthenticated):

@@ -8,7 +8,6 @@ urlpatterns = [
     path("v1/openapi.json", OpenAPIJsonV1View.as_view(), name="openapi-v1"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="openapi"), name="api-redoc"),
-    path("", include("pricing.api.urls")),
     path("", include("bookings.api.urls")),
     path("", include("partners.api.urls")),
     path("", include("drivers.api.urls")),

@@ -1,6 +1,6 @@
 """The use cases of the public quote and booking API, one function per thing a caller can do.
 
-Every door calls these: the HTTP views (``bookings.api.views``, ``pricing.api.views``),
+Every door calls these: the HTTP views (``bookings.api.views``, ``bookings.api.quotes``),
 the website's booking page, and the MCP tools. Each action takes typed keyword arguments
 and the :class:`core.callers.Caller`, applies every policy itself (rate limits, who may
 book, who may price, screening, email and phone rules, blocked passengers, per-email

@@ -3,17 +3,18 @@ never leave a gap in the numbering; parallel credit notes never over-credit."""
 
 from __future__ import annotations
 
-import threading
 from datetime import date
 from decimal import Decimal
 
 import pytest
-from django.db import close_old_connections, connection
+from django.db import connection
 
 from billing.models import CreditNote, Invoice
 from billing.services.credit_notes import CreditNoteRefused, credit_note_issue
 from billing.services.invoicing import invoices_generate_week
-from billing.tests.factories import DriverFactory, after, at_london, payment
+from drivers.tests.factories import BilledDriverFactory
+from tests.billing_records import after, at_london, payment
+from tests.concurrency import race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -26,44 +27,23 @@ def _postgres_only():
         pytest.skip("needs PostgreSQL for real row locks")
 
 
-def run_in_threads(target, count: int) -> list:
-    barrier = threading.Barrier(count)
-    outcomes: list = []
-
-    def worker():
-        try:
-            barrier.wait()
-            outcomes.append(target())
-        except Exception as exc:  # collected and asserted on by the test
-            outcomes.append(exc)
-        finally:
-            close_old_connections()
-            connection.close()
-
-    threads = [threading.Thread(target=worker) for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    return outcomes
-
-
 def test_parallel_runs_of_one_week_bill_each_driver_once_with_gapless_numbers():
     # Given 40 drivers, 30 of them billable
     for i in range(40):
         payment(
-            driver=DriverFactory(),
+            driver=BilledDriverFactory(),
             amount="600.00" if i < 30 else "50.00",
             at=at_london(date(2026, 6, 3)),
         )
 
     # When four workers generate the same week at the same instant, in small chunks
-    outcomes = run_in_threads(
-        lambda: invoices_generate_week(week_start=WEEK, now=after(WEEK), chunk_size=7), 4
+    outcomes = race(
+        *[lambda: invoices_generate_week(week_start=WEEK, now=after(WEEK), chunk_size=7)] * 4,
+        expected=(),
     )
 
-    # Then no run failed, every driver has exactly one row, numbers are 1..30 exactly
-    assert not [o for o in outcomes if isinstance(o, Exception)], outcomes
+    # Then no run failed (race fails the test otherwise), every driver has exactly one row,
+    # numbers are 1..30 exactly
     assert sum(o.created for o in outcomes) == 40
     assert Invoice.objects.count() == 40
     numbers = sorted(Invoice.objects.exclude(number=None).values_list("number", flat=True))
@@ -72,14 +52,15 @@ def test_parallel_runs_of_one_week_bill_each_driver_once_with_gapless_numbers():
 
 def test_parallel_credit_notes_never_exceed_the_invoice_total():
     # Given a 20.00 invoice
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount="600.00", at=at_london(date(2026, 6, 3)))
     invoices_generate_week(week_start=WEEK, now=after(WEEK))
     invoice = Invoice.objects.get()
 
     # When eight administrators credit 5.00 at once
-    outcomes = run_in_threads(
-        lambda: credit_note_issue(invoice=invoice, amount=Decimal("5.00"), reason="race"), 8
+    outcomes = race(
+        *[lambda: credit_note_issue(invoice=invoice, amount=Decimal("5.00"), reason="race")] * 8,
+        expected=(CreditNoteRefused,),
     )
 
     # Then exactly four succeed, numbered 1..4, and four are refused

@@ -11,7 +11,8 @@ from billing.models import CreditNote, ImmutableBillingRecordError, Invoice, Inv
 from billing.services.collection import invoices_collect, invoices_payment_record
 from billing.services.credit_notes import CreditNoteRefused, credit_note_issue
 from billing.services.invoicing import invoices_generate_week
-from billing.tests.factories import DriverFactory, after, at_london, payment
+from drivers.tests.factories import BilledDriverFactory
+from tests.billing_records import after, at_london, payment
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +21,7 @@ WEEK = date(2026, 6, 1)
 
 @pytest.fixture
 def invoice() -> Invoice:
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount="800.00", at=at_london(date(2026, 6, 2)), processor_fee="4.00")
     invoices_generate_week(week_start=WEEK, now=after(WEEK))
     return Invoice.objects.get(driver=driver)
@@ -66,7 +67,7 @@ def test_credit_notes_are_for_positive_amounts(invoice, amount):
 
 
 def test_free_weeks_cannot_be_credited():
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount="100.00", at=at_london(date(2026, 6, 2)))
     invoices_generate_week(week_start=WEEK, now=after(WEEK))
     free = Invoice.objects.get(driver=driver)

@@ -21,16 +21,11 @@ from billing.models import (
     Subscription,
 )
 from billing.services.invoicing import invoices_generate_week
-from billing.tests.factories import (
-    AccountFactory,
-    DriverFactory,
-    after,
-    at_london,
-    completed_job,
-    notification,
-    payment,
-)
+from billing.services.subscriptions import subscription_get_or_create_for_driver
 from bookings.models import BookingStatus, PaymentRecord
+from drivers.tests.factories import BilledDriverFactory
+from partners.tests.factories import AccountFactory
+from tests.billing_records import after, at_london, completed_job, notification, payment
 
 pytestmark = pytest.mark.django_db
 
@@ -63,7 +58,7 @@ def line_kinds(invoice: Invoice) -> dict[str, Decimal]:
 )
 def test_fee_applies_only_once_earnings_pass_500(earnings, decision, total):
     # Given a driver past the trial whose week earned `earnings` in cash
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount=earnings, at=MIDWEEK)
 
     # When the week is invoiced
@@ -85,7 +80,7 @@ def test_fee_applies_only_once_earnings_pass_500(earnings, decision, total):
 
 def test_earnings_are_payments_minus_refunds_across_bookings():
     # Given 300 + 250 of payments and a 60 refund (net 490) in the week
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount="300.00", at=MIDWEEK)
     paid = payment(driver=driver, amount="250.00", at=MIDWEEK)
     payment(
@@ -107,7 +102,7 @@ def test_earnings_are_payments_minus_refunds_across_bookings():
 
 def test_earnings_come_from_payment_records_not_quoted_fares():
     # Given a completed 900 GBP booking whose driver was paid only 100
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     record = payment(driver=driver, amount="100.00", at=MIDWEEK)
     type(record.booking).objects.filter(pk=record.booking_id).update(fare=Decimal("900.00"))
 
@@ -121,7 +116,7 @@ def test_earnings_come_from_payment_records_not_quoted_fares():
 
 def test_trial_weeks_are_free_even_above_the_threshold():
     # Given a driver approved 30 days before the week (inside the 90-day trial) earning 900
-    driver = DriverFactory(approved_at=at_london(WEEK - timedelta(days=30)), stage="trial")
+    driver = BilledDriverFactory(approved_at=at_london(WEEK - timedelta(days=30)), stage="trial")
     payment(driver=driver, amount="900.00", at=MIDWEEK)
 
     # When invoiced
@@ -140,7 +135,7 @@ def test_trial_weeks_are_free_even_above_the_threshold():
 def test_week_in_which_the_trial_ends_is_still_free_and_the_next_is_billed():
     # Given a trial that ends on the Wednesday of WEEK
     approved = at_london(WEEK + timedelta(days=2)) - timedelta(days=90)
-    driver = DriverFactory(approved_at=approved, stage="trial")
+    driver = BilledDriverFactory(approved_at=approved, stage="trial")
     payment(driver=driver, amount="800.00", at=MIDWEEK)
     next_week = WEEK + timedelta(days=7)
     payment(driver=driver, amount="800.00", at=at_london(next_week + timedelta(days=1)))
@@ -158,12 +153,37 @@ def test_week_in_which_the_trial_ends_is_still_free_and_the_next_is_billed():
     assert driver.stage == "billed"
 
 
+def test_a_trial_ending_exactly_at_monday_midnight_leaves_that_week_billable():
+    # Given a trial that ends at 00:00 on the Monday that starts WEEK, London time (BST:
+    # Sunday 23:00 UTC). billing/README.md: a week is billable only if the trial had ended
+    # by the week's start; it had, at that very instant. The week before is the one the
+    # trial ended in, so it stays free.
+    trial_end = at_london(WEEK, 0)
+    driver = BilledDriverFactory(approved_at=trial_end - timedelta(days=90), stage="trial")
+    # The subscription is the one home of the trial's end; pin it to the very instant.
+    subscription_get_or_create_for_driver(driver=driver)
+    Subscription.objects.filter(driver=driver).update(trial_ends_at=trial_end, stage="trial")
+    week_before = WEEK - timedelta(days=7)
+    payment(driver=driver, amount="800.00", at=at_london(week_before + timedelta(days=2)))
+    payment(driver=driver, amount="800.00", at=MIDWEEK)
+
+    # When both weeks are invoiced
+    generate(week_before)
+    generate(WEEK)
+
+    # Then the last week of the trial is free and the first week after it is charged
+    assert Subscription.objects.get(driver=driver).trial_ends_at == trial_end
+    assert invoice_of(driver, week_before).fee_decision == FeeDecision.TRIAL
+    assert invoice_of(driver, WEEK).fee_decision == FeeDecision.CHARGED
+    assert invoice_of(driver, WEEK).total == Decimal("20.00")
+
+
 # --- pass-through lines ------------------------------------------------------------------
 
 
 def test_sms_are_passed_through_at_2p_each_and_whatsapp_is_free():
     # Given 3 SMS sent, 1 failed SMS and 4 WhatsApp messages in the week, small earnings
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount="120.00", at=MIDWEEK)
     for _ in range(3):
         notification(driver=driver, channel="sms", at=MIDWEEK)
@@ -185,7 +205,7 @@ def test_sms_are_passed_through_at_2p_each_and_whatsapp_is_free():
 
 def test_pass_through_lines_apply_during_the_trial():
     # Given a driver in the trial with 2 SMS and card fees
-    driver = DriverFactory(approved_at=at_london(WEEK - timedelta(days=10)), stage="trial")
+    driver = BilledDriverFactory(approved_at=at_london(WEEK - timedelta(days=10)), stage="trial")
     payment(driver=driver, amount="700.00", at=MIDWEEK, method="card", processor_fee="1.25")
     notification(driver=driver, channel="sms", at=MIDWEEK)
     notification(driver=driver, channel="sms", at=MIDWEEK)
@@ -202,7 +222,7 @@ def test_pass_through_lines_apply_during_the_trial():
 
 def test_card_processing_fees_are_summed_from_payment_records():
     # Given card payments carrying processor fees and a cash payment carrying none
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount="400.00", at=MIDWEEK, method="card", processor_fee="5.60")
     payment(driver=driver, amount="200.00", at=MIDWEEK, method="card", processor_fee="2.80")
     payment(driver=driver, amount="50.00", at=MIDWEEK, method="cash_to_driver")
@@ -221,7 +241,7 @@ def test_card_processing_fees_are_summed_from_payment_records():
 
 def test_cash_and_whatsapp_only_week_adds_nothing():
     # Given cash-only earnings under the threshold and WhatsApp job cards
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount="350.00", at=MIDWEEK)
     notification(driver=driver, channel="whatsapp", at=MIDWEEK)
 
@@ -242,7 +262,7 @@ def test_partner_job_fees_only_for_completed_jobs_of_the_named_partner():
     free_partner = AccountFactory()
     inactive = AccountFactory()
     PartnerJobFee.objects.create(account=inactive, fee_per_job=Decimal("9.99"), active=False)
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount="100.00", at=MIDWEEK)
     for _ in range(3):
         completed_job(driver=driver, account=charging, at=MIDWEEK)
@@ -250,7 +270,7 @@ def test_partner_job_fees_only_for_completed_jobs_of_the_named_partner():
     completed_job(driver=driver, account=charging, at=MIDWEEK - timedelta(days=7))
     completed_job(driver=driver, account=free_partner, at=MIDWEEK)
     completed_job(driver=driver, account=inactive, at=MIDWEEK)
-    other_driver = DriverFactory()
+    other_driver = BilledDriverFactory()
     completed_job(driver=other_driver, account=charging, at=MIDWEEK)
 
     # When invoiced
@@ -271,7 +291,7 @@ def test_partner_job_fees_only_for_completed_jobs_of_the_named_partner():
 
 def test_week_with_no_jobs_creates_no_invoice():
     # Given a driver with activity only in the previous week
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount="900.00", at=MIDWEEK - timedelta(days=7))
 
     # When this week is invoiced
@@ -287,14 +307,14 @@ def test_week_with_no_jobs_creates_no_invoice():
 
 def test_rerun_never_bills_twice_and_fills_in_new_drivers():
     # Given two invoiced drivers
-    first, second = DriverFactory(), DriverFactory()
+    first, second = BilledDriverFactory(), BilledDriverFactory()
     payment(driver=first, amount="600.00", at=MIDWEEK)
     payment(driver=second, amount="601.00", at=MIDWEEK)
     result = generate()
     assert result.created_billed == 2
 
     # When the week is generated again, after a third driver's late record arrived
-    third = DriverFactory()
+    third = BilledDriverFactory()
     payment(driver=third, amount="700.00", at=MIDWEEK)
     rerun = generate()
 
@@ -306,7 +326,7 @@ def test_rerun_never_bills_twice_and_fills_in_new_drivers():
 
 def test_one_invoice_per_driver_and_week_is_a_database_constraint():
     # Given an invoice for the week
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount="600.00", at=MIDWEEK)
     generate()
     invoice = invoice_of(driver)
@@ -332,7 +352,7 @@ def test_one_invoice_per_driver_and_week_is_a_database_constraint():
 
 def test_invoice_numbers_are_gapless_across_weeks_and_skip_free_weeks():
     # Given billable and free drivers over two weeks
-    drivers = [DriverFactory() for _ in range(5)]
+    drivers = [BilledDriverFactory() for _ in range(5)]
     for i, driver in enumerate(drivers):
         amount = "600.00" if i % 2 == 0 else "100.00"
         payment(driver=driver, amount=amount, at=MIDWEEK)
@@ -352,7 +372,7 @@ def test_invoice_numbers_are_gapless_across_weeks_and_skip_free_weeks():
 
 def test_numbers_are_given_back_when_a_chunk_rolls_back(monkeypatch):
     # Given a first week invoiced normally
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount="600.00", at=MIDWEEK)
     generate()
 
@@ -376,7 +396,7 @@ def test_numbers_are_given_back_when_a_chunk_rolls_back(monkeypatch):
 
 def test_issued_invoices_and_lines_are_immutable():
     # Given an issued invoice
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount="600.00", at=MIDWEEK)
     generate()
     invoice = invoice_of(driver)
@@ -410,7 +430,7 @@ def test_generation_uses_a_bounded_number_of_queries(django_assert_max_num_queri
     partner = AccountFactory()
     PartnerJobFee.objects.create(account=partner, fee_per_job=Decimal("1.00"))
     for i in range(30):
-        driver = DriverFactory()
+        driver = BilledDriverFactory()
         payment(driver=driver, amount=str(400 + 10 * i), at=MIDWEEK, processor_fee="0.50")
         notification(driver=driver, channel="sms", at=MIDWEEK)
         completed_job(driver=driver, account=partner, at=MIDWEEK)
@@ -428,7 +448,7 @@ def test_generation_uses_a_bounded_number_of_queries(django_assert_max_num_queri
 
 def test_collection_marks_new_invoices_due_after_commit(django_capture_on_commit_callbacks):
     # Given a billable and a free driver
-    billed, free = DriverFactory(), DriverFactory()
+    billed, free = BilledDriverFactory(), BilledDriverFactory()
     payment(driver=billed, amount="600.00", at=MIDWEEK)
     payment(driver=free, amount="10.00", at=MIDWEEK)
 
@@ -449,7 +469,7 @@ def test_beat_task_invoices_the_week_that_just_ended(time_machine):
     # Given a payment in WEEK and the clock at the Monday 01:00 after it
     from billing.tasks import invoices_generate_last_week
 
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     payment(driver=driver, amount="600.00", at=MIDWEEK)
     time_machine.move_to(after(WEEK), tick=False)
 
@@ -466,7 +486,7 @@ def test_beat_task_invoices_the_week_that_just_ended(time_machine):
 def test_command_accepts_any_day_of_the_week_and_prints_progress(capsys):
     # Given three drivers with activity
     for _ in range(3):
-        payment(driver=DriverFactory(), amount="600.00", at=MIDWEEK)
+        payment(driver=BilledDriverFactory(), amount="600.00", at=MIDWEEK)
 
     # When the command is given a Saturday of WEEK, with chunks of 2
     call_command("invoices_generate", "--week", "2026-06-06", "--chunk-size", "2")
@@ -485,9 +505,11 @@ def test_an_sms_job_card_is_recorded_with_billing_once_and_whatsapp_is_not(
 ):
     # given a driver offered a job, with job cards going out through the console backend
     from billing.models import SmsUsage
+    from bookings.tests.factories import BookingFactory
     from dispatch.models import NotificationLog
     from dispatch.services import job_cards, offers
-    from dispatch.tests.factories import LEEDS, BookingFactory, driver_at
+    from drivers.tests.factories import driver_at
+    from tests.places import LEEDS
 
     settings.NOTIFICATION_BACKEND = "console"
     driver = driver_at(LEEDS)

@@ -15,7 +15,9 @@ from billing.models import Invoice, InvoiceStatus, Subscription, SubscriptionAud
 from billing.services.collection import invoices_collect, invoices_payment_record
 from billing.services.credit_notes import credit_note_issue
 from billing.services.invoicing import invoices_generate_week
-from billing.tests.factories import AccountFactory, DriverFactory, after, at_london, payment
+from drivers.tests.factories import BilledDriverFactory
+from partners.tests.factories import AccountFactory
+from tests.billing_records import after, at_london, payment
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("billing.tests.urls")]
 
@@ -27,7 +29,7 @@ DUE_WEEK = date(2026, 6, 15)
 @pytest.fixture
 def driver_user():
     user = get_user_model().objects.create_user("asha", password="pw-123456!")
-    driver = DriverFactory(user=user, name="Asha Khan")
+    driver = BilledDriverFactory(user=user, name="Asha Khan")
     # Paid week: 640 earned by card with 3.10 of processor fees
     payment(
         driver=driver,
@@ -129,7 +131,7 @@ def test_a_user_who_is_not_a_driver_is_refused(client):
 
 def test_a_driver_cannot_see_another_drivers_invoice(client, driver_user):
     other = get_user_model().objects.create_user("ben", password="pw-123456!")
-    DriverFactory(user=other)
+    BilledDriverFactory(user=other)
     client.force_login(other)
     invoice = Invoice.objects.get(week_start=PAID_WEEK)
 
@@ -138,7 +140,7 @@ def test_a_driver_cannot_see_another_drivers_invoice(client, driver_user):
 
 def test_new_driver_page_shows_the_trial_and_no_weeks(client):
     user = get_user_model().objects.create_user("new", password="pw-123456!")
-    driver = DriverFactory(user=user, approved_at=at_london(date(2026, 11, 2)), stage="trial")
+    driver = BilledDriverFactory(user=user, approved_at=at_london(date(2026, 11, 2)), stage="trial")
     client.force_login(user)
 
     html = client.get(reverse("billing:subscription")).content.decode()

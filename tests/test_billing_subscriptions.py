@@ -15,15 +15,16 @@ from billing.services.subscriptions import (
     subscription_trial_extend,
     subscriptions_ensure,
 )
-from billing.tests.factories import AccountFactory, DriverFactory
+from drivers.tests.factories import BilledDriverFactory
 from partners.models import Account
+from partners.tests.factories import AccountFactory
 
 pytestmark = pytest.mark.django_db
 
 
 def test_driver_trial_is_90_days_from_approval():
     approved = timezone.now() - timedelta(days=10)
-    driver = DriverFactory(approved_at=approved, stage="trial")
+    driver = BilledDriverFactory(approved_at=approved, stage="trial")
 
     subscription = subscription_get_or_create_for_driver(driver=driver)
 
@@ -32,7 +33,7 @@ def test_driver_trial_is_90_days_from_approval():
 
 
 def test_unapproved_driver_has_no_subscription():
-    driver = DriverFactory(approved_at=None, stage="signed_up")
+    driver = BilledDriverFactory(approved_at=None, stage="signed_up")
 
     assert subscription_get_or_create_for_driver(driver=driver) is None
     assert subscriptions_ensure() == 0
@@ -55,9 +56,9 @@ def test_operator_accounts_get_no_partner_subscription():
 
 def test_ensure_creates_missing_driver_subscriptions_set_based(django_assert_max_num_queries):
     # Given 25 approved drivers (one long past the trial) and no subscriptions
-    old = DriverFactory(approved_at=datetime(2024, 1, 1, tzinfo=UTC))
+    old = BilledDriverFactory(approved_at=datetime(2024, 1, 1, tzinfo=UTC))
     for _ in range(24):
-        DriverFactory(approved_at=timezone.now() - timedelta(days=1))
+        BilledDriverFactory(approved_at=timezone.now() - timedelta(days=1))
 
     # When subscriptions are ensured, the query count does not depend on the drivers
     with django_assert_max_num_queries(10):
@@ -110,8 +111,8 @@ def test_extension_must_be_positive():
 
 
 def test_trials_that_ended_move_to_billed_and_suspended_ones_stay():
-    ended = DriverFactory(approved_at=timezone.now() - timedelta(days=91), stage="trial")
-    running = DriverFactory(approved_at=timezone.now() - timedelta(days=89), stage="trial")
+    ended = BilledDriverFactory(approved_at=timezone.now() - timedelta(days=91), stage="trial")
+    running = BilledDriverFactory(approved_at=timezone.now() - timedelta(days=89), stage="trial")
     subscriptions_ensure(now=timezone.now() - timedelta(days=2))  # both still in trial then
     suspended = Subscription.objects.get(driver=ended)
     subscription_stage_set(subscription=suspended, stage=SubscriptionStage.SUSPENDED)

@@ -9,8 +9,9 @@ import pytest
 
 from billing.models import Invoice
 from billing.services.invoicing import invoices_generate_week
-from billing.tests.factories import DriverFactory, after, payment
 from billing.weeks import week_bounds, week_start_of, week_start_previous
+from drivers.tests.factories import BilledDriverFactory
+from tests.billing_records import after, payment
 
 SPRING = date(2026, 3, 23)  # clocks go forward on Sunday 29 March 2026 at 01:00 UTC
 AUTUMN = date(2026, 10, 19)  # clocks go back on Sunday 25 October 2026 at 01:00 UTC
@@ -71,7 +72,7 @@ def test_previous_week_is_judged_in_london_time():
 )
 def test_payments_just_either_side_of_local_midnight(week, inside, outside):
     # Given 260 GBP just inside each end of the week and 1,000 GBP just outside each end
-    driver = DriverFactory()
+    driver = BilledDriverFactory()
     for moment in inside:
         payment(driver=driver, amount="260.00", at=moment)
     for moment in outside:

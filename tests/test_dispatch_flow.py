@@ -13,8 +13,9 @@ from rest_framework.test import APIClient
 from bookings.models import BookingStatus
 from bookings.services import BookingDraft, PassengerDetails, booking_create
 from dispatch.models import NotificationLog, Offer, OfferStatus
-from dispatch.tests.factories import LEEDS, UserFactory, driver_at, north_of
 from drivers.selectors import driver_dashboard
+from drivers.tests.factories import UserFactory, driver_at
+from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db
 

@@ -20,12 +20,13 @@ import responses
 
 from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingStatus
+from bookings.tests.factories import BookingFactory
 from dispatch.models import Offer, OfferStatus, Tier
 from dispatch.services import offers
-from dispatch.tests.factories import AccountFactory, BookingFactory, PartnerFleetFactory
+from dispatch.tests.factories import PartnerFleetFactory
 from partners.models import WebhookDelivery, WebhookDeliveryStatus
 from partners.services.webhooks import webhook_delivery_attempt
-from partners.tests.factories import hmac_hex
+from partners.tests.factories import AccountFactory, hmac_hex
 
 pytestmark = pytest.mark.django_db
 

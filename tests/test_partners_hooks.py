@@ -9,8 +9,9 @@ import pytest
 
 from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingStatus
+from drivers.tests.factories import fleet_driver
 from partners.models import Account
-from partners.tests.factories import driver_create, hmac_hex, partner_job
+from partners.tests.factories import hmac_hex, partner_job
 
 pytestmark = pytest.mark.django_db
 
@@ -319,7 +320,7 @@ def test_status_report_driver_text_is_screened(client, partner, job):
 def test_an_operator_fleet_driver_status_flows_back(client, make_account):
     # An operator holding its own job reports progress the same way.
     operator = make_account("operator", name="Own Fleet", approved=True)
-    driver_create(operator=operator)
+    fleet_driver(operator=operator)
     from django.utils import timezone
 
     from bookings.references import reference_generate

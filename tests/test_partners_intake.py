@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -20,6 +19,7 @@ from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingEvent, BookingStatus
 from partners.models import Account
 from partners.tests.factories import hmac_hex, partner_job
+from tests.concurrency import race
 
 URL = "/api/public/v1/jobs"
 
@@ -603,24 +603,13 @@ def test_reconciliation_with_hmac_of_the_method_and_path(client, partner, keyed)
 
 def push_concurrently(partner, batches: list) -> list:
     """Send each batch from its own thread and client, all released at the same instant."""
-    barrier = threading.Barrier(len(batches))
-    responses = []
 
-    def send(jobs):
+    def sender(jobs):
         client = APIClient()
         client.credentials(HTTP_X_API_KEY=partner.raw_key)
-        try:
-            barrier.wait()
-            responses.append(push(client, jobs))
-        finally:
-            connection.close()
+        return lambda: push(client, jobs)
 
-    threads = [threading.Thread(target=send, args=(jobs,)) for jobs in batches]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return responses
+    return race(*[sender(jobs) for jobs in batches], expected=())
 
 
 @pytest.mark.postgres

@@ -14,8 +14,10 @@ from django.utils import timezone
 
 from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingStatus, PaymentRecord
+from drivers.tests.factories import fleet_driver
 from partners.models import OperatorUser, SignedRequest
-from partners.tests.factories import driver_create, hmac_hex, partner_job
+from partners.tests.factories import hmac_hex, partner_job
+from tests.concurrency import race
 
 pytestmark = pytest.mark.django_db
 
@@ -328,7 +330,7 @@ def test_the_assign_form_never_redirects_off_site(operator_login, next_url, with
     )
     form = {"next": next_url}
     if with_driver:
-        form["driver"] = driver_create(operator=operator).pk
+        form["driver"] = fleet_driver(operator=operator).pk
 
     response = operator_login.post(f"/operator/jobs/{job.reference}/assign", form)
 
@@ -350,9 +352,9 @@ def test_the_assign_form_still_returns_to_a_page_of_this_site(operator_login):
 @pytest.fixture
 def driver_job(make_account):
     from bookings.references import reference_generate
-    from dispatch.tests.factories import UserFactory
+    from drivers.tests.factories import UserFactory
 
-    driver = driver_create()
+    driver = fleet_driver()
     driver.user = UserFactory()
     driver.save(update_fields=["user"])
     booking = Booking.objects.create(
@@ -464,8 +466,6 @@ def test_intake_uses_the_one_pickup_tolerance(api_client, partner, settings):
 @pytest.mark.django_db(transaction=True)
 def test_copies_of_one_signed_amendment_at_the_same_instant_apply_once(make_account):
     """Contract 1.2: of many copies of one signed request, exactly one runs."""
-    import threading
-
     from django.db import connection
     from django.test import Client
 
@@ -475,29 +475,11 @@ def test_copies_of_one_signed_amendment_at_the_same_instant_apply_once(make_acco
     signed_post(Client(), JOBS, partner, partner_job(jobRef="RACE-AM"))
     body = json.dumps({"jobRef": "RACE-AM", "action": "amend", "notes": "Gate 9"}).encode()
     ts = now_ts()
-    barrier = threading.Barrier(8)
-    statuses: list[int] = []
-    crashed: list[BaseException] = []
 
     def send():
-        try:
-            barrier.wait()
-            statuses.append(
-                signed_post(Client(), JOBS, partner, None, timestamp=ts, body=body).status_code
-            )
-        except BaseException as exc:  # a thread that dies must fail the test
-            crashed.append(exc)
-        finally:
-            connection.close()
+        return signed_post(Client(), JOBS, partner, None, timestamp=ts, body=body).status_code
 
-    threads = [threading.Thread(target=send) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-    assert crashed == []
-    assert len(statuses) == 8
+    statuses = race(*[send] * 8)
     assert set(statuses) <= {200, 409}
     booking = Booking.objects.get(job_ref="RACE-AM")
     assert booking.events.filter(detail__fields=["notes"]).count() == 1

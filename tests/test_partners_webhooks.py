@@ -25,11 +25,12 @@ from standardwebhooks.webhooks import Webhook
 
 from bookings.models import Booking, BookingStatus
 from bookings.services import booking_status_change
+from drivers.tests.factories import fleet_driver
 from partners.admin import WebhookDeliveryAdmin
 from partners.models import Account, WebhookAttempt, WebhookDelivery, WebhookDeliveryStatus
 from partners.services.webhooks import RETRY_SCHEDULE, webhook_delivery_attempt
 from partners.tasks import webhook_deliveries_due_send
-from partners.tests.factories import driver_create, partner_job
+from partners.tests.factories import partner_job
 
 HOOK = "https://partner.example/hooks/taxi"
 
@@ -133,7 +134,7 @@ def test_status_change_carries_previous_status_driver_and_sequence(
     booking = push_one(keyed, django_capture_on_commit_callbacks)
     booking.refresh_from_db()
     before = (booking.status, booking.sequence)
-    driver = driver_create(name="Asha Khan")
+    driver = fleet_driver(name="Asha Khan")
 
     with django_capture_on_commit_callbacks(execute=True):
         booking_status_change(

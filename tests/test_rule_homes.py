@@ -12,9 +12,11 @@ from django.core import mail
 
 from bookings.models import Passenger
 from bookings.services import email_confirmation_send
+from bookings.tests.factories import BookingFactory
 from dispatch.models import Offer, OfferStatus, Tier
 from dispatch.services.job_cards import job_card_body
-from dispatch.tests.factories import LEEDS, BookingFactory, driver_at
+from drivers.tests.factories import driver_at
+from tests.places import LEEDS
 
 ROOT = Path(__file__).resolve().parents[1]
 

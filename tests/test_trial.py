@@ -16,10 +16,11 @@ from rest_framework.test import APIClient
 
 from billing.models import Subscription, SubscriptionAudit
 from billing.services.subscriptions import subscriptions_ensure
-from dispatch.tests.factories import LEEDS, DriverFactory, UserFactory, driver_at
 from drivers.models import DriverStage
+from drivers.tests.factories import DriverFactory, UserFactory, driver_at
 from partners.models import Account
 from partners.services.accounts import account_create
+from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,12 +10,13 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
+from bookings.tests.factories import BookingFactory
 from dispatch.models import Tier
 from dispatch.services import matching
 from dispatch.services.matching import JobRequirements
-from dispatch.tests.factories import LEEDS, BookingFactory, driver_at, north_of
 from drivers.forms import DriverSignupForm
 from drivers.models import Vehicle
+from drivers.tests.factories import driver_at
 from pricing.models import Quote
 from pricing.vehicles import (
     SEATS,
@@ -25,6 +26,7 @@ from pricing.vehicles import (
     VehicleType,
     vehicle_factors,
 )
+from tests.places import LEEDS, north_of
 
 CODES = [vc.code for vc in VEHICLE_CLASSES]
 

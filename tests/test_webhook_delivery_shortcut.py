@@ -11,7 +11,7 @@ import pytest
 
 from bookings.events import booking_event_record
 from bookings.models import Booking
-from dispatch.tests.factories import BookingFactory
+from bookings.tests.factories import BookingFactory
 from partners.models import WebhookDelivery
 from partners.services.webhooks import webhook_delivery_create
 

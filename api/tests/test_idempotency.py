@@ -1,7 +1,6 @@
 """Idempotency-Key: replay, reuse with another body, in-flight conflict (contract 1.3)."""
 
 import json
-import threading
 from datetime import timedelta
 
 import pytest
@@ -12,6 +11,7 @@ from django.utils import timezone
 from api.models import IdempotencyRecord
 from api.tests.assertions import assert_problem
 from partners.models import Account
+from tests.concurrency import race
 
 pytestmark = [pytest.mark.urls("api.tests.urls")]
 
@@ -117,22 +117,11 @@ def test_overlong_key_is_400(client):
 @override_settings(RATELIMITS=LIMITS)
 def test_twenty_concurrent_requests_with_one_key_create_one_row():
     assert connection.vendor == "postgresql"
-    barrier = threading.Barrier(20)
-    statuses: list[int] = []
 
-    def worker():
-        client = Client()
-        barrier.wait()
-        try:
-            statuses.append(raw_post(client, "concurrent", key="same-key").status_code)
-        finally:
-            connection.close()
+    def post_once():
+        return raw_post(Client(), "concurrent", key="same-key").status_code
 
-    threads = [threading.Thread(target=worker) for _ in range(20)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    statuses = race(*[post_once] * 20)
     assert Account.objects.filter(slug="concurrent").count() == 1
     assert statuses.count(201) >= 1
     assert set(statuses) <= {201, 409}

@@ -1,7 +1,5 @@
 """The one-round-trip rate-limit counter client (api.ratelimit_cache), against Redis."""
 
-import threading
-
 import pytest
 from django.conf import settings
 from django.core.cache import caches
@@ -10,6 +8,7 @@ from django_ratelimit.core import get_usage
 
 from api.ratelimit_cache import RateLimitCacheClient, counting_in_blocks
 from api.ratelimits import counting_block
+from tests.concurrency import race
 
 pytestmark = pytest.mark.skipif(
     "ratelimit" not in settings.CACHES, reason="needs Redis (set REDIS_URL=redis://...)"
@@ -61,11 +60,7 @@ def test_concurrent_requests_from_many_threads_are_all_counted(counters):
         for _ in range(25):
             _count("burst")
 
-    threads = [threading.Thread(target=hammer) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    race(*[hammer] * 8)
     assert _count("burst", increment=False)["count"] == 200
 
 
@@ -114,19 +109,10 @@ def test_exact_counting_below_two_thousand(counters):
 def test_threads_never_share_a_count_and_never_pass_the_limit(counters):
     # 8 threads, 500 tries each, at 3000/h in blocks of 3: every count number is handed
     # out once, so no more than 3000 are admitted, and at most 8 x 2 reserved go unused.
-    admitted: list[int] = []
-    lock = threading.Lock()
-
     def hammer():
-        mine = [u["count"] for u in (_counted("race", "3000/h") for _ in range(500))]
-        with lock:
-            admitted.extend(c for c in mine if c <= 3000)
+        return [u["count"] for u in (_counted("race", "3000/h") for _ in range(500))]
 
-    threads = [threading.Thread(target=hammer) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    admitted = [count for counts in race(*[hammer] * 8) for count in counts if count <= 3000]
     assert len(admitted) == len(set(admitted))
     assert 3000 - 8 * 2 <= len(admitted) <= 3000
 

@@ -1,8 +1,10 @@
 from django.urls import path
 
-from bookings.api import views
+from bookings.api import quotes, views
 
 urlpatterns = [
+    path("v1/quote", quotes.QuoteV1View.as_view(), name="quote-v1"),
+    path("quotes/estimate", quotes.QuoteEstimateView.as_view(), name="quote-estimate"),
     path("bookings/create", views.AliasBookingCreateView.as_view(), name="alias-bookings-create"),
     path(
         "bookings/instant", views.AliasBookingInstantView.as_view(), name="alias-bookings-instant"

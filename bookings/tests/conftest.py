@@ -7,8 +7,6 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from bookings.models import Booking
-
 
 @pytest.fixture
 def future():
@@ -36,22 +34,12 @@ def quote_factory(db, tariffs):
 
 @pytest.fixture
 def booking_factory(db):
-    from bookings.references import reference_generate
+    """A booking two hours ahead at 48.20 GBP, made by ``BookingFactory``."""
+    from bookings.tests.factories import BookingFactory
 
     def make(**overrides):
-        values = {
-            "reference": reference_generate(),
-            "source": "api",
-            "passenger_name": "Jo Bloggs",
-            "passenger_email": "jo.bloggs@example.co.uk",
-            "passenger_phone": "+447700900123",
-            "pickup": "Leeds station",
-            "dropoff": "York",
-            "pickup_time": timezone.now() + timedelta(hours=2),
-            "fare": Decimal("48.20"),
-        }
-        values.update(overrides)
-        return Booking.objects.create(**values)
+        values = {"pickup_time": timezone.now() + timedelta(hours=2), "fare": Decimal("48.20")}
+        return BookingFactory(**(values | overrides))
 
     return make
 
@@ -63,31 +51,12 @@ def unknown_uuid() -> str:
 @pytest.fixture
 def accepted_booking(booking_factory):
     """A booking a licensed driver has accepted, with the vehicle the passenger will see."""
-    from datetime import date
-
     from bookings.services import booking_status_change
-    from drivers.models import Driver, Vehicle
+    from drivers.tests.factories import DriverFactory, VehicleFactory
 
     booking = booking_factory()
-    driver = Driver.objects.create(
-        name="Asha Khan",
-        phone="+447700900001",
-        licensing_authority="Leeds City Council",
-        licence_number="L1",
-        licence_expiry=date.today() + timedelta(days=90),
-        base_city="Leeds",
-        base_lat=53.8,
-        base_lng=-1.55,
-    )
-    vehicle = Vehicle.objects.create(
-        driver=driver,
-        make="Toyota",
-        model="Corolla",
-        colour="Silver",
-        registration="AB12 CDE",
-        licensing_authority="Leeds City Council",
-        plate_expiry=date.today() + timedelta(days=90),
-    )
+    driver = DriverFactory(name="Asha Khan", phone="+447700900001")
+    vehicle = VehicleFactory(driver=driver, registration="AB12 CDE")
     return booking_status_change(
         booking=booking, to_status="accepted", actor="test", driver=driver, vehicle=vehicle
     )

@@ -1,12 +1,10 @@
 """POST /api/public/bookings/create: redeem a quote once (seed 2.5, contract 2.3)."""
 
 import re
-import threading
 from datetime import timedelta
 
 import pytest
 import time_machine
-from django.db import connection
 from django.test import Client, override_settings
 from django.utils import timezone
 
@@ -14,6 +12,7 @@ from api.tests.assertions import assert_problem
 from bookings.links import booking_page_token
 from bookings.models import Booking, BookingEvent
 from bookings.tests.conftest import unknown_uuid
+from tests.concurrency import race
 
 pytestmark = pytest.mark.django_db
 URL = "/api/public/bookings/create"
@@ -103,6 +102,34 @@ def test_redeeming_for_another_passenger_is_409(api_client, quote_factory):
     assert Booking.objects.count() == 1
 
 
+def test_redeeming_with_the_same_phone_but_another_email_is_409(api_client, quote_factory):
+    # Given a quote redeemed by Asha
+    quote = quote_factory()
+    first = api_client.post(URL, body(quote.pk), format="json").json()
+
+    # When someone with her phone but another email redeems it again
+    response = api_client.post(
+        URL, body(quote.pk, passenger_email="someone.else@example.co.uk"), format="json"
+    )
+
+    # Then it is not the retry of the same passenger: 409, and Asha's booking is untouched
+    assert_problem(response, 409, "quote_already_redeemed")
+    booking = Booking.objects.get()
+    assert booking.reference == first["booking_reference"]
+    assert booking.passenger_email == "asha.patel@example.co.uk"
+
+
+def test_a_retry_is_recognised_whatever_the_case_of_the_email(api_client, quote_factory):
+    quote = quote_factory()
+    first = api_client.post(URL, body(quote.pk), format="json").json()
+    retry = api_client.post(
+        URL, body(quote.pk, passenger_email="Asha.Patel@Example.co.uk"), format="json"
+    )
+    assert retry.status_code == 200
+    assert retry.json()["booking_reference"] == first["booking_reference"]
+    assert Booking.objects.count() == 1
+
+
 def test_hostile_notes_are_rejected_before_booking(api_client, quote_factory):
     quote = quote_factory()
     response = api_client.post(
@@ -119,23 +146,12 @@ def test_hostile_notes_are_rejected_before_booking(api_client, quote_factory):
 @override_settings(RATELIMIT_ENABLE=False)
 def test_fifty_concurrent_redemptions_make_exactly_one_booking(quote_factory):
     quote = quote_factory()
-    barrier = threading.Barrier(50)
-    results: list[tuple[int, str]] = []
 
     def redeem():
-        client = Client()
-        barrier.wait()
-        try:
-            response = client.post(URL, body(quote.pk), content_type="application/json")
-            results.append((response.status_code, response.json().get("booking_reference", "")))
-        finally:
-            connection.close()
+        response = Client().post(URL, body(quote.pk), content_type="application/json")
+        return response.status_code, response.json().get("booking_reference", "")
 
-    threads = [threading.Thread(target=redeem) for _ in range(50)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = race(*[redeem] * 50)
     assert Booking.objects.filter(quote=quote).count() == 1
     reference = Booking.objects.get(quote=quote).reference
     assert [status for status, _ in results] == [200] * 50

@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from api.tests.assertions import assert_problem
 from bookings.models import Passenger
+from bookings.tests.factories import PassengerFactory
 
 pytestmark = pytest.mark.django_db
 URL = "/api/public/v1/passenger-verify"
@@ -50,7 +51,7 @@ def test_unacceptable_addresses_get_no_link(api_client, email, flags):
 
 
 def test_already_verified_email_is_reported(api_client):
-    Passenger.objects.create(email="ada@example.co.uk", email_verified_at=timezone.now())
+    PassengerFactory(email="ada@example.co.uk", email_verified_at=timezone.now())
     answer = api_client.post(URL, {"email": "ada@example.co.uk"}, format="json").json()
     assert answer["verified"] is True
     assert answer["verificationSent"] is False

@@ -10,6 +10,7 @@ from django.utils import timezone
 from api.tests.assertions import assert_problem
 from bookings.links import booking_page_token
 from bookings.models import Booking, Passenger
+from bookings.tests.factories import PassengerFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tariffs")]
 
@@ -91,7 +92,7 @@ def test_disposable_and_role_emails_are_rejected(api_client, future, email):
 
 
 def test_blocked_passenger_is_403(api_client, future):
-    Passenger.objects.create(email="grace.hopper@example.co.uk", blocked=True)
+    PassengerFactory(email="grace.hopper@example.co.uk", blocked=True)
     response = api_client.post("/api/public/v1/booking", body(future), format="json")
     assert_problem(response, 403, "passenger_blocked")
     assert not Booking.objects.exists()
@@ -134,7 +135,7 @@ def test_unconfirmed_email_gets_eight_checks_an_hour(api_client, future):
 
 
 def test_too_many_bookings_from_one_email_is_429(api_client, future):
-    Passenger.objects.create(email="grace.hopper@example.co.uk", email_verified_at=timezone.now())
+    PassengerFactory(email="grace.hopper@example.co.uk", email_verified_at=timezone.now())
     with override_settings(
         RATELIMITS={**_limits(), "booking": "100/h", "booking_per_email": "3/d"}
     ):

@@ -7,7 +7,6 @@ and measure again with ``bench/http_bench.py --baseline-tree``.
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 from decimal import Decimal
 
@@ -27,6 +26,7 @@ from core import fast_paths
 from core.fast_paths import RowInsert, input_validate, rows_insert_with_children
 from pricing.api.serializers import QuoteV1RequestSerializer
 from pricing.models import Quote
+from tests.concurrency import race
 
 pytestmark = pytest.mark.django_db
 
@@ -284,21 +284,12 @@ def test_nothing_of_one_request_reaches_the_next():
 
 def test_threads_validating_at_once_each_get_their_own_answer():
     # Web processes run no threads, but gthread workers would: still correct.
-    results: dict[int, object] = {}
-
-    def validate(n: int) -> None:
+    def validate(n: int):
         body = {"pickup": f"Place {n}", "dropoff": "York", "passengers": n % 8 + 1}
         for _ in range(200):
             data = input_validate(QuoteV1RequestSerializer, body)
             if data["pickup"] != f"Place {n}" or data["passengers"] != n % 8 + 1:
-                results[n] = data
-                return
-        results[n] = "ok"
+                return data
+        return "ok"
 
-    threads = [threading.Thread(target=validate, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-    assert results == dict.fromkeys(range(8), "ok")
+    assert race(*[lambda n=n: validate(n) for n in range(8)]) == ["ok"] * 8

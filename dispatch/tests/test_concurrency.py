@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from django.db import connection
 
 from bookings.models import Booking, BookingStatus
+from bookings.tests.factories import BookingFactory
 from core.errors import DomainError
 from dispatch.models import Offer, OfferStatus
 from dispatch.services import offers
-from dispatch.tests.factories import LEEDS, BookingFactory, driver_at, north_of
 from drivers.models import Driver
+from drivers.tests.factories import driver_at
+from tests.concurrency import race
+from tests.places import LEEDS, north_of
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -21,28 +22,6 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 def _postgres_only():
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL")
-
-
-def race(*calls):
-    """Start every call at the same instant in its own thread; return results or Problems."""
-    barrier = threading.Barrier(len(calls))
-    results: list = [None] * len(calls)
-
-    def run(index, call):
-        try:
-            barrier.wait()
-            results[index] = call()
-        except DomainError as problem:
-            results[index] = problem
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
 
 
 def test_accept_and_manual_assignment_at_once_have_one_winner():

@@ -10,10 +10,12 @@ import pytest
 from django.utils import timezone
 
 from bookings.models import BookingStatus, DispatchQueue
+from bookings.tests.factories import BookingFactory
 from dispatch.handover import Handover
 from dispatch.models import DispatchAttempt, Offer
 from dispatch.services import offers
-from dispatch.tests.factories import LEEDS, BookingFactory, driver_at, north_of
+from drivers.tests.factories import driver_at
+from tests.places import LEEDS, north_of
 
 
 class Recorder:

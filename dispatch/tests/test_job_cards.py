@@ -8,13 +8,15 @@ from urllib.parse import urlparse
 import pytest
 from django.core import signing
 
+from bookings.tests.factories import BookingFactory
 from dispatch import notifications, tasks
 from dispatch.links import offer_id_from_token
 from dispatch.models import NotificationLog
 from dispatch.notifications import JobCardSendError
 from dispatch.services import job_cards, offers
-from dispatch.tests.factories import LEEDS, BookingFactory, driver_at
 from dispatch.tests.twilio_recorder import RecordingTwilioHttpClient
+from drivers.tests.factories import driver_at
+from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
 

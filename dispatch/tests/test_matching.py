@@ -7,22 +7,14 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from bookings.tests.factories import BookingFactory
 from dispatch.models import Offer, OfferStatus, SkipReason, Tier
 from dispatch.services import matching
 from dispatch.services.matching import JobRequirements
-from dispatch.tests.factories import (
-    LEEDS,
-    LONDON,
-    BookingFactory,
-    CorridorFactory,
-    DriverFactory,
-    OperatorLicenceFactory,
-    PartnerFleetFactory,
-    VehicleFactory,
-    driver_at,
-    north_of,
-)
+from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory
 from drivers.models import DriverStage, NetworkTier
+from drivers.tests.factories import CorridorFactory, DriverFactory, VehicleFactory, driver_at
+from tests.places import LEEDS, LONDON, north_of
 
 pytestmark = pytest.mark.django_db
 

@@ -10,10 +10,12 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from bookings.models import BookingStatus
+from bookings.tests.factories import BookingFactory
 from dispatch.links import offer_link_token
 from dispatch.models import OfferStatus
 from dispatch.services import offers
-from dispatch.tests.factories import LEEDS, BookingFactory, driver_at
+from drivers.tests.factories import driver_at
+from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
 

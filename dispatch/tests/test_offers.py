@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from bookings.models import BookingEvent, BookingStatus
 from bookings.services import booking_cancel
+from bookings.tests.factories import BookingFactory
 from core.errors import DomainError
 from dispatch.models import (
     AttemptOutcome,
@@ -23,17 +24,10 @@ from dispatch.models import (
 )
 from dispatch.services import offers
 from dispatch.signals import fleet_offer_made
-from dispatch.tests.factories import (
-    LEEDS,
-    LONDON,
-    BookingFactory,
-    CorridorFactory,
-    OperatorLicenceFactory,
-    PartnerFleetFactory,
-    driver_at,
-    north_of,
-)
+from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory
 from drivers.models import NetworkTier
+from drivers.tests.factories import CorridorFactory, driver_at
+from tests.places import LEEDS, LONDON, north_of
 
 pytestmark = pytest.mark.django_db
 

@@ -10,10 +10,12 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from bookings.models import BookingStatus, PaymentRecord
+from bookings.tests.factories import BookingFactory
 from dispatch.models import Offer, OfferStatus
 from dispatch.services import offers
-from dispatch.tests.factories import LEEDS, BookingFactory, UserFactory, driver_at, north_of
 from drivers.models import DriverStage
+from drivers.tests.factories import UserFactory, driver_at
+from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db
 

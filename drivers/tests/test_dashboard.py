@@ -10,9 +10,11 @@ import pytest
 
 from bookings.models import BookingStatus, PaymentRecord
 from bookings.services import payment_record_append
+from bookings.tests.factories import BookingFactory
 from dispatch.models import Offer, OfferStatus, Tier
-from dispatch.tests.factories import LEEDS, BookingFactory, UserFactory, driver_at
 from drivers.selectors import driver_dashboard
+from drivers.tests.factories import UserFactory, driver_at
+from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
 

@@ -8,10 +8,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from bookings.tests.factories import BookingFactory
 from dispatch.services import matching
 from dispatch.services.matching import JobRequirements
-from dispatch.tests.factories import BookingFactory, DriverFactory, VehicleFactory
 from drivers.models import Driver, DriverStage
+from drivers.tests.factories import DriverFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -1,16 +1,41 @@
-"""Test helpers for partner, operator and supplier intake (used by tests/test_partners_*)."""
+"""Factories for partner, operator and supplier accounts, and the intake payloads and
+signatures they send (used by tests/test_partners_*)."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 import json
-from datetime import date, timedelta
+from datetime import timedelta
 from itertools import count
 
+import factory
 from django.utils import timezone
+from factory.django import DjangoModelFactory
+
+from partners.models import Account
+from partners.services.accounts import account_created
 
 _sequence = count(1)
+
+
+class AccountFactory(DjangoModelFactory):
+    """An approved partner account (no API key: use the ``make_account`` fixture for one)."""
+
+    class Meta:
+        model = Account
+        skip_postgeneration_save = True
+
+    kind = Account.Kind.PARTNER
+    name = factory.Sequence(lambda n: f"Account {n}")
+    slug = factory.Sequence(lambda n: f"account-{n}")
+    approved = True
+
+    @factory.post_generation
+    def onboarded(obj, create, extracted, **kwargs):
+        # As every door that creates an account does (partners.services.account_created).
+        if create:
+            account_created(account=obj)
 
 
 def pickup_in(hours: float = 24) -> str:
@@ -42,32 +67,3 @@ def hmac_hex(secret: str, body: bytes, timestamp: str | None = None) -> str:
 
 def body_bytes(payload) -> bytes:
     return json.dumps(payload).encode()
-
-
-def driver_create(*, operator=None, name: str = "Asha Khan", registration: str | None = None):
-    from drivers.models import Driver, DriverStage, Vehicle
-
-    n = next(_sequence)
-    driver = Driver.objects.create(
-        name=name,
-        phone=f"+4477009{n:05d}",
-        stage=DriverStage.APPROVED,
-        approved_at=timezone.now(),
-        operator=operator,
-        licensing_authority="Leeds City Council",
-        licence_number=f"LCC{n:06d}",
-        licence_expiry=date.today() + timedelta(days=365),
-        base_city="Leeds",
-        base_lat=53.7954,
-        base_lng=-1.5475,
-    )
-    Vehicle.objects.create(
-        driver=driver,
-        make="Toyota",
-        model="Corolla",
-        colour="Silver",
-        registration=registration or f"AB{n % 100:02d} CDE",
-        licensing_authority="Leeds City Council",
-        plate_expiry=date.today() + timedelta(days=365),
-    )
-    return driver

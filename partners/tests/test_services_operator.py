@@ -11,9 +11,9 @@ from bookings.models import Booking, BookingStatus
 from bookings.references import reference_generate
 from core.errors import DomainError
 from core.localtime import local_zone
+from drivers.tests.factories import fleet_driver
 from partners.selectors import operator_calendar_day
 from partners.services.operator import operator_job_assign_chosen
-from partners.tests.factories import driver_create
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +51,7 @@ def assign(operator, reference, driver_id, vehicle_id=None):
 
 def test_assigning_an_own_driver(operator):
     job = own_job(operator)
-    driver = driver_create(operator=operator)
+    driver = fleet_driver(operator=operator)
     booking = assign(operator, job.reference, str(driver.pk))
     assert (booking.status, booking.driver, booking.vehicle) == (
         BookingStatus.ACCEPTED,
@@ -71,7 +71,7 @@ def test_no_own_driver_chosen_is_invalid_input(operator, driver_id):
 def test_another_operators_job_is_not_found(operator, make_account):
     job = own_job(make_account("operator", name="Rival", approved=True))
     with pytest.raises(DomainError) as refused:
-        assign(operator, job.reference, driver_create(operator=operator).pk)
+        assign(operator, job.reference, fleet_driver(operator=operator).pk)
     assert refused.value.code == "booking_not_found"
 
 

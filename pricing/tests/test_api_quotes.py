@@ -224,7 +224,7 @@ def test_quote_paths_are_described_in_the_openapi_schema():
     from django.urls import include, path
     from drf_spectacular.generators import SchemaGenerator
 
-    generator = SchemaGenerator(patterns=[path("api/public/", include("pricing.api.urls"))])
+    generator = SchemaGenerator(patterns=[path("api/public/", include("bookings.api.urls"))])
     schema = generator.get_schema(request=None, public=True)
     v1 = schema["paths"]["/api/public/v1/quote"]["post"]
     alias = schema["paths"]["/api/public/quotes/estimate"]["post"]
@@ -246,3 +246,20 @@ def test_departure_in_the_year_9999_is_400(api_client):
     assert response.status_code == 400
     assert response.json()["code"] == "invalid_input"
     assert "departAt" in response.json()["errors"]
+
+
+@pytest.mark.django_db
+def test_v1_quote_limit_is_thirty_an_hour_and_frees_up_after_the_hour(client, tariffs):
+    # Given a caller who has had 30 quotes (seed 8: 30 quotes per hour per caller)
+    body = {"pickup": "Leeds", "dropoff": "York"}
+    for _ in range(30):
+        assert post(client, V1, body).status_code == 200
+
+    # When the 31st comes within the hour, it is refused until the hour is out
+    refused = post(client, V1, body)
+    assert refused.status_code == 429
+    assert 0 < int(refused["Retry-After"]) <= 3600
+
+    # Then once the hour has passed the caller may quote again
+    with time_machine.travel(NOW + dt.timedelta(hours=1, seconds=1), tick=False):
+        assert post(client, V1, body).status_code == 200

@@ -12,8 +12,12 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.db import transaction
 
+from pricing.catalogue import tariff_compile
 from pricing.fares import FareOptions, TariffIncomplete, fare_compute
+from pricing.loaders import tariffs_load
+from pricing.models import Tariff
 from pricing.routing import duration_for, great_circle_m
 
 LONDON = ZoneInfo("Europe/London")
@@ -24,6 +28,28 @@ WEDNESDAY_NIGHT = dt.datetime(2025, 6, 4, 23, 30, tzinfo=LONDON)
 DATA = json.loads(
     (Path(__file__).resolve().parents[1] / "data" / "council_tariffs.json").read_text()
 )
+
+
+@pytest.fixture(scope="module")
+def compiled_catalogue(django_db_setup, django_db_blocker) -> dict:
+    """Every shipped tariff, loaded and compiled once for this module, then rolled back.
+
+    The fare function is pure: these tests need the compiled structures, not the rows, and
+    loading the tariffs for each test would cost more than all the pricing they do.
+    """
+    with django_db_blocker.unblock(), transaction.atomic():
+        tariffs_load()
+        catalogue = {
+            tariff.reference: tariff_compile(tariff)
+            for tariff in Tariff.objects.prefetch_related("bands", "extras", "areas")
+        }
+        transaction.set_rollback(True)
+    return catalogue
+
+
+@pytest.fixture
+def compiled(compiled_catalogue):
+    return compiled_catalogue.__getitem__
 
 
 def ceil(value: Decimal) -> int:
@@ -122,6 +148,27 @@ def test_manchester_night_one_mile(compiled):
     result = price(compiled("manchester-2023-09"), MILE, WEDNESDAY_NIGHT)
     assert result.fare == Decimal("3.80") + 16 * Decimal("0.20")
     assert result.band == "Tariff 2 Night"
+
+
+@pytest.mark.django_db
+def test_bands_follow_london_time_in_summer(compiled):
+    # 21:30 UTC on a June Wednesday is 22:30 BST: Manchester's night rate starts at 22:00
+    # local time, so the trip is charged at night (7.00), not at the day rate (5.60).
+    result = price(
+        compiled("manchester-2023-09"), MILE, dt.datetime(2025, 6, 4, 21, 30, tzinfo=dt.UTC)
+    )
+    assert result.band == "Tariff 2 Night"
+    assert result.fare == Decimal("7.00")
+
+
+@pytest.mark.django_db
+def test_bands_follow_london_time_in_winter(compiled):
+    # In January London is on GMT: 21:30 UTC is 21:30 local, still the day rate; and
+    # 06:30 UTC on a summer morning is 07:30 BST, already day.
+    winter = dt.datetime(2025, 1, 8, 21, 30, tzinfo=dt.UTC)
+    summer_morning = dt.datetime(2025, 6, 4, 5, 30, tzinfo=dt.UTC)
+    assert price(compiled("manchester-2023-09"), MILE, winter).band == "Tariff 1 Day"
+    assert price(compiled("manchester-2023-09"), MILE, summer_morning).band == "Tariff 1 Day"
 
 
 @pytest.mark.django_db

@@ -1,0 +1,116 @@
+"""Factories for drivers, their vehicles, corridors and the users they sign in as."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import factory
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from factory.django import DjangoModelFactory
+
+from drivers.models import Corridor, Driver, DriverStage, NetworkTier, Vehicle
+from tests.places import LEEDS, LONDON
+
+
+class UserFactory(DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+
+    username = factory.Sequence(lambda n: f"driver{n}@example.co.uk")
+    email = factory.LazyAttribute(lambda o: o.username)
+    password = factory.django.Password("correct horse battery")
+
+
+class DriverFactory(DjangoModelFactory):
+    """An approved driver in the trial, online at Leeds station, taking one job at a time."""
+
+    class Meta:
+        model = Driver
+
+    name = factory.Sequence(lambda n: f"Driver {n}")
+    phone = factory.Sequence(lambda n: f"+4477009{n % 100000:05d}")
+    stage = DriverStage.TRIAL
+    approved_at = factory.LazyFunction(lambda: timezone.now() - timedelta(days=10))
+    licensing_authority = "Leeds City Council"
+    licence_number = factory.Sequence(lambda n: f"PHD{n:06d}")
+    licence_expiry = factory.LazyFunction(lambda: timezone.localdate() + timedelta(days=365))
+    base_city = "Leeds"
+    base_lat = LEEDS[0]
+    base_lng = LEEDS[1]
+    operating_radius_km = 25
+    network = NetworkTier.LOCAL
+    online = True
+    last_lat = factory.LazyAttribute(lambda o: o.base_lat)
+    last_lng = factory.LazyAttribute(lambda o: o.base_lng)
+    last_seen_at = factory.LazyFunction(timezone.now)
+    max_jobs = 1
+
+
+class BilledDriverFactory(DriverFactory):
+    """An offline driver approved long ago (6 January 2025): past the 90-day trial, billed
+    weekly, unless a test says otherwise."""
+
+    stage = DriverStage.BILLED
+    approved_at = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
+    online = False
+    last_lat = None
+    last_lng = None
+    last_seen_at = None
+
+
+class VehicleFactory(DjangoModelFactory):
+    class Meta:
+        model = Vehicle
+
+    driver = factory.SubFactory(DriverFactory)
+    make = "Toyota"
+    model = "Corolla"
+    colour = "Silver"
+    registration = factory.Sequence(lambda n: f"YX{n % 100:02d} D{n:04d}"[:12])
+    vehicle_class = "saloon"
+    seats = 4
+    wheelchair_accessible = False
+    licensing_authority = factory.LazyAttribute(lambda o: o.driver.licensing_authority)
+    plate_number = factory.Sequence(lambda n: f"P{n:05d}")
+    plate_expiry = factory.LazyFunction(lambda: timezone.localdate() + timedelta(days=365))
+
+
+class CorridorFactory(DjangoModelFactory):
+    class Meta:
+        model = Corridor
+
+    driver = factory.SubFactory(DriverFactory, network=NetworkTier.NATIONAL)
+    origin = "Leeds"
+    origin_lat = LEEDS[0]
+    origin_lng = LEEDS[1]
+    destination = "London"
+    destination_lat = LONDON[0]
+    destination_lng = LONDON[1]
+    radius_km = 30
+
+
+def driver_at(point: tuple[float, float], vehicle: dict | None = None, **fields) -> Driver:
+    """An approved, online driver positioned at ``point`` with one vehicle."""
+    fields.setdefault("last_lat", point[0])
+    fields.setdefault("last_lng", point[1])
+    driver = DriverFactory(**fields)
+    VehicleFactory(driver=driver, **(vehicle or {}))
+    return driver
+
+
+def fleet_driver(*, operator=None, name: str = "Asha Khan", registration: str | None = None):
+    """An approved, offline driver with one vehicle, in ``operator``'s own fleet if given."""
+    driver = DriverFactory(
+        name=name,
+        stage=DriverStage.APPROVED,
+        approved_at=timezone.now(),
+        operator=operator,
+        online=False,
+        last_lat=None,
+        last_lng=None,
+        last_seen_at=None,
+    )
+    vehicle = {"registration": registration} if registration else {}
+    VehicleFactory(driver=driver, **vehicle)
+    return driver

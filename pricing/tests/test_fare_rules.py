@@ -1,0 +1,407 @@
+"""The fare function's rules on a small tariff built for the purpose, with round figures
+worked out by hand: band windows and their edges, the meter across several distance
+bands, extras, festive multipliers, vehicle classes and rounding. Pure: no database.
+
+The tariff ("Testshire"), all times Europe/London:
+- Day    06:00-22:00 every day except Sundays 06:00-22:00, bank holidays and 30 Dec:
+         2.00 for the first 1000 m, then 0.10 per 100 m or 10 s
+- Night  22:00-06:00: 3.00 for the first 1000 m, then 0.20 per 100 m or 10 s
+- Sunday 06:00-22:00 on Sundays (same figures as Day)
+- Festive 20:50 30 Dec - 06:10 31 Dec: Night x1.5
+- Any    every minute of the week (listed last: loses every tie)
+- beyond 3000 m 0.30 per 200 m or 20 s; beyond 5000 m 0.50 per 250 m or 25 s;
+  beyond 5500 m 1.00 per 100 m or 10 s
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from pricing.fares import (
+    CompiledBand,
+    CompiledExtra,
+    CompiledTariff,
+    FareOptions,
+    TariffIncomplete,
+    Windows,
+    fare_compute,
+    windows_compile,
+)
+
+LONDON = ZoneInfo("Europe/London")
+DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+CRUISE = Decimal(10)  # m/s: a journey of d metres in d/10 s has no waiting
+NO_WAIT = FareOptions(cruise_mps=CRUISE)
+
+
+def daily(start: str, end: str, days=DAYS) -> dict:
+    return {"type": "weekly", "days": days, "start": start, "end": end}
+
+
+def band(name, position, windows, *, excludes=(), flag_fall="2.00", price="0.10", **extra):
+    fields = {
+        "flag_fall": Decimal(flag_fall),
+        "flag_fall_distance": Decimal(1000),
+        "increment_distance": Decimal(100),
+        "increment_price": Decimal(price),
+        "increment_seconds": Decimal(10),
+    }
+    fields.update(extra)
+    return CompiledBand(
+        name=name,
+        position=position,
+        windows=windows_compile(list(windows)),
+        excludes=windows_compile(list(excludes)),
+        **fields,
+    )
+
+
+def tail(name, after, distance, price, seconds, uncertain=()):
+    return CompiledBand(
+        name=name,
+        position=10,
+        windows=Windows(),
+        excludes=Windows(),
+        flag_fall=None,
+        flag_fall_distance=None,
+        increment_distance=Decimal(distance),
+        increment_price=Decimal(price),
+        increment_seconds=Decimal(seconds),
+        after_distance=Decimal(after),
+        uncertain=uncertain,
+    )
+
+
+def extra(name, kind, *, amount=None, percent=None, threshold=0, windows=()):
+    return CompiledExtra(
+        name=name,
+        kind=kind,
+        amount=None if amount is None else Decimal(amount),
+        percent=None if percent is None else Decimal(percent),
+        threshold=threshold,
+        windows=windows_compile(list(windows)),
+        uncertain=False,
+    )
+
+
+TIME_BANDS = (
+    band(
+        "Day",
+        0,
+        [daily("06:00", "22:00")],
+        excludes=[
+            daily("06:00", "22:00", ["Sun"]),
+            {"type": "public_holiday"},
+            {"type": "annual", "from": "12-30 00:00", "to": "12-31 00:00"},
+        ],
+        uncertain=("day flag fall distance",),
+    ),
+    band("Night", 1, [daily("22:00", "06:00")], flag_fall="3.00", price="0.20"),
+    band("Sunday", 2, [daily("06:00", "22:00", ["Sun"])]),
+    CompiledBand(
+        name="Festive (Night x1.5)",
+        position=3,
+        windows=windows_compile([{"type": "annual", "from": "12-30 20:50", "to": "12-31 06:10"}]),
+        excludes=Windows(),
+        flag_fall=None,
+        flag_fall_distance=None,
+        increment_distance=None,
+        increment_price=None,
+        increment_seconds=None,
+        multiplier=Decimal("1.5"),
+        multiplier_of="Night",
+    ),
+    band("Any", 4, [daily("00:00", "24:00")], flag_fall="9.00"),
+)
+TAILS = (
+    tail("Beyond 3 km", 3000, 200, "0.30", 20, uncertain=("beyond 3 km waiting rate",)),
+    tail("Beyond 5 km", 5000, 250, "0.50", 25),
+    tail("Beyond 5.5 km", 5500, 100, "1.00", 10),
+)
+EXTRAS = (
+    extra("Extra passenger", "per_passenger", amount="0.50", threshold=2),
+    extra("Group of five or more", "party_flat", amount="2.00", threshold=4),
+    extra("Party of seven or more", "party_percent", percent="10", threshold=6),
+    extra("Late", "time_surcharge", amount="1.00", windows=[daily("23:30", "05:15")]),
+    extra("Sunday", "time_surcharge", amount="0.75", windows=[daily("00:00", "24:00", ["Sun"])]),
+    extra(
+        "New Year",
+        "time_surcharge",
+        amount="2.50",
+        windows=[{"type": "annual", "from": "12-31 20:50", "to": "01-01 06:10"}],
+    ),
+    extra("Bank holiday", "time_surcharge", amount="1.25", windows=[{"type": "public_holiday"}]),
+    extra("Airport pick-up", "airport_pickup", amount="4.00"),
+    extra("Airport drop-off", "airport_dropoff", amount="3.00"),
+)
+
+
+def tariff(time_bands=TIME_BANDS, tail_bands=(), extras=()) -> CompiledTariff:
+    return CompiledTariff(
+        id=1,
+        version="test",
+        reference="testshire",
+        kind="council",
+        name="Testshire",
+        authority="Testshire Council",
+        tz=LONDON,
+        time_bands=tuple(time_bands),
+        tail_bands=tuple(tail_bands),
+        extras=tuple(extras),
+        source={},
+    )
+
+
+def at(year, month, day, hour, minute=0) -> dt.datetime:
+    return dt.datetime(year, month, day, hour, minute, tzinfo=LONDON)
+
+
+def price(when, *, distance=2000, waiting=0, options=NO_WAIT, **tariff_parts):
+    distance = Decimal(distance)
+    return fare_compute(
+        tariff(**tariff_parts),
+        distance_m=distance,
+        duration_s=distance / options.cruise_mps + waiting,
+        depart_at=when,
+        options=options,
+    )
+
+
+def rules(result) -> list[tuple[str, Decimal]]:
+    return [(r["code"], r["amountGBP"]) for r in result.applied_rules]
+
+
+# --- which band applies -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("when", "expected"),
+    [
+        (at(2025, 6, 4, 5, 59), "Night"),  # Wednesday
+        (at(2025, 6, 4, 6, 0), "Day"),  # a window includes its first minute...
+        (at(2025, 6, 4, 21, 59), "Day"),
+        (at(2025, 6, 4, 22, 0), "Night"),  # ...and not its last
+        (
+            at(2025, 6, 8, 12, 0),
+            "Sunday",
+        ),  # Day excludes Sundays; of Sunday and Any, the first listed wins
+        (at(2025, 8, 25, 12, 0), "Any"),  # bank holiday: Day excludes it
+        (at(2025, 12, 30, 12, 0), "Any"),  # Day excludes 30 Dec
+        (at(2025, 12, 30, 20, 49), "Any"),
+        (at(2025, 12, 30, 20, 50), "Festive (Night x1.5)"),  # a dated window beats a weekly one
+        (at(2025, 12, 31, 6, 9), "Festive (Night x1.5)"),
+        (at(2025, 12, 31, 6, 10), "Day"),
+    ],
+)
+def test_the_band_in_force_at_each_edge(when, expected):
+    assert price(when).band == expected
+
+
+def test_the_band_follows_london_time_whatever_zone_the_departure_is_given_in():
+    # 05:30 UTC on 4 June is 06:30 BST: Day, not Night
+    assert price(dt.datetime(2025, 6, 4, 5, 30, tzinfo=dt.UTC)).band == "Day"
+
+
+def test_a_moment_no_band_covers_cannot_be_priced():
+    day_only = [TIME_BANDS[0]]
+    with pytest.raises(TariffIncomplete, match="Testshire: no tariff band covers Wed 04 Jun 03:00"):
+        price(at(2025, 6, 4, 3, 0), time_bands=day_only)
+
+
+def test_a_band_with_missing_figures_cannot_be_priced():
+    gap = band("Day", 0, [daily("00:00", "24:00")], increment_price=None)
+    with pytest.raises(TariffIncomplete, match="Testshire: 'Day' has missing figures"):
+        price(at(2025, 6, 4, 12), time_bands=[gap])
+
+
+def test_a_distance_band_with_missing_figures_cannot_be_priced():
+    broken = tail("Beyond 3 km", 3000, 200, "0.30", 20)
+    broken = CompiledBand(
+        **{**{f: getattr(broken, f) for f in broken.__slots__}, "increment_price": None}
+    )
+    with pytest.raises(TariffIncomplete, match="Testshire: 'Beyond 3 km' has missing figures"):
+        price(at(2025, 6, 4, 12), distance=4000, tail_bands=[broken])
+
+
+# --- the meter ------------------------------------------------------------------------------
+
+
+def test_the_meter_charges_flag_fall_and_increments_with_exact_rules():
+    # Day, 2000 m, no waiting: 2.00 + (2000 - 1000) / 100 = 10 x 0.10
+    result = price(at(2025, 6, 4, 12))
+    assert result.applied_rules == [
+        {
+            "code": "flag_fall",
+            "label": "Day: flag fall, first 1000 m",
+            "amountGBP": Decimal("2.00"),
+        },
+        {
+            "code": "metered",
+            "label": "Day: 10 x £0.1 per 100 m or 10 s",
+            "amountGBP": Decimal("1.00"),
+        },
+    ]
+    assert result.fare == Decimal("3.00")
+    assert result.uncertain == ("day flag fall distance",)
+
+
+def test_a_journey_of_no_distance_costs_the_flag_fall():
+    result = price(at(2025, 6, 4, 12), distance=0, waiting=30)
+    assert rules(result) == [("flag_fall", Decimal("2.00"))]
+
+
+def test_waiting_and_distance_share_the_meter_across_three_distance_bands():
+    # 6000 m with 100 s of waiting, shared by each segment's share of the distance:
+    # Day to 3000 m:   (3000 - 1000) / 100 + 100 x 3000/6000 / 10 = 25      -> 25 x 0.10
+    # 3000-5000 m:     2000 / 200 + 100 x 2000/6000 / 20 = 11.67           -> 12 x 0.30
+    #                  (12 - 11.67) x 200 = 66.67 m already paid for
+    # 5000-5500 m:     (500 - 66.67) / 250 + 100 x 500/6000 / 25 = 2.07    -> 3 x 0.50
+    #                  (3 - 2.07) x 250 = 233.33 m already paid for
+    # 5500-6000 m:     (500 - 233.33) / 100 + 100 x 500/6000 / 10 = 3.5    -> 4 x 1.00
+    result = price(at(2025, 6, 4, 12), distance=6000, waiting=100, tail_bands=TAILS)
+    assert rules(result) == [
+        ("flag_fall", Decimal("2.00")),
+        ("metered", Decimal("2.50")),
+        ("metered_beyond", Decimal("3.60")),
+        ("metered_beyond", Decimal("1.50")),
+        ("metered_beyond", Decimal("4.00")),
+    ]
+    assert result.fare == Decimal("13.60")
+    assert result.uncertain == ("day flag fall distance", "beyond 3 km waiting rate")
+
+
+def test_a_distance_band_starts_only_beyond_its_distance():
+    # Exactly 3000 m: the 3 km band has nothing to charge and its doubts do not apply
+    result = price(at(2025, 6, 4, 12), distance=3000, tail_bands=TAILS)
+    assert rules(result) == [("flag_fall", Decimal("2.00")), ("metered", Decimal("2.00"))]
+    assert result.uncertain == ("day flag fall distance",)
+
+
+def test_a_festive_multiplier_scales_the_meter_and_the_vehicle_class_after_it():
+    # Night: 3.00 + 10 x 0.20 = 5.00; festive x1.5 adds 2.50; an estate x1.5 of 7.50 adds 3.75
+    options = FareOptions(cruise_mps=CRUISE, vehicle_type="estate", vehicle_factor=Decimal("1.5"))
+    result = price(at(2025, 12, 30, 23), options=options)
+    assert result.applied_rules[2:] == [
+        {
+            "code": "festive_multiplier",
+            "label": "Festive (Night x1.5): x1.5 of Night",
+            "amountGBP": Decimal("2.50"),
+        },
+        {
+            "code": "vehicle_class",
+            "label": "estate: x1.5 of the metered fare",
+            "amountGBP": Decimal("3.75"),
+        },
+    ]
+    assert result.fare == Decimal("11.25")
+
+
+def test_lines_that_round_apart_get_a_rounding_line():
+    # 3.00 metered; x1.125 adds 0.375 (0.38); meet and greet at 24.985 (24.99, half up,
+    # not 24.98 as banks round): exactly 28.36, the lines say 28.37, so a rounding line of
+    # -0.01 keeps them equal
+    options = FareOptions(
+        cruise_mps=CRUISE,
+        vehicle_type="estate",
+        vehicle_factor=Decimal("1.125"),
+        meet_and_greet=True,
+        meet_and_greet_gbp=Decimal("24.985"),
+    )
+    result = price(at(2025, 6, 4, 12), options=options)
+    assert result.fare == Decimal("28.36")
+    assert result.applied_rules[-2:] == [
+        {
+            "code": "meet_and_greet",
+            "label": "Airport meet and greet",
+            "amountGBP": Decimal("24.99"),
+        },
+        {"code": "rounding", "label": "Rounding to the penny", "amountGBP": Decimal("-0.01")},
+    ]
+
+
+# --- extras ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("passengers", "lines"),
+    [
+        (2, []),
+        (3, [("extra_passenger", "Extra passenger (x1)", "0.50")]),
+        (4, [("extra_passenger", "Extra passenger (x2)", "1.00")]),
+        (
+            5,
+            [
+                ("extra_passenger", "Extra passenger (x3)", "1.50"),
+                ("party_surcharge", "Group of five or more", "2.00"),
+            ],
+        ),
+        (
+            6,
+            [
+                ("extra_passenger", "Extra passenger (x4)", "2.00"),
+                ("party_surcharge", "Group of five or more", "2.00"),
+            ],
+        ),
+        (
+            7,
+            [
+                ("extra_passenger", "Extra passenger (x5)", "2.50"),
+                ("party_surcharge", "Group of five or more", "2.00"),
+                ("party_surcharge", "Party of seven or more (10%)", "0.30"),
+            ],
+        ),
+    ],
+)
+def test_passenger_extras_start_above_their_thresholds(passengers, lines):
+    options = FareOptions(cruise_mps=CRUISE, passengers=passengers)
+    result = price(at(2025, 6, 4, 12), options=options, extras=EXTRAS)
+    assert [(r["code"], r["label"], r["amountGBP"]) for r in result.applied_rules[2:]] == [
+        (code, label, Decimal(amount)) for code, label, amount in lines
+    ]
+
+
+@pytest.mark.parametrize(
+    ("when", "surcharge"),
+    [
+        (at(2025, 6, 4, 23, 29), None),
+        (at(2025, 6, 4, 23, 30), ("Late", "1.00")),
+        (at(2025, 6, 5, 5, 14), ("Late", "1.00")),
+        (at(2025, 6, 5, 5, 15), None),
+        (at(2025, 6, 8, 12, 0), ("Sunday", "0.75")),
+        (at(2025, 8, 25, 12, 0), ("Bank holiday", "1.25")),
+        (at(2025, 12, 31, 20, 49), None),
+        (at(2025, 12, 31, 20, 50), ("New Year", "2.50")),
+        (at(2025, 12, 31, 23, 45), ("New Year", "2.50")),  # instead of Late
+        (at(2026, 1, 1, 6, 9), ("New Year", "2.50")),  # instead of Bank holiday
+        (at(2026, 1, 1, 6, 10), ("Bank holiday", "1.25")),
+    ],
+)
+def test_the_strongest_timed_surcharge_applies_alone(when, surcharge):
+    result = price(when, extras=EXTRAS)
+    timed = [
+        (r["label"], r["amountGBP"]) for r in result.applied_rules if r["code"] == "time_surcharge"
+    ]
+    assert timed == ([] if surcharge is None else [(surcharge[0], Decimal(surcharge[1]))])
+
+
+@pytest.mark.parametrize(
+    ("pickup", "dropoff", "charges"),
+    [
+        (True, False, [("Airport pick-up", "4.00")]),
+        (False, True, [("Airport drop-off", "3.00")]),
+        (True, True, [("Airport pick-up", "4.00"), ("Airport drop-off", "3.00")]),
+        (False, False, []),
+    ],
+)
+def test_airport_charges_follow_the_ends_of_the_journey(pickup, dropoff, charges):
+    options = FareOptions(
+        cruise_mps=CRUISE, passengers=7, pickup_is_airport=pickup, dropoff_is_airport=dropoff
+    )
+    result = price(at(2025, 6, 4, 12), options=options, extras=EXTRAS)
+    assert [
+        (r["label"], r["amountGBP"]) for r in result.applied_rules if r["code"] == "airport_charge"
+    ] == [(label, Decimal(amount)) for label, amount in charges]
