@@ -1,4 +1,4 @@
-"""Real concurrency on PostgreSQL: parallel runs of the same week never bill twice and
+"""Real concurrency on PostgreSQL and SQLite: parallel runs of the same week never bill twice and
 never leave a gap in the numbering; parallel credit notes never over-credit."""
 
 from __future__ import annotations
@@ -15,15 +15,9 @@ from billing.services.credit_notes import CreditNoteRefused, credit_note_issue
 from billing.services.invoicing import invoices_generate_week
 from billing.tests.factories import DriverFactory, after, at_london, payment
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 WEEK = date(2026, 6, 1)
-
-
-@pytest.fixture(autouse=True)
-def _postgres_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL for real row locks")
 
 
 def run_in_threads(target, count: int) -> list:

@@ -96,6 +96,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env.bool(
         "DATABASE_SERVER_SIDE_BINDING", default=True
     )
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # SQLite is the embedded default, so it must survive concurrent requests (issue 13):
+    # write-ahead logging lets readers run beside the one writer; IMMEDIATE transactions
+    # take the write lock at BEGIN, so two transactions never both read and then fail to
+    # upgrade ("database is locked"); the busy timeout makes a writer wait its turn.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env.int("SQLITE_BUSY_TIMEOUT_SECONDS", default=30),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="")

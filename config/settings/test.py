@@ -1,6 +1,7 @@
 """Test settings: PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set (CI sets both)."""
 
 import os
+from pathlib import Path
 
 from .base import *  # noqa: F403
 from .base import CACHES, REDIS_URL, env
@@ -43,5 +44,12 @@ if REDIS_URL:
 else:
     CACHES = CACHES
     RATELIMIT_USE_CACHE = "default"
+
+_database = DATABASES["default"]  # noqa: F405
+if _database["ENGINE"] == "django.db.backends.sqlite3" and _database["NAME"] != ":memory:":
+    # A file, not ":memory:": the concurrency tests run requests from many threads, and
+    # each thread has its own connection (pytest-django adds the xdist worker's suffix).
+    _name = Path(_database["NAME"])
+    _database["TEST"] = {"NAME": str(_name.with_name(f"test_{_name.name}"))}
 
 DATABASE_ENGINE_IS_POSTGRES = env("DATABASE_URL", default="").startswith("postgres")

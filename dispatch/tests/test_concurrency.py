@@ -1,4 +1,4 @@
-"""Race safety on PostgreSQL: real threads on the same rows (seed 1.3 offers)."""
+"""Race safety on PostgreSQL and SQLite: real threads on the same rows (seed 1.3 offers)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,7 @@ from dispatch.services import offers
 from dispatch.tests.factories import LEEDS, BookingFactory, driver_at, north_of
 from drivers.models import Driver
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def _postgres_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL")
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def race(*calls):
