@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from bookings.models import Booking, BookingEvent, EmailConfirmation, Passenger, PaymentRecord
 from bookings.services import passenger_block
+from core.spreadsheet import spreadsheet_cell
 
 
 class BookingEventInline(admin.TabularInline):
@@ -104,7 +105,7 @@ class BookingAdmin(admin.ModelAdmin):
         writer = csv.writer(response)
         writer.writerow([title for title, _ in STATUTORY_COLUMNS])
         for booking in queryset.select_related("driver", "vehicle", "subcontracted_to"):
-            writer.writerow([value(booking) for _, value in STATUTORY_COLUMNS])
+            writer.writerow([spreadsheet_cell(value(booking)) for _, value in STATUTORY_COLUMNS])
         return response
 
     @admin.action(description="Block the passengers of the selected bookings")
