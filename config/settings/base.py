@@ -15,7 +15,9 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 env = environ.Env()
 
-SECRET_KEY = env("SECRET_KEY", default="insecure-local-key-do-not-use-in-production")
+# No default here: production requires SECRET_KEY, the local configuration makes and keeps
+# its own random key (local.py), tests use a fixed one.
+SECRET_KEY = env("SECRET_KEY", default="")
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 
 SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")

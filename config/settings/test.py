@@ -7,6 +7,7 @@ from .base import *  # noqa: F403
 from .base import CACHES, REDIS_URL, env
 
 DEBUG = False
+SECRET_KEY = env("SECRET_KEY", default="test-only-key-never-served")
 SITE_URL = "https://taxi.example"
 CONNECTED_DOMAINS = ["https://taxi.example", "https://book.example"]
 ALLOWED_HOSTS = ["testserver", "taxi.example", "book.example", "127.0.0.1", "localhost"]
