@@ -5,6 +5,7 @@ Defaults here run with no servers at all: SQLite, local-memory cache, Celery tas
 executed in-process. ``local``, ``test`` and ``production`` adjust from here.
 """
 
+import ipaddress
 from decimal import Decimal
 from pathlib import Path
 
@@ -231,6 +232,16 @@ RATELIMITS = {
     # Seed section 8: 8 price checks per hour for an unconfirmed email.
     "unconfirmed_email": env("RATELIMIT_UNCONFIRMED_EMAIL", default="8/h"),
 }
+
+# Reverse proxies in front of the app (api.callers.client_ip): the client's address is
+# read from X-Forwarded-For past this many trusted hops, and past any hop whose address is
+# in TRUSTED_PROXIES (comma-separated CIDRs). With neither, REMOTE_ADDR is the client:
+# never trust X-Forwarded-For when nothing in front of the app overwrites it.
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+TRUSTED_PROXIES = [
+    str(ipaddress.ip_network(cidr, strict=False))
+    for cidr in env.list("TRUSTED_PROXIES", default=[])
+]
 
 # Verified API keys are remembered per process this long (0: look up every request).
 API_KEY_CACHE_SECONDS = env.int("API_KEY_CACHE_SECONDS", default=10)
