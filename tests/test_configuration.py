@@ -57,3 +57,12 @@ def test_an_explicit_secret_key_wins_and_writes_no_file(tmp_path):
     )
     assert result.stdout.strip() == "from-the-environment"
     assert not kept.exists()
+
+
+def test_only_the_local_configuration_lets_seed_demo_create_a_back_office_user():
+    """Issue 13: "`seed_demo` creates an `admin`/`admin` superuser under any settings"."""
+    name = "SEED_DEMO_BACK_OFFICE_USER"
+    local = setting_under("config.settings.local", name, SECRET_KEY="x")
+    production = setting_under("config.settings.production", name, SECRET_KEY="x")
+    assert local.stdout.strip() == "True", local.stderr
+    assert production.stdout.strip() == "False", production.stderr

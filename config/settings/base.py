@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "rest_framework_api_key",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "api",
     "partners",
     "pricing",
@@ -68,7 +69,28 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "api.idempotency.IdempotencyMiddleware",
+    # Last, as django-axes asks: turns a locked-out admin login into its lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
+
+AUTHENTICATION_BACKENDS = [
+    # Refuses logins from a locked-out client before any password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
+# Back-office (admin) logins are throttled by django-axes: after AXES_FAILURE_LIMIT wrong
+# passwords from one client address, that address is locked out for AXES_COOLOFF_TIME
+# hours (answered 429). Only the admin site is watched: the API has its own rate limits,
+# and the client address is the one rate limits use (behind TRUSTED_PROXY_*).
+AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
+AXES_ONLY_ADMIN_SITE = True
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=1.0)
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "api.callers.client_ip"
+AXES_WHITELIST_CALLABLE = "config.back_office.login_outside_back_office"
 
 ROOT_URLCONF = "config.urls"
 
@@ -114,6 +136,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         }
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# seed_demo creates the local back-office user (admin/admin) only where this is on: the
+# local configuration, never production.
+SEED_DEMO_BACK_OFFICE_USER = False
 
 REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:

@@ -28,4 +28,5 @@ DEBUG = env.bool("DJANGO_DEBUG", default=True)
 SECRET_KEY = env("SECRET_KEY", default="") or secret_key_kept_in(
     Path(env("SECRET_KEY_FILE", default=str(BASE_DIR / ".secret_key")))
 )
+SEED_DEMO_BACK_OFFICE_USER = True
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", default=True)

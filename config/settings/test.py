@@ -18,6 +18,8 @@ CELERY_BROKER_URL = "memory://"
 DISPATCH_HANDOVER_WINDOW_MS = 0
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = True
 NOTIFICATION_BACKEND = "console"
+# Admin login throttling has its own tests, which switch it on.
+AXES_ENABLED = False
 RATELIMIT_ENABLE = True
 # Tests revoke keys with queryset updates (no signals); the cache has its own test.
 API_KEY_CACHE_SECONDS = 0
