@@ -8,6 +8,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
+import requests
 from django.test import override_settings
 
 from bookings.models import Booking
@@ -108,8 +109,6 @@ def test_a_pinned_post_names_the_host_but_connects_to_the_given_address(loopback
 
 
 def test_a_pinned_https_connection_still_checks_the_certificate_of_the_host_name():
-    import requests
-
     adapter = webhooks.PinnedAddressAdapter(PUBLIC)
     request = requests.Request("POST", "https://hooks.example/hook").prepare()
     pool = adapter.get_connection_with_tls_context(request, True)
@@ -117,3 +116,28 @@ def test_a_pinned_https_connection_still_checks_the_certificate_of_the_host_name
     assert pool.conn_kw["server_hostname"] == "hooks.example"  # SNI
     assert pool.assert_hostname == "hooks.example"
     assert pool.cert_reqs == "CERT_REQUIRED"
+
+
+@override_settings(WEBHOOK_ALLOW_PRIVATE_NETWORKS=False)
+def test_a_name_that_did_not_resolve_for_the_check_is_not_resolved_again_to_send(
+    loopback_receiver, monkeypatch
+):
+    port, received = loopback_receiver
+    answers = iter([socket.gaierror("no answer"), "127.0.0.1"])
+    resolve = socket.getaddrinfo
+
+    def flaky(host, port, *args, **kwargs):
+        if host != "flaky.example":
+            return resolve(host, port, *args, **kwargs)
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (answer, port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", flaky)
+    url = f"http://flaky.example:{port}/hook"
+    refusal, address = webhooks.webhook_address_check(url)
+    assert (refusal, address) == (None, None)
+    with pytest.raises(requests.ConnectionError):
+        webhooks.webhook_post(url, address=address, data=b"{}", timeout=(1, 1))
+    assert received == []

@@ -178,6 +178,10 @@ class PinnedAddressAdapter(HTTPAdapter):
 
 def webhook_post(url: str, *, address: str | None, **kwargs) -> requests.Response:
     """``requests.post``; when ``address`` is given, over a connection to that address."""
+    if address is None and not settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
+        # The check could not resolve the name: resolving it again to send would take an
+        # unchecked answer. A network error, retried on the schedule.
+        raise requests.ConnectionError(f"{urlsplit(url).hostname} did not resolve.")
     with requests.Session() as session:
         if address is not None:
             session.trust_env = False  # a proxy would resolve the name again
