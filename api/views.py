@@ -8,12 +8,14 @@ from drf_spectacular.views import SpectacularAPIView
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
+from api.idempotency import IdempotentViewMixin
 from api.ratelimits import ratelimit_enforce
 from partners.authentication import PUBLIC_AUTHENTICATION
 
 
-class PublicAPIView(APIView):
-    """Anonymous or keyed (contract 1.2); rate limited per key or IP under ``ratelimit_scope``."""
+class PublicAPIView(IdempotentViewMixin, APIView):
+    """Anonymous or keyed (contract 1.2); rate limited per key or IP under ``ratelimit_scope``;
+    Idempotency-Key scoped to the authenticated caller (contract 1.3)."""
 
     authentication_classes = PUBLIC_AUTHENTICATION
     permission_classes: list = []
@@ -25,6 +27,7 @@ class PublicAPIView(APIView):
         request.auth  # noqa: B018
         if self.ratelimit_scope:
             ratelimit_enforce(request, self.ratelimit_scope)
+        self.idempotency_begin(request)
 
 
 @extend_schema_view(

@@ -68,7 +68,6 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "api.idempotency.IdempotencyMiddleware",
     # Last, as django-axes asks: turns a locked-out admin login into its lockout response.
     "axes.middleware.AxesMiddleware",
 ]
@@ -341,6 +340,11 @@ CELERY_BEAT_SCHEDULE: dict = {
     "partners-webhook-deliveries-due": {
         "task": "partners.tasks.webhook_deliveries_due_send",
         "schedule": 30.0,
+    },
+    # Idempotency-Key records are kept 24 hours (contract 1.3), then purged.
+    "api-idempotency-records-purge": {
+        "task": "api.tasks.idempotency_records_purge",
+        "schedule": crontab(minute=17),
     },
     # Weekly invoices for the week that just ended (Monday 01:00, Europe/London).
     "billing-invoice-last-week": {
