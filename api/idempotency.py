@@ -92,7 +92,9 @@ def idempotency_claim(request, *, caller: str) -> int | None:
             and existing.created_at < now - IN_FLIGHT_TIMEOUT
         )
         if existing.created_at < now - retention or stale_claim:
-            IdempotencyRecord.objects.filter(pk=existing.pk, created_at=existing.created_at).delete()
+            IdempotencyRecord.objects.filter(
+                pk=existing.pk, created_at=existing.created_at
+            ).delete()
             continue
         if existing.request_hash != request_hash:
             raise Problem(

@@ -141,6 +141,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 SEED_DEMO_BACK_OFFICE_USER = False
 
 REDIS_URL = env("REDIS_URL", default="")
+# An unreachable Redis must cost a request little (contract 1.4: rate limits then count
+# per process): connect and command timeouts in seconds.
+REDIS_CACHE_TIMEOUTS = {
+    "SOCKET_CONNECT_TIMEOUT": env.float("REDIS_CONNECT_TIMEOUT", default=1.0),
+    "SOCKET_TIMEOUT": env.float("REDIS_SOCKET_TIMEOUT", default=1.0),
+}
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -149,6 +155,7 @@ if REDIS_URL:
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env("CACHE_KEY_PREFIX", default="dtd"),
+            "OPTIONS": REDIS_CACHE_TIMEOUTS,
         },
         # Rate-limit counters only (RATELIMIT_USE_CACHE): the same Redis and prefix, with a
         # client that counts a request in one round trip (api.ratelimit_cache).
@@ -156,7 +163,10 @@ if REDIS_URL:
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env("CACHE_KEY_PREFIX", default="dtd"),
-            "OPTIONS": {"CLIENT_CLASS": "api.ratelimit_cache.RateLimitCacheClient"},
+            "OPTIONS": {
+                "CLIENT_CLASS": "api.ratelimit_cache.RateLimitCacheClient",
+                **REDIS_CACHE_TIMEOUTS,
+            },
         },
     }
 else:
