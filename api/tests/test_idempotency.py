@@ -225,3 +225,16 @@ def test_records_past_retention_are_purged_by_the_periodic_task(client, settings
     assert "api.tasks.idempotency_records_purge" in {
         entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()
     }
+
+
+@pytest.mark.django_db
+def test_non_ascii_key_and_hostile_body_are_answered_without_a_5xx(client):
+    client.raise_request_exception = False
+    with override_settings(RATELIMITS=LIMITS):
+        response = client.post(
+            "/api/probe",
+            data='{"name": "\\ud800"}',
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="cl\u00e9-\u00fc",
+        )
+    assert_problem(response, 400, "invalid_body")
