@@ -1,11 +1,14 @@
 """The JSON body parser of every API view: bad JSON of any shape is a 400, never a 5xx.
 
-DRF's own parser lets three kinds of hostile body through to a 500 (issue 13, contract 1):
-nesting deep enough to exhaust Python's recursion (2,000 brackets, 4 KB), numbers that
+DRF's own parser lets two kinds of hostile body through to a 500 (issue 13, contract 1):
+nesting deep enough to exhaust Python's recursion (2,000 brackets, 4 KB), and numbers that
 are not finite or too long to mean anything (``1e400`` is infinity, a 400-digit integer
-breaks decimal arithmetic downstream), and lone UTF-16 surrogates (``"\\ud800"``), which
-decode into strings that can never be encoded again for the database or the response.
-Each is refused here as 400 ``invalid_body``.
+breaks decimal arithmetic downstream). Each is refused here as 400 ``invalid_body``.
+
+Lone UTF-16 surrogates (``"\\ud800"``) are valid JSON and pass: the input serializers
+refuse them field by field (400 ``invalid_input`` naming the field), and intake rejects
+the one job that holds them (contract 4.1), which a whole-body refusal here would not
+allow.
 """
 
 from __future__ import annotations
@@ -48,28 +51,19 @@ def _parse_constant(name: str):
     raise _refuse(f"{name} is not a JSON number.")
 
 
-def _check_shape(document) -> None:
-    """Refuse nesting deeper than MAX_DEPTH and strings holding lone surrogates."""
+def _check_depth(document) -> None:
+    """Refuse nesting deeper than MAX_DEPTH."""
     stack = [(document, 1)]
     while stack:
         value, depth = stack.pop()
-        if isinstance(value, str):
-            _check_text(value)
-        elif isinstance(value, dict | list):
+        if isinstance(value, dict | list):
             if depth > MAX_DEPTH:
                 raise _refuse(f"The body is nested more than {MAX_DEPTH} levels deep.")
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            for key, inner in items:
-                if isinstance(key, str):
-                    _check_text(key)
-                stack.append((inner, depth + 1))
+            stack.extend((inner, depth + 1) for inner in _children(value))
 
 
-def _check_text(text: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise _refuse("The body holds a lone UTF-16 surrogate (\\ud800-\\udfff).") from None
+def _children(value):
+    return value.values() if isinstance(value, dict) else value
 
 
 class GuardedJSONParser(JSONParser):
@@ -88,5 +82,5 @@ class GuardedJSONParser(JSONParser):
             raise _refuse(f"The body is nested more than {MAX_DEPTH} levels deep.") from None
         except ValueError as exc:  # also UnicodeDecodeError and json.JSONDecodeError
             raise _refuse(f"The body is not valid JSON: {exc}") from None
-        _check_shape(document)
+        _check_depth(document)
         return document

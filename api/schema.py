@@ -31,7 +31,8 @@ _DESCRIPTIONS = {
     404: "Not found.",
     409: "Conflict with the current state, or the Idempotency-Key is in flight.",
     410: "Gone.",
-    413: "Request body too large.",
+    413: "Request body too large (over 1 MiB).",
+    415: "The body is not JSON (send Content-Type: application/json).",
     422: "Could not be processed (unlocatable address, Idempotency-Key reuse).",
     429: "Rate limited; see the Retry-After header.",
 }
@@ -45,6 +46,13 @@ def problem_responses(*statuses: int, **descriptions: str) -> dict[int, OpenApiR
             description=descriptions.get(f"s{status}", _DESCRIPTIONS.get(status, "Error.")),
         )
         for status in statuses
+    }
+
+
+def _problem_response(status: int) -> dict:
+    return {
+        "description": _DESCRIPTIONS[status],
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
     }
 
 
@@ -63,6 +71,10 @@ def add_servers(result, generator, request, public):
         for operation in path_item.values():
             if not isinstance(operation, dict):
                 continue
+            if "requestBody" in operation:
+                # Any body may be too large or not JSON: the parser answers before the view.
+                for status in (413, 415):
+                    operation["responses"].setdefault(str(status), _problem_response(status))
             for status, response in operation.get("responses", {}).items():
                 content = response.get("content", {})
                 if str(status)[0] in "45" and "application/json" in content:
@@ -89,6 +101,10 @@ class AccountKeyScheme(OpenApiAuthenticationExtension):
     name = ["ApiKeyHeader", "ApiKeyXHeader", "BearerKey"]
     priority = 1
 
+    def get_security_requirement(self, auto_schema):
+        # Any one of the three headers authenticates: alternatives, not all three together.
+        return [{name: []} for name in self.name]
+
     def get_security_definition(self, auto_schema):
         return [
             {"type": "apiKey", "in": "header", "name": "X-Service-AI-Key"},
@@ -112,6 +128,9 @@ class HmacScheme(OpenApiAuthenticationExtension):
                 "Hex HMAC-SHA256 of the raw request body (optionally `sha256=`-prefixed) with the "
                 "account's signing secret; `x-partner` or `x-operator` names the account. With "
                 "`x-timestamp` (Unix seconds) the signature covers `{timestamp}.{body}` and must "
-                "be within 300 s of now."
+                "be within 300 s of now. A request without a body (the reconciliation GET) is "
+                "signed over `{timestamp}.{METHOD} {path}` and needs `x-timestamp`. A signed "
+                "request is good once: sending it again returns the first outcome (header "
+                "`Idempotent-Replayed: true`) and changes nothing."
             ),
         }

@@ -4,61 +4,156 @@ Booking text is read by people and by AI agents downstream (drivers' job cards, 
 platforms, our own MCP tools), so text that tries to instruct a model is refused before
 any booking logic runs. The patterns look for instruction-shaped text, not single words:
 "please ignore the doorbell" is a normal note; "ignore all previous instructions" is not.
+
+Text is normalised before it is matched (:func:`text_normalise`), so hiding the words
+changes nothing: NFKC folds full-width and compatibility letters, format characters
+(zero-width spaces and joiners, soft hyphens) are dropped, letters from other scripts that
+look like Latin ones are folded with Unicode's confusables table (confusable-homoglyphs),
+and accents are stripped so that French and German phrasings match plain patterns. The
+corpus in ``api/tests/screening_corpus/`` (hostile and benign notes) measures the catch
+rate and the false-positive rate; its test prints both.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+
+from confusable_homoglyphs import confusables
 
 from core.callers import Caller
 from core.errors import DomainError
 
 logger = logging.getLogger("api.screening")
 
-_WORDS_INSTRUCTIONS = r"(?:instructions?|prompts?|rules|directives|guidelines|context|messages?)"
+_WORDS_INSTRUCTIONS = (
+    r"(?:instructions?|prompts?|rules|directives|guidelines|guidance|context|messages?"
+    r"|programming|training|orders)"
+)
+_PRIOR = r"(?:previous|prior|above|earlier|preceding|all|any|your|system|the|these|those|of)"
+_AI = r"(?:ai|a\.i\.|assistant|agent|model|language\s+model|llm|bot|chatgpt|claude|gpt|gemini)"
 
 RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
     for name, pattern in (
         (
             "override_instructions",
-            r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[\s\w,'-]{0,40}?"
-            r"\b(?:previous|prior|above|earlier|preceding|all|any|your|system|the|these|those)\b"
-            r"[\s\w-]{0,20}?\b" + _WORDS_INSTRUCTIONS + r"\b",
+            r"\b(?:ignore|disregard|forget|override|bypass|skip|overlook|abandon|discard"
+            r"|throw\s+away|stop\s+following|do\s+not\s+follow|don'?t\s+follow"
+            r"|pay\s+no\s+attention\s+to|never\s+mind)\b[\s\w,'-]{0,40}?"
+            r"\b" + _PRIOR + r"\b[\s\w-]{0,20}?\b" + _WORDS_INSTRUCTIONS + r"\b",
         ),
+        (
+            "told_before",
+            r"\b(?:ignore|disregard|forget)\b\s+(?:everything\s+|all\s+|what\s+)?"
+            r"(?:you\s+(?:were|have\s+been)\s+told|(?:you\s+)?(?:were\s+)?told\s+(?:before|earlier))",
+        ),
+        ("ignore_the_above", r"\bignore\s+(?:all\s+of\s+)?the\s+above\b"),
         ("forget_everything", r"\bforget\s+(?:everything|all\s+(?:of\s+)?that|what\s+you)\b"),
         (
             "system_prompt",
             r"\b(?:system|developer|hidden|initial)\s+(?:prompt|message|instructions?)\b",
         ),
-        ("role_hijack", r"\byou\s+are\s+(?:now|no\s+longer)\b|\bfrom\s+now\s+on\s*,?\s+you\b"),
+        (
+            "role_hijack",
+            r"\byou\s+are\s+(?:now|no\s+longer)\b|\bfrom\s+now\s+on\s*,?\s+you\b"
+            r"|\byour\s+new\s+(?:task|role|instructions?|policy)\b"
+            r"|\b(?:the\s+)?real\s+instructions\b"
+            r"|\bupdate\s+to\s+your\s+(?:instructions|rules|guidelines)\b"
+            r"|\byou\s+must\s+now\s+follow\b",
+        ),
         (
             "act_as",
-            r"\b(?:act|behave|respond)\s+as\s+(?:an?\s+)?(?:ai|assistant|admin|system|dan|developer|root)\b",
+            r"\b(?:act|behave|respond|roleplay)\s+as\s+(?:an?\s+|the\s+)?(?:unrestricted\s+)?"
+            r"(?:ai|assistant|admin|system|dan|developer|root)\b",
         ),
         ("pretend", r"\bpretend\s+(?:to\s+be|you\s+are)\b"),
-        ("jailbreak", r"\b(?:jailbreak|jail-break|DAN\s+mode|developer\s+mode|god\s+mode)\b"),
-        ("new_instructions", r"\bnew\s+instructions?\s*:"),
+        (
+            "jailbreak",
+            r"\b(?:jailbreak|jail-break|DAN\s+mode|developer\s+mode|god\s+mode|maintenance\s+mode)\b",
+        ),
+        (
+            "new_instructions",
+            r"\bnew\s+instructions?\s*:\s*(?!\s*(?:gate|door|pick|drop|the\s+gate))",
+        ),
         (
             "reveal_secrets",
-            r"\b(?:reveal|print|show|output|leak|repeat)\b[\s\w]{0,30}?\b(?:system\s+prompt|api[\s_-]?keys?|secrets?|passwords?|credentials|tokens?)\b",
+            r"\b(?:reveal|print|show|output|leak|repeat|tell\s+me)\b[\s\w]{0,30}?"
+            r"\b(?:system\s+prompt|api[\s_-]?keys?|secrets?|passwords?|credentials|tokens?"
+            r"|hidden\s+instructions|configuration)\b",
         ),
+        ("repeat_above", r"\brepeat\s+the\s+text\s+above\b"),
         (
             "chat_markup",
-            r"<\|(?:im_start|im_end|system|endoftext)\|>|\[/?INST\]|<</?SYS>>|^\s*#{2,}\s*(?:system|instruction)",
+            r"<\|(?:im_start|im_end|system|endoftext)\|>|\[/?INST\]|<</?SYS>>"
+            r"|^\s*#{2,}\s*(?:system|instruction)",
         ),
-        ("role_tags", r"(?:^|\n)\s*(?:system|assistant)\s*:\s*\S"),
+        ("role_tags", r"(?:^|\n|[.!]\s+)\s*(?:system|assistant)\s*:\s*\S|\bsystem\s+override\b"),
         ("tool_call", r"\b(?:call|invoke|run|execute)\s+(?:the\s+)?(?:tool|function)\b"),
         (
             "price_override",
-            r"\b(?:set|change|make|override)\s+(?:the\s+)?(?:fare|price|cost)\s+(?:to|=)\s*(?:£|gbp)?\s*\d",
+            r"\b(?:set|change|make|override)\s+(?:the\s+)?(?:fare|price|cost)\s+(?:to|=)"
+            r"\s*(?:£|gbp)?\s*\d",
         ),
         ("markup_injection", r"<\s*(?:script|iframe|img[^>]+onerror)\b|javascript:"),
+        (
+            "addressed_to_ai",
+            r"\b(?:note\s+(?:to|for)\s+the|dear|hey|to\s+the|if\s+you\s+are\s+an?)\s+"
+            + _AI
+            + r"\b|^\s*(?:ai\s+)?"
+            + _AI
+            + r"\s*[,:]\s*(?:ignore|disregard|forget|override)",
+        ),
+        (
+            "false_authority",
+            r"\b(?:as\s+your\s+developer|i\s+am\s+the\s+system\s+administrator"
+            r"|official\s+instruction\s+from)\b",
+        ),
+        (
+            "other_languages",
+            # fr, de, es, it, pl, nl: "ignore/forget (all) previous instructions", "you are now"
+            r"\b(?:ignorez|oubliez|ne\s+tenez\s+pas\s+compte\s+des)\b[\s\w'-]{0,30}?"
+            r"\b(?:instructions|consignes|regles)\b"
+            r"|\bvous\s+etes\s+maintenant\b"
+            r"|\b(?:ignoriere|vergiss|missachte)\b[\s\w-]{0,30}?\b(?:anweisungen|regeln)\b"
+            r"|\bdu\s+bist\s+jetzt\b"
+            r"|\b(?:ignora|olvida)\b[\s\w-]{0,30}?\b(?:instrucciones|istruzioni)\b"
+            r"|\bzignoruj\b[\s\w-]{0,30}?\binstrukcje\b"
+            r"|\bnegeer\b[\s\w-]{0,30}?\binstructies\b",
+        ),
     )
 )
+
+
+@lru_cache(maxsize=4096)
+def _latin_lookalike(char: str) -> str:
+    """The Latin letter ``char`` is confusable with (Unicode confusables), else ``char``."""
+    found = confusables.is_confusable(char, greedy=True, preferred_aliases=["latin"])
+    if not found:
+        return char
+    form = next((h["c"] for h in found[0]["homoglyphs"] if h["c"].isascii()), char)
+    # The table folds capital I-like letters (Cyrillic "І", Greek "Ι") to a small "l", as it
+    # does Latin "I"; the rules ignore case, so a capital reads as the "I" it imitates.
+    return "I" if form == "l" and char.isupper() else form
+
+
+def text_normalise(text: str) -> str:
+    """The text as the rules read it: compatibility forms folded, invisible format
+    characters dropped, look-alike letters folded to Latin, accents stripped."""
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    if not text.isascii():
+        text = "".join(ch if ch.isascii() else _latin_lookalike(ch) for ch in text)
+        decomposed = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    return text
+
 
 # Fields that carry free text in any request form (seed 2.1-2.10, contract 1.5).
 FREE_TEXT_FIELDS = (
@@ -85,6 +180,7 @@ class ScreeningHit:
 
 def screen_text(text: str) -> str | None:
     """The name of the first rule the text trips, or None when it is clean."""
+    text = text_normalise(text)
     for name, pattern in RULES:
         if pattern.search(text):
             return name

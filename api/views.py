@@ -5,20 +5,27 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from drf_spectacular.views import SpectacularAPIView
+from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from api.idempotency import IdempotentViewMixin
 from api.ratelimits import ratelimit_enforce
+from partners.api.signed_once import SignedOnceMixin
 from partners.authentication import PUBLIC_AUTHENTICATION
 
 
-class PublicAPIView(IdempotentViewMixin, APIView):
-    """Anonymous or keyed (contract 1.2); rate limited per key or IP under ``ratelimit_scope``;
-    Idempotency-Key scoped to the authenticated caller (contract 1.3)."""
+class PublicAPIView(SignedOnceMixin, IdempotentViewMixin, APIView):
+    """Anonymous or keyed (contract 1.2); rate limited per key or IP under ``ratelimit_scope``.
+
+    A signed (HMAC) request is good once: a repeat gets the first outcome (SignedOnceMixin).
+    An Idempotency-Key is scoped to the authenticated caller (contract 1.3).
+    """
 
     authentication_classes = PUBLIC_AUTHENTICATION
-    permission_classes: list = []
+    # Anonymous calls are welcome (limited per IP); the schema says so with an empty
+    # security requirement beside the key schemes.
+    permission_classes = [AllowAny]
     ratelimit_scope: str | None = None
 
     def initial(self, request, *args, **kwargs):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -22,6 +22,7 @@ from django.utils import timezone
 from django.utils.http import RFC3986_SUBDELIMS
 
 from bookings import events
+from bookings.links import booking_page_token
 from bookings.models import (
     Booking,
     BookingStatus,
@@ -90,21 +91,24 @@ def booking_pay_driver_url(booking: Booking) -> str:
     return _booking_page_url("booking-pay-driver-page", booking.reference)
 
 
-# (page, URLconf, script prefix) -> its path with _REFERENCE_MARK for the reference. Every
-# booking response carries these URLs; resolving the same pattern for each one cost more
-# than building the rest of the body.
+# (page, URLconf, script prefix) -> its path with marks for the reference and the token.
+# Every booking response carries these URLs; resolving the same pattern for each one cost
+# more than building the rest of the body.
 _page_paths: dict[tuple[str, str, str], str] = {}
 _REFERENCE_MARK = "REFERENCE"
+_TOKEN_MARK = "TOKEN"
 
 
 def _booking_page_url(name: str, reference: str) -> str:
     key = (name, str(get_urlconf() or settings.ROOT_URLCONF), get_script_prefix())
     path = _page_paths.get(key)
     if path is None:
-        path = _page_paths[key] = reverse(name, args=[_REFERENCE_MARK])
+        path = _page_paths[key] = reverse(name, args=[_REFERENCE_MARK, _TOKEN_MARK])
     # Quoted as reverse() quotes a path argument.
+    token = quote(booking_page_token(reference), safe=RFC3986_SUBDELIMS + "/~:@")
     reference = quote(reference, safe=RFC3986_SUBDELIMS + "/~:@")
-    return settings.SITE_URL + path.replace(_REFERENCE_MARK, reference)
+    path = path.replace(_REFERENCE_MARK, reference).replace(_TOKEN_MARK, token)
+    return settings.SITE_URL + path
 
 
 def booking_journey_columns(priced, *, pickup: str = "", dropoff: str = "") -> dict[str, Any]:
@@ -396,14 +400,22 @@ def booking_cancel(*, booking: Booking, actor: str, reason: str = "") -> Booking
 
 
 def booking_amend(*, booking: Booking, actor: str, changes: dict[str, Any]) -> Booking:
-    """Change journey details of a booking that has not finished; records booking.amended."""
-    if booking.status in TERMINAL:
-        raise DomainError("not_cancellable", f"Booking {booking.reference} is {booking.status}.")
+    """Change journey details of a booking that has not finished; records booking.amended.
+
+    Guarantees: the UPDATE itself checks the status, so an amendment racing a cancellation
+    (or completion) never lands on the finished booking, whatever the caller last read.
+    """
     with transaction.atomic():
-        Booking.objects.filter(pk=booking.pk).update(
-            sequence=F("sequence") + 1, updated_at=timezone.now(), **changes
+        amended = (
+            Booking.objects.filter(pk=booking.pk)
+            .exclude(status__in=TERMINAL)
+            .update(sequence=F("sequence") + 1, updated_at=timezone.now(), **changes)
         )
         booking.refresh_from_db()
+        if not amended:
+            raise DomainError(
+                "not_cancellable", f"Booking {booking.reference} is {booking.status}."
+            )
         events.booking_event_record(
             booking=booking,
             type=events.AMENDED,
@@ -499,26 +511,37 @@ def email_confirmation_redeem(*, token: str) -> Passenger | None:
         return passenger
 
 
-def passenger_verify(*, email: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PassengerEmailCheck:
+    """The verdict on a passenger email (contract 3.4): ``valid`` means acceptable for a
+    booking, so it is false for disposable and role addresses as for bad syntax."""
+
+    email: str
+    valid: bool
+    disposable: bool
+    role: bool
+    verified: bool = False
+    verification_sent: bool = False
+
+
+def passenger_verify(*, email: str) -> PassengerEmailCheck:
     """Judge an email; send a confirmation link when acceptable and not yet verified."""
     verdict = email_assess(email)
-    result = {
-        "email": verdict.email,
-        "valid": verdict.valid,
-        "disposable": verdict.disposable,
-        "role": verdict.role,
-        "verified": False,
-        "verificationSent": False,
-    }
+    check = PassengerEmailCheck(
+        email=verdict.email,
+        valid=verdict.acceptable,
+        disposable=verdict.disposable,
+        role=verdict.role,
+    )
     if not verdict.acceptable:
-        return result
+        return check
     with transaction.atomic():
         passenger = passenger_get_or_create(email=verdict.email)
-        result["verified"] = passenger.email_verified_at is not None
-        if not result["verified"] and not passenger.blocked:
+        verified = passenger.email_verified_at is not None
+        send = not verified and not passenger.blocked
+        if send:
             email_confirmation_send(passenger=passenger)
-            result["verificationSent"] = True
-    return result
+    return replace(check, verified=verified, verification_sent=send)
 
 
 def passenger_block(*, email: str, reason: str = "") -> Passenger:

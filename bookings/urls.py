@@ -4,9 +4,13 @@ from bookings import views
 
 urlpatterns = [
     path("book/", views.book_page, name="book-page"),
-    path("booking/<str:reference>/", views.booking_status_page, name="booking-status-page"),
     path(
-        "booking/<str:reference>/pay/",
+        "booking/<str:reference>/<str:token>/",
+        views.booking_status_page,
+        name="booking-status-page",
+    ),
+    path(
+        "booking/<str:reference>/<str:token>/pay/",
         views.booking_pay_driver_page,
         name="booking-pay-driver-page",
     ),

@@ -7,18 +7,25 @@ A key that is presented but unknown, revoked or expired is 401, never anonymous.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import hmac
+import re
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db.models.base import ModelState
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
+from django.utils.encoding import escape_uri_path
 from rest_framework import authentication, exceptions
 
 from api.callers import presented_api_key, signer_slug
+from api.problems import Problem
 from partners.models import Account, AccountKey
+from partners.services.signatures import signed_request_claim
 
 TIMESTAMP_TOLERANCE_SECONDS = 300
 
@@ -100,33 +107,94 @@ class AccountKeyAuthentication(authentication.BaseAuthentication):
         return "Bearer"
 
 
-def signature_matches(secret: str, body: bytes, signature: str, timestamp: str | None) -> bool:
-    signed = body if timestamp is None else timestamp.encode() + b"." + body
-    expected = hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
-    candidate = signature.strip().removeprefix("sha256=").lower()
-    return hmac.compare_digest(expected, candidate)
+# Contract 1.2: hex HMAC-SHA256, optionally "sha256="-prefixed, any case.
+SIGNATURE_PATTERN = re.compile(r"[0-9a-f]{64}")
+# Unix seconds: ASCII digits only (int() would take Arabic-Indic digits), and short enough
+# that no arithmetic on it overflows.
+TIMESTAMP_PATTERN = re.compile(r"[0-9]{1,12}")
 
 
-def hmac_verify(account: Account, request) -> None:
-    """Raise AuthenticationFailed unless x-signature is a valid HMAC of the raw body."""
-    signature = request.META.get("HTTP_X_SIGNATURE", "")
-    timestamp = request.META.get("HTTP_X_TIMESTAMP")
+@dataclass(frozen=True)
+class VerifiedSignature:
+    """An x-signature that matched: the normalised hex, and x-timestamp when sent."""
+
+    signature: str
+    signed_at: dt.datetime | None
+
+
+def signed_messages(request, timestamp: str | None) -> list[bytes]:
+    """What the signature may cover (contract 1.2): the raw body, or
+    ``{timestamp}.{body}``; a request without a body is signed over
+    ``{timestamp}.{METHOD} {path}`` (path with its query string, if any), so a signature
+    opens one resource for 300 s only."""
+    body = getattr(request, "_request", request).body
+    if body:
+        return [body if timestamp is None else timestamp.encode() + b"." + body]
+    if timestamp is None:
+        return []
+    django_request = getattr(request, "_request", request)
+    paths = dict.fromkeys(
+        (django_request.get_full_path(), escape_uri_path(django_request.path), django_request.path)
+    )
+    return [f"{timestamp}.{django_request.method} {path}".encode() for path in paths]
+
+
+def signature_matches(secret: str, message: bytes, signature: str) -> bool:
+    expected = hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected.encode(), signature.encode())
+
+
+def hmac_verify(account: Account, request) -> VerifiedSignature:
+    """The verified x-signature of the request; AuthenticationFailed (401) for anything
+    else, however malformed the headers (never a 5xx)."""
+    signature = request.META.get("HTTP_X_SIGNATURE", "").strip().lower().removeprefix("sha256=")
     if not signature:
         raise exceptions.AuthenticationFailed("Missing x-signature.")
+    if not SIGNATURE_PATTERN.fullmatch(signature):
+        raise exceptions.AuthenticationFailed(
+            "x-signature must be the hex HMAC-SHA256 (64 hex digits, optionally sha256=)."
+        )
+    timestamp = request.META.get("HTTP_X_TIMESTAMP")
+    signed_at = None
     if timestamp is not None:
-        try:
-            skew = abs(time.time() - int(timestamp))
-        except ValueError:
-            raise exceptions.AuthenticationFailed("x-timestamp must be Unix seconds.") from None
-        if skew > TIMESTAMP_TOLERANCE_SECONDS:
+        timestamp = timestamp.strip()
+        if not TIMESTAMP_PATTERN.fullmatch(timestamp):
+            raise exceptions.AuthenticationFailed("x-timestamp must be Unix seconds.")
+        if abs(time.time() - int(timestamp)) > TIMESTAMP_TOLERANCE_SECONDS:
             raise exceptions.AuthenticationFailed("x-timestamp is too far from now.")
-    body = getattr(request, "_request", request).body
-    if not any(signature_matches(s, body, signature, timestamp) for s in account.signing_secrets()):
-        raise exceptions.AuthenticationFailed("Signature does not match the request body.")
+        signed_at = dt.datetime.fromtimestamp(int(timestamp), tz=dt.UTC)
+    messages = signed_messages(request, timestamp)
+    if not messages:
+        raise exceptions.AuthenticationFailed(
+            "A request without a body is signed over '{x-timestamp}.{METHOD} {path}': "
+            "send x-timestamp."
+        )
+    if not any(
+        signature_matches(secret, message, signature)
+        for secret in account.signing_secrets()
+        for message in messages
+    ):
+        raise exceptions.AuthenticationFailed("Signature does not match the request.")
+    return VerifiedSignature(signature=signature, signed_at=signed_at)
+
+
+def signed_account_attach(request, account: Account) -> None:
+    """Verify the request's signature for ``account``, claim it (good once), attach."""
+    verified = hmac_verify(account, request)
+    django_request = getattr(request, "_request", request)
+    claim = signed_request_claim(
+        account=account,
+        signature=verified.signature,
+        signed_at=verified.signed_at,
+        method=django_request.method,
+        path=django_request.path,
+    )
+    _attach(request, account, None)
+    django_request.signed_request_id = claim.pk
 
 
 class HmacSignatureAuthentication(authentication.BaseAuthentication):
-    """x-partner or x-operator naming the account, x-signature over the raw body."""
+    """x-partner or x-operator naming the account, x-signature over the request."""
 
     def authenticate(self, request):
         slug = signer_slug(request)
@@ -135,12 +203,62 @@ class HmacSignatureAuthentication(authentication.BaseAuthentication):
         account = Account.objects.filter(slug=slug).first()
         if account is None:
             raise exceptions.AuthenticationFailed("Unknown account in x-partner / x-operator.")
-        hmac_verify(account, request)
-        _attach(request, account, None)
+        signed_account_attach(request, account)
         return (None, account)
 
     def authenticate_header(self, request):
         return "Bearer"
+
+
+class SupplierAuthentication(authentication.BaseAuthentication):
+    """``/hooks/{supplier}-booking``: the supplier named by the path, proven by its API key
+    in ``x-{slug}-secret`` or by an ``x-signature`` HMAC (contract 1.2, 4.2).
+
+    The header carries an API key of that supplier, never the signing secret: the secret
+    signs webhooks and must not travel. An unknown slug is 404 before any credential is
+    looked at.
+    """
+
+    def authenticate(self, request):
+        slug = request.parser_context["kwargs"].get("supplier", "")
+        account = Account.objects.filter(slug=slug, kind=Account.Kind.SUPPLIER).first()
+        if account is None:
+            raise Problem(404, "not_found", f"No supplier hook named {slug!r}.")
+        presented = request.META.get(supplier_key_header(slug), "").strip()
+        if presented:
+            key = _supplier_key(account, presented)
+            _attach(request, account, key)
+            return (None, key)
+        if request.META.get("HTTP_X_SIGNATURE"):
+            signed_account_attach(request, account)
+            return (None, account)
+        raise exceptions.AuthenticationFailed(f"Send x-{slug}-secret or an x-signature HMAC.")
+
+    def authenticate_header(self, request):
+        return "Bearer"
+
+
+def supplier_key_header(slug: str) -> str:
+    return "HTTP_X_" + slug.upper().replace("-", "_") + "_SECRET"
+
+
+def _supplier_key(account: Account, raw_key: str) -> AccountKey:
+    try:
+        key = account_key_lookup(raw_key)
+    except AccountKey.DoesNotExist:
+        key = None
+    if key is None or key.account_id != account.pk or key.has_expired:
+        raise exceptions.AuthenticationFailed(f"Wrong x-{account.slug}-secret.")
+    return key
+
+
+def account_require_kind(request, kinds: Iterable[str], *, hint: str) -> Account:
+    """The authenticated account when it is of one of ``kinds``; 401 otherwise: a key of
+    another kind of account is as good as no key at this door (contract 1.2)."""
+    account = getattr(request, "account", None)
+    if account is None or account.kind not in kinds:
+        raise Problem(401, "unauthenticated", hint, headers={"WWW-Authenticate": "Bearer"})
+    return account
 
 
 PUBLIC_AUTHENTICATION = [AccountKeyAuthentication, HmacSignatureAuthentication]
@@ -149,5 +267,7 @@ __all__ = [
     "PUBLIC_AUTHENTICATION",
     "AccountKeyAuthentication",
     "HmacSignatureAuthentication",
+    "SupplierAuthentication",
+    "account_require_kind",
     "hmac_verify",
 ]

@@ -35,6 +35,13 @@ class Account(models.Model):
     can_book = models.BooleanField(
         default=True, help_text="May create bookings through the public booking endpoints."
     )
+    may_set_fare = models.BooleanField(
+        default=True,
+        help_text=(
+            "Partners, operators and suppliers: may send their own fare (fareGBP, fare). "
+            "Untick to withdraw it. Agents never may (bookings.policies.fare_require_allowed)."
+        ),
+    )
     daily_job_limit = models.PositiveIntegerField(
         default=1000, help_text="Jobs accepted per day (Europe/London) through intake."
     )
@@ -207,3 +214,43 @@ class WebhookAttempt(models.Model):
     @property
     def succeeded(self) -> bool:
         return self.status_code is not None and 200 <= self.status_code < 300
+
+
+class SignedRequest(models.Model):
+    """One accepted HMAC signature (contract 1.2: a signed request is good once).
+
+    The unique (account, digest) pair is what makes a repeat harmless, even two copies
+    arriving at the same instant: the first inserts the row (``in_flight``) and runs; any
+    later copy hits the constraint and is answered with the stored first outcome, so a
+    captured amendment replayed later can never undo a newer one.
+
+    A signature carrying ``x-timestamp`` stops being accepted 300 s after (or before) that
+    time, so its row is purged once ``expires_at`` has passed. A signature without one
+    never expires, so neither does its row (``expires_at`` is null): partners are told to
+    send ``x-timestamp``.
+    """
+
+    class State(models.TextChoices):
+        IN_FLIGHT = "in_flight"
+        DONE = "done"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+")
+    # sha256 of the normalised signature: enough to recognise a repeat, useless to re-sign.
+    digest = models.CharField(max_length=64)
+    signed_at = models.DateTimeField(null=True, blank=True, help_text="x-timestamp, if sent.")
+    expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    method = models.CharField(max_length=8)
+    path = models.CharField(max_length=255)
+    state = models.CharField(max_length=16, choices=State.choices, default=State.IN_FLIGHT)
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_content_type = models.CharField(max_length=100, blank=True)
+    response_body = models.BinaryField(blank=True, default=b"")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["account", "digest"], name="signed_request_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.account_id} {self.method} {self.path} ({self.state})"

@@ -3,40 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from django.db.models import Prefetch, Q, QuerySet
+from django.utils import timezone
 
-from bookings.models import Booking, DispatchQueue
+from bookings.models import Booking, BookingStatus, DispatchQueue
 from core.errors import DomainError
 from dispatch.models import Offer
 from partners.models import Account, OperatorUser
 
 LOCAL_TIME_ZONE = ZoneInfo("Europe/London")
-
-
-def booking_driver_summary(booking: Booking) -> dict | None:
-    """The driver as partners see it (same shape as contract 3.2); None until assigned."""
-    driver = booking.driver
-    if driver is None:
-        return None
-    first, _, rest = driver.name.strip().partition(" ")
-    initial = f" {rest.strip()[0]}." if rest.strip() else ""
-    vehicle = booking.vehicle
-    return {
-        "name": f"{first}{initial}",
-        "vehicle": (
-            {
-                "make": vehicle.make,
-                "model": vehicle.model,
-                "colour": vehicle.colour,
-                "registration": vehicle.registration,
-            }
-            if vehicle is not None
-            else None
-        ),
-        "licensingAuthority": driver.licensing_authority,
-    }
 
 
 def job_get_for_sender(*, account: Account, job_ref: str) -> Booking:
@@ -120,3 +98,51 @@ def operator_fleet_list(*, account: Account):
         .prefetch_related(Prefetch("vehicles", queryset=Vehicle.objects.filter(active=True)))
         .order_by("name")
     )
+
+
+@dataclass(frozen=True)
+class OperatorCalendarDay:
+    """One UK local day of the operator's own queue, by hour (0-23)."""
+
+    day: dt.date
+    hours: list[tuple[int, list[Booking]]]
+    job_count: int
+
+    @property
+    def previous_day(self) -> dt.date:
+        return self.day - dt.timedelta(days=1)
+
+    @property
+    def next_day(self) -> dt.date:
+        return self.day + dt.timedelta(days=1)
+
+
+def operator_calendar_day(*, account: Account, day: str | dt.date | None) -> OperatorCalendarDay:
+    """The operator's jobs of ``day`` (an ISO date; anything else means today, UK time),
+    grouped by local pickup hour, in one query."""
+    if not isinstance(day, dt.date):
+        try:
+            day = dt.date.fromisoformat(day or "")
+        except ValueError:
+            day = timezone.now().astimezone(LOCAL_TIME_ZONE).date()
+    jobs = list(operator_jobs_list(account=account, day=day))
+    by_hour: dict[int, list[Booking]] = {}
+    for job in jobs:
+        by_hour.setdefault(job.pickup_time.astimezone(LOCAL_TIME_ZONE).hour, []).append(job)
+    return OperatorCalendarDay(
+        day=day,
+        hours=[(hour, by_hour.get(hour, [])) for hour in range(24)],
+        job_count=len(jobs),
+    )
+
+
+def operator_jobs_page(
+    *, account: Account, status: str | None, limit: int = 500
+) -> tuple[str | None, list[Booking]]:
+    """The dashboard list: ``status`` when it is a booking status (else upcoming jobs of
+    every status), at most ``limit`` rows; returns the status applied and the jobs."""
+    status = status if status in BookingStatus.values else None
+    jobs = operator_jobs_list(
+        account=account, status=status, upcoming_only=status is None, now=timezone.now()
+    )
+    return status, list(jobs[:limit])

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from celery import shared_task
 
+from partners.services.signatures import signed_requests_purge
 from partners.services.webhooks import webhook_deliveries_due, webhook_delivery_attempt
 
 # Waits up to this long ride on a broker countdown; longer ones wait in the database.
@@ -33,3 +34,9 @@ def webhook_deliveries_due_send() -> int:
     for delivery_id in due:
         webhook_delivery_send.delay(delivery_id)
     return len(due)
+
+
+@shared_task(ignore_result=True)
+def signed_requests_expired_purge() -> int:
+    """Periodic (Celery beat): forget signatures whose 300 s window has passed."""
+    return signed_requests_purge()

@@ -3,26 +3,25 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render, resolve_url
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from bookings.models import Booking, BookingStatus, DispatchQueue
+from bookings.models import BookingStatus
 from core.errors import DomainError
 from partners.selectors import (
-    LOCAL_TIME_ZONE,
     operator_account_for_user,
+    operator_calendar_day,
     operator_fleet_list,
-    operator_jobs_list,
+    operator_jobs_page,
 )
-from partners.services.operator import operator_job_assign
+from partners.services.operator import operator_job_assign_chosen
 
 ASSIGNABLE = (BookingStatus.CONFIRMED, BookingStatus.OFFERED, BookingStatus.NO_DRIVER)
 
@@ -41,82 +40,56 @@ def operator_required(view):
     return wrapper
 
 
-def _local_today() -> dt.date:
-    return timezone.now().astimezone(LOCAL_TIME_ZONE).date()
+def safe_next_url(request: HttpRequest, default: str) -> str:
+    """The form's ``next`` when it stays on this site (no open redirect), else ``default``."""
+    next_url = request.POST.get("next", "")
+    allowed = url_has_allowed_host_and_scheme(
+        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return next_url if allowed else resolve_url(default)
 
 
 @operator_required
 def operator_job_list(request: HttpRequest, account) -> HttpResponse:
-    status = request.GET.get("status") or None
-    if status not in BookingStatus.values:
-        status = None
-    jobs = operator_jobs_list(
-        account=account, status=status, upcoming_only=status is None, now=timezone.now()
-    )[:500]
-    return render(
-        request,
-        "partners/operator/job_list.html",
-        {
-            "account": account,
-            "jobs": jobs,
-            "statuses": BookingStatus.choices,
-            "status": status,
-            "fleet": operator_fleet_list(account=account),
-            "assignable": ASSIGNABLE,
-        },
-    )
+    status, jobs = operator_jobs_page(account=account, status=request.GET.get("status") or None)
+    context = {"account": account, "jobs": jobs, "statuses": BookingStatus.choices}
+    context.update(status=status, **_assign_form(account))
+    return render(request, "partners/operator/job_list.html", context)
 
 
 @operator_required
 def operator_calendar(request: HttpRequest, account) -> HttpResponse:
-    try:
-        day = dt.date.fromisoformat(request.GET.get("day", ""))
-    except ValueError:
-        day = _local_today()
-    jobs = list(operator_jobs_list(account=account, day=day))
-    hours: dict[int, list[Booking]] = {}
-    for job in jobs:
-        hours.setdefault(job.pickup_time.astimezone(LOCAL_TIME_ZONE).hour, []).append(job)
-    return render(
-        request,
-        "partners/operator/calendar.html",
-        {
-            "account": account,
-            "day": day,
-            "previous_day": day - dt.timedelta(days=1),
-            "next_day": day + dt.timedelta(days=1),
-            "hours": [(hour, hours.get(hour, [])) for hour in range(24)],
-            "job_count": len(jobs),
-            "fleet": operator_fleet_list(account=account),
-            "assignable": ASSIGNABLE,
-        },
-    )
+    calendar = operator_calendar_day(account=account, day=request.GET.get("day"))
+    context = {"account": account, "day": calendar.day, "hours": calendar.hours}
+    context.update(previous_day=calendar.previous_day, next_day=calendar.next_day)
+    context.update(job_count=calendar.job_count, **_assign_form(account))
+    return render(request, "partners/operator/calendar.html", context)
+
+
+def _assign_form(account) -> dict:
+    return {"fleet": operator_fleet_list(account=account), "assignable": ASSIGNABLE}
 
 
 @require_POST
 @operator_required
 def operator_job_assign_view(request: HttpRequest, account, reference: str) -> HttpResponse:
-    booking = get_object_or_404(
-        Booking, reference=reference, account=account, dispatch_queue=DispatchQueue.OPERATOR
-    )
-    driver = account.fleet_drivers.filter(pk=request.POST.get("driver") or 0).first()
-    if driver is None:
-        messages.error(request, "Choose one of your own drivers.")
-        return redirect(request.POST.get("next") or "operator-jobs")
-    vehicle = driver.vehicles.filter(pk=request.POST.get("vehicle") or 0).first()
     try:
-        operator_job_assign(
+        booking = operator_job_assign_chosen(
             account=account,
-            booking=booking,
-            driver=driver,
-            vehicle=vehicle,
+            reference=reference,
+            driver_id=request.POST.get("driver"),
+            vehicle_id=request.POST.get("vehicle"),
             actor=f"operator-user:{request.user.get_username()}",
         )
     except DomainError as problem:
-        messages.error(request, problem.detail)
+        _assign_refused(request, problem)
     else:
-        messages.success(request, f"{booking.reference} assigned to {driver.name}.")
-    next_url = request.POST.get("next", "")
-    if next_url.startswith("/") and not next_url.startswith("//"):
-        return redirect(next_url)
-    return redirect("operator-jobs")
+        messages.success(request, f"{booking.reference} assigned to {booking.driver.name}.")
+    return redirect(safe_next_url(request, default="operator-jobs"))
+
+
+def _assign_refused(request: HttpRequest, problem: DomainError) -> None:
+    """Another operator's job is 404, as if it did not exist; anything else is a message."""
+    if problem.code == "booking_not_found":
+        raise Http404(problem.detail)
+    messages.error(request, problem.detail)

@@ -24,9 +24,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+from decimal import ROUND_CEILING, Decimal
 from zoneinfo import ZoneInfo
 
+from core.money import gbp
 from pricing.holidays import is_bank_holiday
 
 CENT = Decimal("0.01")
@@ -282,10 +283,6 @@ def _fmt(value: Decimal) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def _money(value: Decimal) -> Decimal:
-    return value.quantize(CENT, rounding=ROUND_HALF_UP)
-
-
 def _ceil_units(units: Decimal) -> int:
     if units <= ZERO:
         return 0
@@ -401,9 +398,9 @@ def fare_compute(
         lines.append(("meet_and_greet", "Airport meet and greet", options.meet_and_greet_gbp))
 
     exact = sum((amount for _, _, amount in lines), ZERO)
-    fare = _money(exact)
+    fare = gbp(exact)
     rules = [
-        {"code": code, "label": label, "amountGBP": _money(amount)} for code, label, amount in lines
+        {"code": code, "label": label, "amountGBP": gbp(amount)} for code, label, amount in lines
     ]
     drift = fare - sum((r["amountGBP"] for r in rules), ZERO)
     if drift:

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from api.inserts import RowInsert
 from core.errors import DomainError
+from core.money import gbp
 from pricing.fares import FareOptions, TariffIncomplete, fare_compute
 from pricing.gazetteer import Place
 from pricing.geocoding import geocoder_get
@@ -117,7 +118,7 @@ def quote_price(
     route = router_get().route(origin, destination, depart_at=depart_at)
 
     if fare_override is not None:
-        fare = Decimal(fare_override).quantize(Decimal("0.01"))
+        fare = gbp(fare_override)
         rules = [
             {"code": "partner_fare", "label": "Fare agreed by the sender", "amountGBP": float(fare)}
         ]

@@ -71,3 +71,67 @@ def test_human_docs_are_served_locally(client):
     assert response.status_code == 200
     assert b"swagger-ui" in response.content.lower()
     assert b"//cdn" not in response.content
+
+
+def _examples(schema):
+    """(where, example value, its schema) for every example in the description."""
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict):
+                continue
+            bodies = [("request", operation.get("requestBody", {}))]
+            bodies += [(f"response {status}", r) for status, r in operation["responses"].items()]
+            for what, body in bodies:
+                for media_type, content in body.get("content", {}).items():
+                    for name, example in content.get("examples", {}).items():
+                        where = f"{method.upper()} {path} {what} {media_type} {name}"
+                        yield where, example["value"], content["schema"]
+
+
+def _defaults(node, where="#"):
+    """(where, default value, the schema that declares it) for every default."""
+    if isinstance(node, dict):
+        if "default" in node:
+            yield where, node["default"], {k: v for k, v in node.items() if k != "default"}
+        for key, value in node.items():
+            yield from _defaults(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _defaults(value, f"{where}/{index}")
+
+
+def test_every_example_validates_against_its_schema(schema):
+    """Issue 13: "The OpenAPI document does not validate as 3.1: an example uses `cash`
+    where its schema's enum has `cash_to_driver`." Every example is checked against the
+    JSON Schema (2020-12, as OpenAPI 3.1 uses) of the body it illustrates."""
+    from jsonschema import Draft202012Validator
+
+    examples = list(_examples(schema))
+    assert examples, "the description has no examples to check"
+    examples += list(_defaults(schema["paths"])) + list(_defaults(schema["components"]))
+    failures = []
+    for where, value, body_schema in examples:
+        # "#/components/..." references resolve within the schema they sit in.
+        rooted = {**body_schema, "components": schema["components"]}
+        failures += [
+            f"{where}: {e.message}" for e in Draft202012Validator(rooted).iter_errors(value)
+        ]
+    assert not failures, "\n".join(failures)
+
+
+def test_key_schemes_are_alternatives_and_anonymous_calls_are_allowed(schema):
+    """Issue 13: "Security requirements list the three key headers as one object (all
+    required together) with no anonymous alternative." """
+    security = schema["paths"]["/api/public/v1/quote"]["post"]["security"]
+    assert {"ApiKeyHeader": []} in security
+    assert {"BearerKey": []} in security
+    assert {} in security
+    assert all(len(requirement) <= 1 for requirement in security)
+
+
+def test_body_size_and_media_type_errors_are_documented(schema):
+    """Issue 13: "413 and 415 are returned but not documented." """
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            if isinstance(operation, dict) and "requestBody" in operation:
+                assert {"413", "415"} <= set(operation["responses"]), f"{method} {path}"

@@ -140,7 +140,9 @@ def test_invalid_fields_are_rejected_by_their_camelcase_name(keyed, overrides, f
 def test_pickup_time_in_the_past_is_rejected(keyed):
     past = (timezone.now() - timedelta(hours=3)).isoformat()
     result = push(keyed, [partner_job(pickupTime=past)]).json()["results"][0]
-    assert result["errors"] == {"pickupTime": ["Pickup time is in the past."]}
+    # One rule and message for quotes, bookings and intake (bookings.policies).
+    assert result["code"] == "pickup_in_past"
+    assert result["errors"] == {"pickupTime": ["The pickup time is in the past."]}
 
 
 def test_unlocatable_address_rejects_only_that_job(keyed):
@@ -584,12 +586,14 @@ def test_reconciliation_needs_credentials(api_client):
     assert_problem(api_client.get(f"{URL}/R-3"), 401, "unauthenticated")
 
 
-def test_reconciliation_with_hmac_of_the_empty_body(client, partner, keyed):
+def test_reconciliation_with_hmac_of_the_method_and_path(client, partner, keyed):
     push(keyed, partner_job(jobRef="R-4"))
+    ts = str(int(time.time()))
     response = client.get(
         f"{URL}/R-4",
         HTTP_X_PARTNER=partner.slug,
-        HTTP_X_SIGNATURE=hmac_hex(partner.signing_secret, b""),
+        HTTP_X_TIMESTAMP=ts,
+        HTTP_X_SIGNATURE=hmac_hex(partner.signing_secret, f"GET {URL}/R-4".encode(), ts),
     )
     assert response.status_code == 200
 
@@ -707,3 +711,72 @@ def test_the_batch_message_fans_out_to_one_dispatch_task_per_booking(monkeypatch
     monkeypatch.setattr(tasks.booking_dispatch_start, "delay", started.append)
     tasks.bookings_dispatch_start.run([11, 12, 13])
     assert started == [11, 12, 13]
+
+
+# --- the reconciliation feed (contract 4.2) -----------------------------------------------------
+
+
+def test_feed_gives_the_senders_own_changes_oldest_first(keyed, partner, api_client, make_account):
+    since = timezone.now() - timedelta(seconds=1)
+    push(keyed, [partner_job(jobRef="F-1"), partner_job(jobRef="F-2")])
+    other = make_account("partner", name="Other Co")
+    other_client = APIClient()
+    other_client.credentials(HTTP_X_API_KEY=other.raw_key)
+    push(other_client, partner_job(jobRef="F-OTHER"))
+    push(keyed, {"jobRef": "F-1", "action": "cancel"})
+
+    response = keyed.get(URL, {"updatedSince": since.isoformat()})
+
+    assert response.status_code == 200
+    body = response.json()
+    assert [r["jobRef"] for r in body["results"]] == ["F-2", "F-1"]
+    assert body["results"][1]["status"] == "cancelled"
+    f1 = Booking.objects.get(job_ref="F-1")
+    assert body["results"][1]["bookingReference"] == f1.reference
+    assert body["results"][1]["sequence"] == f1.sequence
+    assert body["next"] is None
+
+
+def test_feed_pages_with_an_absolute_next_url(keyed, partner, monkeypatch):
+    from partners.services import reconciliation
+
+    monkeypatch.setattr(reconciliation, "FEED_PAGE_SIZE", 2)
+    since = timezone.now() - timedelta(seconds=1)
+    push(keyed, [partner_job(jobRef=f"P-{i}") for i in range(5)])
+
+    seen, url, params = [], URL, {"updatedSince": since.isoformat()}
+    while url:
+        body = keyed.get(url, params).json()
+        seen += [r["jobRef"] for r in body["results"]]
+        url, params = body["next"], None
+        if url:
+            assert url.startswith("https://taxi.example/api/public/v1/jobs?")
+
+    assert sorted(seen) == [f"P-{i}" for i in range(5)]
+    assert len(seen) == 5
+
+
+def test_feed_needs_sender_credentials_and_a_time(keyed):
+    assert_problem(
+        APIClient().get(URL, {"updatedSince": "2026-01-01T00:00:00Z"}), 401, "unauthenticated"
+    )
+    assert_problem(keyed.get(URL, {"updatedSince": "yesterday"}), 400, "invalid_input")
+    assert_problem(
+        keyed.get(URL, {"updatedSince": "2026-01-01T00:00:00Z", "cursor": "!!"}),
+        400,
+        "invalid_input",
+    )
+
+
+def test_feed_with_hmac_over_method_path_and_query(client, partner, keyed):
+    push(keyed, partner_job(jobRef="FH-1"))
+    path = f"{URL}?updatedSince=2020-01-01T00:00:00Z"
+    ts = str(int(time.time()))
+    response = client.get(
+        path,
+        HTTP_X_PARTNER=partner.slug,
+        HTTP_X_TIMESTAMP=ts,
+        HTTP_X_SIGNATURE=hmac_hex(partner.signing_secret, f"GET {path}".encode(), ts),
+    )
+    assert response.status_code == 200
+    assert [r["jobRef"] for r in response.json()["results"]] == ["FH-1"]

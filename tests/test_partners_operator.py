@@ -285,3 +285,28 @@ def test_another_operators_job_cannot_be_assigned(operator_login, operator, make
     assert response.status_code == 404
     job.refresh_from_db()
     assert job.driver is None
+
+
+@dashboard
+@pytest.mark.parametrize("path", ["/operator/", "/operator/calendar/?day={day}"])
+def test_dashboard_pages_cost_the_same_queries_for_2_or_8_jobs(operator_login, operator, path):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from partners.selectors import LOCAL_TIME_ZONE
+
+    day = (timezone.now() + timedelta(hours=3)).astimezone(LOCAL_TIME_ZONE).date()
+    url = path.format(day=day.isoformat())
+    driver = driver_create(operator=operator)
+
+    def queries_with(count: int) -> int:
+        while Booking.objects.filter(account=operator).count() < count:
+            _job(operator, status="accepted", driver=driver, vehicle=driver.vehicles.get())
+        with CaptureQueriesContext(connection) as captured:
+            page = operator_login.get(url)
+        assert page.status_code == 200
+        for job in Booking.objects.filter(account=operator):
+            assert job.reference in page.content.decode()
+        return len(captured.captured_queries)
+
+    assert queries_with(2) == queries_with(8)

@@ -233,7 +233,7 @@ def test_non_ascii_key_and_hostile_body_are_answered_without_a_5xx(client):
     with override_settings(RATELIMITS=LIMITS):
         response = client.post(
             "/api/probe",
-            data='{"name": "\\ud800"}',
+            data='{"name": ' + "[" * 2000 + "]" * 2000 + "}",
             content_type="application/json",
             HTTP_IDEMPOTENCY_KEY="cl\u00e9-\u00fc",
         )

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from django.apps import apps
 from django.db import transaction
@@ -31,6 +31,7 @@ from billing.models import (
 )
 from billing.services.subscriptions import subscription_stages_advance, subscriptions_ensure
 from billing.weeks import week_bounds, week_has_ended
+from core.money import gbp
 
 logger = logging.getLogger(__name__)
 
@@ -39,10 +40,6 @@ ZERO = Decimal("0.00")
 CHUNK_SIZE = 5000
 # Only SMS the provider accepted cost anything; pending and failed ones are not passed on.
 SMS_BILLED_STATUS = "sent"
-
-
-def _money(amount: Decimal) -> Decimal:
-    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 @dataclass
@@ -125,8 +122,8 @@ def driver_weeks_collect(*, start: datetime, end: datetime) -> dict[int, DriverW
     )
     for row in payments.iterator(chunk_size=CHUNK_SIZE):
         driver_week = week_of(row["driver_id"])
-        driver_week.earnings = _money(row["earnings"] or ZERO)
-        driver_week.card_fees = _money(row["card_fees"] or ZERO)
+        driver_week.earnings = gbp(row["earnings"] or ZERO)
+        driver_week.card_fees = gbp(row["card_fees"] or ZERO)
 
     notification_log = _notification_log_model()
     if notification_log is not None:
@@ -211,7 +208,7 @@ def invoice_build(
                 description="Weekly software subscription",
                 quantity=Decimal(1),
                 unit_amount=schedule.weekly_fee,
-                amount=_money(schedule.weekly_fee),
+                amount=gbp(schedule.weekly_fee),
             )
         )
     else:
@@ -223,7 +220,7 @@ def invoice_build(
                 description=f"SMS job cards ({driver_week.sms_count} at £{schedule.sms_unit})",
                 quantity=Decimal(driver_week.sms_count),
                 unit_amount=schedule.sms_unit,
-                amount=_money(schedule.sms_unit * driver_week.sms_count),
+                amount=gbp(schedule.sms_unit * driver_week.sms_count),
             )
         )
     if driver_week.card_fees > 0:
@@ -246,7 +243,7 @@ def invoice_build(
                 description=f"Job fees: {rate.name} ({jobs} at £{rate.fee_per_job})",
                 quantity=Decimal(jobs),
                 unit_amount=rate.fee_per_job,
-                amount=_money(rate.fee_per_job * jobs),
+                amount=gbp(rate.fee_per_job * jobs),
                 account_id=account_id,
             )
         )

@@ -11,6 +11,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from api.tests.assertions import assert_problem
+from bookings.links import booking_page_token
 from bookings.models import Booking, BookingEvent
 from bookings.tests.conftest import unknown_uuid
 
@@ -38,7 +39,8 @@ def test_redeeming_a_quote_creates_one_confirmed_booking(api_client, quote_facto
     answer = response.json()
     assert REFERENCE.match(answer["booking_reference"])
     assert answer["status"] == "confirmed"
-    assert answer["status_url"] == f"https://taxi.example/booking/{answer['booking_reference']}/"
+    ref = answer["booking_reference"]
+    assert answer["status_url"] == f"https://taxi.example/booking/{ref}/{booking_page_token(ref)}/"
     booking = Booking.objects.get(reference=answer["booking_reference"])
     # The fare is the one fixed at quote time (seed 2.4), and the phone is E.164.
     assert booking.fare == quote.fare

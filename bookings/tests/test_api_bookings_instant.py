@@ -4,6 +4,7 @@ import pytest
 from django.test import override_settings
 
 from api.tests.assertions import assert_problem
+from bookings.links import booking_page_token
 from bookings.models import Booking
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tariffs")]
@@ -32,7 +33,9 @@ def test_instant_booking_returns_reference_fare_and_status_url(api_client):
     assert answer["fare"] > 0
     assert answer["currency"] == "GBP"
     assert answer["status"] == "confirmed"
-    assert answer["status_url"].endswith(f"/booking/{booking.reference}/")
+    assert answer["status_url"].endswith(
+        f"/booking/{booking.reference}/{booking_page_token(booking.reference)}/"
+    )
     assert booking.agent == "Claude"
     assert booking.source == "agent"
     assert booking.passengers == 3

@@ -86,3 +86,21 @@ def test_concurrent_changes_cannot_both_apply(booking_factory):
     # Accepted then cancelled is legal too; what must never happen is a lost update.
     assert booking.sequence == 1 + len([o for o in outcomes if o != "refused"])
     assert BookingEvent.objects.filter(booking=booking).count() == booking.sequence - 1
+
+
+def test_an_amendment_racing_a_cancellation_is_not_applied(booking_factory):
+    """Issue 13: "An amendment racing a cancellation is applied to the cancelled booking
+    (the UPDATE has no status guard)." The amender read the booking before it was
+    cancelled; its UPDATE must still see the cancellation."""
+    from bookings.services import booking_amend, booking_cancel
+
+    booking = booking_factory()
+    stale = Booking.objects.get(pk=booking.pk)  # read before the cancellation committed
+    booking_cancel(booking=booking, actor="passenger:x", reason="plans changed")
+    with pytest.raises(DomainError) as refused:
+        booking_amend(booking=stale, actor="partner:acme", changes={"notes": "late change"})
+    assert refused.value.code == "not_cancellable"
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.CANCELLED
+    assert booking.notes != "late change"
+    assert not BookingEvent.objects.filter(booking=booking, type="booking.amended").exists()

@@ -242,6 +242,11 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "VehicleTypeEnum": "pricing.vehicles.VehicleType",
         "BookingStatusEnum": "bookings.models.BookingStatus",
+        # Each booking form has its own payment enum (seed 2.5-2.7); named apart so the
+        # generator never merges them under one name.
+        "AliasPaymentMethodEnum": "bookings.api.serializers.ALIAS_PAYMENT_METHODS",
+        "V1PaymentMethodEnum": "bookings.api.serializers.V1_PAYMENT_METHODS",
+        "V1RedeemPaymentMethodEnum": "bookings.api.serializers.V1_QUOTE_PAYMENT_METHODS",
     },
 }
 
@@ -313,7 +318,11 @@ PRICING_MEET_AND_GREET_GBP = "25.00"  # seed section 8
 PRICING_QUOTE_TTL_HOURS = 24  # seed 2.4
 # Other processes see tariff edits within this many seconds (no query per quote).
 PRICING_CATALOGUE_CHECK_SECONDS = env.int("PRICING_CATALOGUE_CHECK_SECONDS", default=5)
-PRICING_PAST_TOLERANCE_SECONDS = 300  # departAt further in the past is 400 pickup_in_past
+# One tolerance for quotes, bookings and intake (bookings.policies.pickup_require_future):
+# a pickup up to this far in the past is "now" (clock skew, a slow network, a late push).
+PICKUP_PAST_TOLERANCE_SECONDS = env.int("PICKUP_PAST_TOLERANCE_SECONDS", default=300)
+# Nobody books a taxi more than this far ahead; later pickups are 400 invalid_input.
+BOOKING_HORIZON_DAYS = env.int("BOOKING_HORIZON_DAYS", default=365)
 
 BOOKING_REFERENCE_PREFIX = env("BOOKING_REFERENCE_PREFIX", default="DTD")
 
@@ -355,6 +364,11 @@ CELERY_BEAT_SCHEDULE: dict = {
     "api-idempotency-records-purge": {
         "task": "api.tasks.idempotency_records_purge",
         "schedule": crontab(minute=17),
+    },
+    # Signatures that can no longer be accepted need not be remembered (contract 1.2).
+    "partners-signed-requests-purge": {
+        "task": "partners.tasks.signed_requests_expired_purge",
+        "schedule": 60.0,
     },
     # Weekly invoices for the week that just ended (Monday 01:00, Europe/London).
     "billing-invoice-last-week": {

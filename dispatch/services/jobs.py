@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import transaction
 
 from bookings.models import Booking, BookingStatus, PaymentRecord
-from bookings.services import booking_status_change, payment_record_append
-from core.errors import DomainError
+from bookings.services import booking_status_change, payment_record_append, payment_state
+from core.errors import DomainError, field_error
 from dispatch.services.offers import driver_job_release
 from drivers.models import Driver
 
@@ -20,6 +21,12 @@ DRIVER_STATUSES = (
     BookingStatus.COMPLETED,
     BookingStatus.NO_SHOW,
 )
+
+# Contract 6 and the state machine (bookings.transitions): money changes hands in the car
+# or at the end of the trip; before pickup nothing is owed, and a cancelled or no-show
+# booking is settled by the back office, not the driver's app.
+SETTLEABLE = frozenset({BookingStatus.ON_BOARD, BookingStatus.COMPLETED})
+MAX_SETTLEMENT = Decimal("99999.99")
 
 
 def _driver_booking(*, driver: Driver, reference: str, lock: bool = False) -> Booking:
@@ -50,6 +57,16 @@ def driver_job_status_change(*, driver: Driver, reference: str, to_status: str) 
         return booking
 
 
+@dataclass(frozen=True)
+class Settlement:
+    """A settlement recorded (or found already recorded) on a driver's job."""
+
+    booking_reference: str
+    record: PaymentRecord
+    created: bool
+    payment_state: str
+
+
 def driver_job_settle(
     *,
     driver: Driver,
@@ -58,29 +75,49 @@ def driver_job_settle(
     method: str,
     payment_reference: str = "",
     processor_fee: Decimal = Decimal("0.00"),
-) -> tuple[PaymentRecord, bool]:
-    """Append a settlement to the booking's immutable payment record; returns (record, created).
+) -> Settlement:
+    """Append a settlement to the booking's immutable payment record.
 
-    Guarantees: only the assigned driver settles their job; the same payment reference is
-    recorded once per booking (the booking row is locked while checking), so an app that
-    retries does not double the driver's earnings.
+    Guarantees: only the assigned driver settles their job (else 404 ``job_not_found``),
+    only once the passenger is on board or the trip is completed (else 409
+    ``not_settleable``: nothing is owed before the ride, or after a cancellation or a
+    no-show), for an amount more than 0 and at most 99999.99 (else 400); the same payment
+    reference is recorded once per booking (the booking row is locked while checking), so
+    an app that retries does not double the driver's earnings.
     """
+    if not Decimal(0) < amount <= MAX_SETTLEMENT:
+        raise field_error(
+            "invalid_input",
+            "amountGBP",
+            f"Ensure this value is more than 0 and at most {MAX_SETTLEMENT}.",
+        )
     with transaction.atomic():
         booking = _driver_booking(driver=driver, reference=reference, lock=True)
-        if booking.status == BookingStatus.CANCELLED:
-            raise DomainError("invalid_transition", f"Job {reference} was cancelled.")
+        record = None
         if payment_reference:
-            existing = PaymentRecord.objects.filter(
+            record = PaymentRecord.objects.filter(
                 booking=booking, reference=payment_reference[:100], kind=PaymentRecord.Kind.PAYMENT
             ).first()
-            if existing is not None:
-                return existing, False
-        record = payment_record_append(
-            booking=booking,
-            amount=amount,
-            method=method,
-            reference=payment_reference,
-            processor_fee=processor_fee,
-            driver=driver,
+        created = record is None
+        if created:
+            if booking.status not in SETTLEABLE:
+                raise DomainError(
+                    "not_settleable",
+                    f"Job {reference} is {booking.status}: a settlement is recorded once the "
+                    "passenger is on board or the trip is completed.",
+                )
+            record = payment_record_append(
+                booking=booking,
+                amount=amount,
+                method=method,
+                reference=payment_reference,
+                processor_fee=processor_fee,
+                driver=driver,
+            )
+        records = list(PaymentRecord.objects.filter(booking_id=booking.pk))
+        return Settlement(
+            booking_reference=booking.reference,
+            record=record,
+            created=created,
+            payment_state=payment_state(records, booking.fare),
         )
-        return record, True

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from django.contrib.auth import authenticate
 from rest_framework import exceptions, permissions
 from rest_framework.authentication import TokenAuthentication, get_authorization_header
+from rest_framework.authtoken.models import Token
+
+from api.problems import Problem
 
 
 class DriverTokenAuthentication(TokenAuthentication):
@@ -35,3 +39,19 @@ class DriverTokenAuthentication(TokenAuthentication):
 class IsDriver(permissions.BasePermission):
     def has_permission(self, request, view) -> bool:
         return getattr(getattr(request, "_request", request), "driver", None) is not None
+
+
+def driver_login(request, *, username: str, password: str):
+    """The driver's app token and the driver, for a driver's username and password;
+    401 for anyone else (the same answer for an unknown user and a wrong password)."""
+    user = authenticate(getattr(request, "_request", request), username=username, password=password)
+    driver = getattr(user, "driver", None) if user is not None else None
+    if driver is None:
+        raise Problem(
+            401,
+            "unauthenticated",
+            "Unknown driver or wrong password.",
+            headers={"WWW-Authenticate": "Token"},
+        )
+    token, _ = Token.objects.get_or_create(user=user)
+    return token, driver

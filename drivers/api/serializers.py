@@ -110,7 +110,11 @@ class DriverJobStatusOutputSerializer(serializers.Serializer):
 
 
 class DriverSettlementInputSerializer(serializers.Serializer):
-    amountGBP = serializers.DecimalField(min_value=Decimal("0.01"), **MONEY)
+    amountGBP = serializers.DecimalField(
+        min_value=Decimal("0.01"),
+        help_text="More than 0 and at most 99999.99.",
+        **MONEY,
+    )
     method = serializers.ChoiceField(choices=SETTLEMENT_METHODS)
     reference = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
     processorFeeGBP = serializers.DecimalField(
@@ -133,9 +137,14 @@ class DriverSettlementRecordOutputSerializer(serializers.Serializer):
     occurredAt = serializers.DateTimeField(source="occurred_at")
 
 
+# Renders a dispatch.services.jobs.Settlement.
 class DriverSettlementOutputSerializer(serializers.Serializer):
-    bookingReference = serializers.CharField()
-    paymentState = serializers.CharField(help_text="unpaid, part_paid, paid or refunded")
+    """The settlement recorded, and the booking's payment state after it."""
+
+    bookingReference = serializers.CharField(source="booking_reference")
+    paymentState = serializers.CharField(
+        source="payment_state", help_text="unpaid, part_paid, paid or refunded"
+    )
     record = DriverSettlementRecordOutputSerializer()
 
 

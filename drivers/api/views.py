@@ -6,23 +6,18 @@ validates its input serializer and calls one service.
 
 from __future__ import annotations
 
-from django.contrib.auth import authenticate
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.idempotency import IdempotentViewMixin
 from api.input_serializers import validated_input
-from api.problems import Problem
 from api.ratelimits import ratelimit_enforce
 from api.schema import problem_responses
-from bookings.models import PaymentRecord
-from bookings.services import payment_state
 from dispatch.services import jobs, offers
 from drivers import selectors, services
-from drivers.api.authentication import DriverTokenAuthentication, IsDriver
+from drivers.api.authentication import DriverTokenAuthentication, IsDriver, driver_login
 from drivers.api.serializers import (
     DriverAvailabilityInputSerializer,
     DriverAvailabilityOutputSerializer,
@@ -75,18 +70,7 @@ class DriverLoginView(APIView):
     def post(self, request: Request) -> Response:
         ratelimit_enforce(request, "driver")
         credentials = validated_input(DriverLoginInputSerializer, request.data)
-        user = authenticate(
-            request._request, username=credentials["username"], password=credentials["password"]
-        )
-        driver = getattr(user, "driver", None) if user is not None else None
-        if driver is None:
-            raise Problem(
-                401,
-                "unauthenticated",
-                "Unknown driver or wrong password.",
-                headers={"WWW-Authenticate": "Token"},
-            )
-        token, _ = Token.objects.get_or_create(user=user)
+        token, driver = driver_login(request, **credentials)
         return Response(DriverLoginOutputSerializer({"token": token.key, "driver": driver}).data)
 
 
@@ -179,12 +163,21 @@ class DriverJobSettlementView(DriverAPIView):
                 DriverSettlementOutputSerializer,
                 description="The same payment reference was already recorded: nothing new.",
             ),
-            **problem_responses(400, 401, 403, 404, 409, 429),
+            **problem_responses(
+                400,
+                401,
+                403,
+                404,
+                409,
+                429,
+                s400="invalid_input: amountGBP must be more than 0 and at most 99999.99.",
+                s409="not_settleable: the job is neither on board nor completed.",
+            ),
         },
     )
     def post(self, request: Request, ref: str) -> Response:
         body = validated_input(DriverSettlementInputSerializer, request.data)
-        record, created = jobs.driver_job_settle(
+        settlement = jobs.driver_job_settle(
             driver=self.driver,
             reference=ref,
             amount=body["amountGBP"],
@@ -192,12 +185,8 @@ class DriverJobSettlementView(DriverAPIView):
             payment_reference=body["reference"],
             processor_fee=body["processorFeeGBP"],
         )
-        records = list(PaymentRecord.objects.filter(booking_id=record.booking_id))
-        state = payment_state(records, record.booking.fare)
-        output = DriverSettlementOutputSerializer(
-            {"bookingReference": ref, "paymentState": state, "record": record}
-        )
-        return Response(output.data, status=201 if created else 200)
+        output = DriverSettlementOutputSerializer(settlement).data
+        return Response(output, status=201 if settlement.created else 200)
 
 
 class DriverAvailabilityView(DriverAPIView):

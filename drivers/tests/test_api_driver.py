@@ -208,9 +208,20 @@ def test_no_show_releases_the_driver(offered):
     assert offered.driver.current_jobs == 0
 
 
+def drive_to(client, booking, *statuses: str) -> None:
+    for status in statuses:
+        response = client.post(
+            f"/api/public/v1/driver/jobs/{booking.reference}/status",
+            {"status": status},
+            format="json",
+        )
+        assert response.status_code == 200, response.content
+
+
 def test_settlement_appends_an_immutable_payment_record(offered):
     client = driver_client(offered.driver)
     accept(client, offered)
+    drive_to(client, offered.booking, "en_route", "arrived", "on_board", "completed")
     ref = offered.booking.reference
     body = {"amountGBP": 38.2, "method": "card", "reference": "SUMUP-1", "processorFeeGBP": 0.65}
     response = client.post(f"/api/public/v1/driver/jobs/{ref}/settlement", body, format="json")

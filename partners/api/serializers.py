@@ -6,182 +6,61 @@ Field names are the seed's camelCase (2.10); per-job errors use those names.
 
 from __future__ import annotations
 
-from datetime import timedelta
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
+from urllib.parse import urlencode
 
-from django.utils import timezone
+from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from bookings.models import BookingStatus
-from bookings.passengers import phone_to_e164
-from partners.services.intake import MAX_BATCH, IntakeJob, JobAction, JobOutcome
+from drivers.selectors import driver_public_summary
+from partners.services.intake import JobOutcome
+from partners.services.partner_jobs import (  # the request schema, documented here
+    PARTNER_JOB_FIELDS,
+    PartnerJobInputSerializer,
+    PartnerJobsEnvelopeInputSerializer,
+)
 from partners.services.status import FLEET_DECLINED
-from pricing.vehicles import VehicleType
 
-# A pickup a little in the past is still a live job (a sender's clock, a late push);
-# anything older cannot be dispatched.
-PICKUP_PAST_TOLERANCE_MINUTES = 15
-MAX_FARE = Decimal("99999.99")
-NEW_JOB_REQUIRED = ("pickup", "dropoff", "pickupTime")
-
-# camelCase request name -> booking engine name (seed 2.10).
-PARTNER_JOB_FIELDS = {
-    "jobRef": "job_ref",
-    "action": "action",
-    "pickup": "pickup",
-    "dropoff": "dropoff",
-    "pickupTime": "pickup_time",
-    "passengerName": "passenger_name",
-    "passengerPhone": "passenger_phone",
-    "passengerEmail": "passenger_email",
-    "passengers": "passengers",
-    "vehicleType": "vehicle_type",
-    "flightNumber": "flight_number",
-    "fare": "fare",
-    "notes": "notes",
-}
+__all__ = [
+    "PARTNER_JOB_FIELDS",
+    "PartnerJobInputSerializer",
+    "PartnerJobsEnvelopeInputSerializer",
+]
 
 
-class PartnerJobInputSerializer(serializers.Serializer):
-    """PartnerJob (seed 2.10). For ``new``, pickup, dropoff and pickupTime are required;
-    ``amend`` changes only the fields sent; ``cancel`` needs only jobRef."""
-
-    jobRef = serializers.CharField(
-        max_length=100, help_text="The sender's own unique reference (idempotency key)."
-    )
-    action = serializers.ChoiceField(choices=JobAction.choices, default=JobAction.NEW)
-    pickup = serializers.CharField(max_length=300, required=False)
-    dropoff = serializers.CharField(max_length=300, required=False)
-    pickupTime = serializers.DateTimeField(required=False, help_text="ISO 8601.")
-    passengerName = serializers.CharField(
-        max_length=200, required=False, allow_blank=True, allow_null=True
-    )
-    passengerPhone = serializers.CharField(
-        max_length=40,
-        required=False,
-        allow_blank=True,
-        allow_null=True,
-        help_text="Stored in E.164; national UK numbers are accepted.",
-    )
-    passengerEmail = serializers.EmailField(required=False, allow_blank=True, allow_null=True)
-    passengers = serializers.IntegerField(min_value=1, max_value=8, required=False)
-    vehicleType = serializers.ChoiceField(
-        choices=VehicleType.choices,
-        required=False,
-        allow_null=True,
-        help_text="Case-insensitive. Omitted: the smallest class that seats the party.",
-    )
-    flightNumber = serializers.CharField(
-        max_length=20, required=False, allow_blank=True, allow_null=True
-    )
-    fare = serializers.DecimalField(
-        max_digits=None,
-        decimal_places=None,
-        required=False,
-        allow_null=True,
-        min_value=Decimal("0"),
-        help_text="Agreed fare in GBP when the sender prices the job.",
-    )
-    notes = serializers.CharField(
-        max_length=2000, required=False, allow_blank=True, allow_null=True
-    )
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict) and isinstance(data.get("vehicleType"), str):
-            data = {**data, "vehicleType": data["vehicleType"].strip().lower()}
-        try:
-            return super().to_internal_value(data)
-        except serializers.ValidationError as exc:
-            # Report missing required fields together with bad ones, not in a second round.
-            is_new = isinstance(data, dict) and data.get("action", JobAction.NEW) == JobAction.NEW
-            if is_new and isinstance(exc.detail, dict):
-                for name in NEW_JOB_REQUIRED:
-                    if data.get(name) in (None, "") and name not in exc.detail:
-                        exc.detail[name] = [
-                            serializers.ErrorDetail("This field is required.", code="required")
-                        ]
-            raise
-
-    def validate_jobRef(self, value: str) -> str:  # noqa: N802 (the seed's field name)
-        value = value.strip()
-        if not value:
-            raise serializers.ValidationError("This field may not be blank.")
-        return value
-
-    def validate_passengerPhone(self, value: str | None) -> str | None:  # noqa: N802
-        if not value:
-            return value
-        e164 = phone_to_e164(value)
-        if e164 is None:
-            raise serializers.ValidationError(
-                "Enter a valid phone number, in international format (+44...)."
-            )
-        return e164
-
-    def validate_fare(self, value: Decimal | None) -> Decimal | None:
-        if value is None:
-            return None
-        if not value.is_finite():
-            raise serializers.ValidationError("A valid number is required.")
-        value = value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-        if value > MAX_FARE:
-            raise serializers.ValidationError(f"Ensure this value is at most {MAX_FARE}.")
-        return value
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        errors: dict[str, list[str]] = {}
-        if attrs.get("action", JobAction.NEW) == JobAction.NEW:
-            for name in NEW_JOB_REQUIRED:
-                if not attrs.get(name):
-                    errors[name] = ["This field is required."]
-        pickup_time = attrs.get("pickupTime")
-        if pickup_time is not None and attrs.get("action") != JobAction.CANCEL:
-            earliest = timezone.now() - timedelta(minutes=PICKUP_PAST_TOLERANCE_MINUTES)
-            if pickup_time < earliest:
-                errors["pickupTime"] = ["Pickup time is in the past."]
-        if errors:
-            raise serializers.ValidationError(errors)
-        return attrs
-
-    def intake_job(self, *, index: int) -> IntakeJob:
-        """The validated job in the booking engine's names; only fields actually sent."""
-        data = self.validated_data
-        fields = {
-            PARTNER_JOB_FIELDS[name]: value
-            for name, value in data.items()
-            if name not in {"jobRef", "action"} and name in self.initial_data
-        }
-        # Blank optional text means "none"; None from JSON null likewise.
-        fields = {name: ("" if value is None else value) for name, value in fields.items()}
-        for name in ("fare", "vehicle_type", "passengers"):
-            if fields.get(name) == "":
-                fields.pop(name)
-        return IntakeJob(index=index, job_ref=data["jobRef"], action=data["action"], fields=fields)
-
-
-class PartnerJobsEnvelopeInputSerializer(serializers.Serializer):
-    jobs = PartnerJobInputSerializer(many=True, max_length=MAX_BATCH)
-
-
+# Renders a partners.services.intake.JobResult.
 class JobResultOutputSerializer(serializers.Serializer):
+    """One job's outcome: bookingReference when accepted, code and errors when rejected."""
+
     index = serializers.IntegerField(help_text="Position of the job in the request.")
-    jobRef = serializers.CharField(allow_null=True)
+    jobRef = serializers.CharField(source="job_ref", allow_null=True)
     outcome = serializers.ChoiceField(choices=JobOutcome.choices)
     bookingReference = serializers.CharField(
-        required=False, help_text="Present unless the outcome is rejected."
+        source="booking_reference", required=False, help_text="Present unless rejected."
     )
     code = serializers.CharField(
         required=False,
-        help_text="Rejected only: invalid_input, content_rejected, job_not_found, "
-        "address_not_found, outside_service_area, vehicle_too_small, not_cancellable, "
-        "daily_job_limit, daily_bridge_limit.",
+        help_text="Rejected only: invalid_input, content_rejected, fare_not_allowed, "
+        "pickup_in_past, job_not_found, address_not_found, outside_service_area, "
+        "vehicle_too_small, not_cancellable, daily_job_limit, daily_bridge_limit.",
     )
     errors = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
         required=False,
         help_text="Rejected only: messages by PartnerJob field name.",
     )
+
+    def to_representation(self, instance):
+        body = super().to_representation(instance)
+        if instance.outcome == JobOutcome.REJECTED:
+            body.pop("bookingReference")
+            body["errors"] = body["errors"] or {}
+        else:
+            body.pop("code")
+            body.pop("errors")
+        return body
 
 
 class IntakeSummaryOutputSerializer(serializers.Serializer):
@@ -191,7 +70,7 @@ class IntakeSummaryOutputSerializer(serializers.Serializer):
 
 
 class IntakeOutcomeOutputSerializer(serializers.Serializer):
-    """Contract 4.1: one result per job, then the counts."""
+    """One result per job, in request order, then the counts."""
 
     results = JobResultOutputSerializer(many=True)
     summary = IntakeSummaryOutputSerializer()
@@ -211,14 +90,20 @@ class JobDriverOutputSerializer(serializers.Serializer):
 
 
 class JobReconciliationOutputSerializer(serializers.Serializer):
-    jobRef = serializers.CharField()
-    bookingReference = serializers.CharField()
+    """A pushed job read back by its sender."""
+
+    jobRef = serializers.CharField(source="job_ref")
+    bookingReference = serializers.CharField(source="reference")
     status = serializers.ChoiceField(choices=BookingStatus.choices)
-    pickupTime = serializers.DateTimeField()
-    driver = JobDriverOutputSerializer(allow_null=True)
+    pickupTime = serializers.DateTimeField(source="pickup_time")
+    driver = serializers.SerializerMethodField()
     sequence = serializers.IntegerField(
         help_text="The booking's event sequence number, also carried by its webhooks."
     )
+
+    @extend_schema_field(JobDriverOutputSerializer(allow_null=True))
+    def get_driver(self, booking) -> dict | None:
+        return driver_public_summary(booking.driver, booking.vehicle)
 
 
 class OperatorIntakeGuideOutputSerializer(serializers.Serializer):
@@ -275,9 +160,51 @@ class BookingStatusReportInputSerializer(serializers.Serializer):
 
 
 class BookingStatusReportOutputSerializer(serializers.Serializer):
-    bookingReference = serializers.CharField()
-    jobRef = serializers.CharField(allow_null=True)
-    status = serializers.ChoiceField(choices=BookingStatus.choices)
-    previousStatus = serializers.ChoiceField(choices=BookingStatus.choices)
-    sequence = serializers.IntegerField()
+    """The booking after the report; jobRef only for the account holding the job."""
+
+    bookingReference = serializers.CharField(source="booking.reference")
+    jobRef = serializers.CharField(source="job_ref", allow_null=True)
+    status = serializers.ChoiceField(source="booking.status", choices=BookingStatus.choices)
+    previousStatus = serializers.ChoiceField(
+        source="previous_status", choices=BookingStatus.choices
+    )
+    sequence = serializers.IntegerField(source="booking.sequence")
     changed = serializers.BooleanField(help_text="False when the status was already current.")
+
+
+class JobsChangedQueryInputSerializer(serializers.Serializer):
+    updatedSince = serializers.DateTimeField(
+        help_text="ISO 8601: jobs whose state changed at or after this time."
+    )
+    cursor = serializers.CharField(
+        max_length=200, required=False, help_text="From `next`: where the last page ended."
+    )
+
+
+class JobChangeOutputSerializer(serializers.Serializer):
+    jobRef = serializers.CharField(source="job_ref")
+    bookingReference = serializers.CharField(source="reference")
+    status = serializers.ChoiceField(choices=BookingStatus.choices)
+    sequence = serializers.IntegerField(
+        help_text="The booking's event sequence number, also carried by its webhooks."
+    )
+    updatedAt = serializers.DateTimeField(source="updated_at")
+
+
+# Renders a partners.services.reconciliation.JobsChangedPage; context: updated_since.
+class JobsChangedOutputSerializer(serializers.Serializer):
+    """The sender's own jobs changed since a time, oldest change first."""
+
+    results = JobChangeOutputSerializer(many=True, source="jobs")
+    next = serializers.SerializerMethodField(
+        help_text="Absolute URL of the next page, or null on the last one."
+    )
+
+    @extend_schema_field(serializers.URLField(allow_null=True))
+    def get_next(self, page) -> str | None:
+        if page.next_cursor is None:
+            return None
+        query = urlencode(
+            {"updatedSince": self.context["updated_since"].isoformat(), "cursor": page.next_cursor}
+        )
+        return f"{settings.SITE_URL}/api/public/v1/jobs?{query}"

@@ -41,3 +41,38 @@ def operator_job_assign(
         driver=driver,
         vehicle=vehicle,
     )
+
+
+def operator_job_assign_chosen(
+    *, account: Account, reference: str, driver_id, vehicle_id=None, actor: str
+) -> Booking:
+    """The dashboard's assign form: the operator's own job, one of its own drivers (and
+    optionally one of that driver's vehicles) chosen by id; see operator_job_assign.
+
+    Raises 404 ``booking_not_found`` for a job outside the operator's own queue and 400
+    ``invalid_input`` when no driver of its own fleet was chosen.
+    """
+    booking = Booking.objects.filter(
+        reference=reference, account=account, dispatch_queue=DispatchQueue.OPERATOR
+    ).first()
+    if booking is None:
+        raise DomainError("booking_not_found", f"{reference} is not in your queue.")
+    driver = account.fleet_drivers.filter(pk=_id_or_zero(driver_id)).first()
+    if driver is None:
+        raise DomainError(
+            "invalid_input",
+            "Choose one of your own drivers.",
+            errors={"driver": ["Choose one of your own drivers."]},
+        )
+    vehicle = driver.vehicles.filter(pk=_id_or_zero(vehicle_id)).first()
+    return operator_job_assign(
+        account=account, booking=booking, driver=driver, vehicle=vehicle, actor=actor
+    )
+
+
+def _id_or_zero(value) -> int:
+    """A primary key from a form value; 0 (matches nothing) for anything else."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0

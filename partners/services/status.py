@@ -9,8 +9,11 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from api.ratelimits import limit_enforce
+from api.screening import text_screen
 from bookings.models import Booking, BookingStatus
 from bookings.services import booking_status_change
+from core.callers import Caller
 from core.errors import DomainError
 from dispatch.models import Offer, OfferStatus
 from dispatch.services.offers import fleet_offer_answer
@@ -22,11 +25,64 @@ FLEET_DECLINED = "declined"
 FLEET_ANSWERS = (BookingStatus.ACCEPTED, FLEET_DECLINED)
 
 
+# Text a holder reports about its driver, screened like any booking text (contract 1.5).
+DRIVER_SCREENED_FIELDS = ("name", "licensingAuthority")
+
+
 @dataclass(frozen=True)
 class StatusApplied:
     booking: Booking
     previous_status: str
     changed: bool
+
+
+@dataclass(frozen=True)
+class StatusHookReceipt:
+    """What the reporter is told: the booking after the report, and the jobRef only when
+    the reporter holds the job (a fleet that declined its offer does not)."""
+
+    booking: Booking
+    previous_status: str
+    changed: bool
+    job_ref: str | None
+
+
+def booking_status_hook_receive(
+    *,
+    caller: Caller,
+    status: str,
+    occurred_at: dt.datetime,
+    booking_reference: str | None = None,
+    job_ref: str | None = None,
+    driver: dict | None = None,
+) -> StatusHookReceipt:
+    """POST /hooks/booking-status (contract 5.2) for an authenticated partner, operator or
+    supplier: rate limit, screening of the reported driver text, then
+    :func:`booking_status_report`."""
+    account = caller.account
+    limit_enforce(caller, "intake")
+    if driver:
+        text_screen(
+            caller,
+            {f"driver.{name}": driver.get(name) for name in DRIVER_SCREENED_FIELDS},
+            [f"driver.{name}" for name in DRIVER_SCREENED_FIELDS],
+        )
+    applied = booking_status_report(
+        account=account,
+        status=status,
+        occurred_at=occurred_at,
+        booking_reference=booking_reference,
+        job_ref=job_ref,
+        driver=dict(driver) if driver else None,
+    )
+    booking = applied.booking
+    holds_job = account.pk in (booking.account_id, booking.subcontracted_to_id)
+    return StatusHookReceipt(
+        booking=booking,
+        previous_status=applied.previous_status,
+        changed=applied.changed,
+        job_ref=(booking.job_ref or None) if holds_job else None,
+    )
 
 
 def booking_status_report(
