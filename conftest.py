@@ -62,6 +62,30 @@ def _no_network(monkeypatch):
     monkeypatch.setattr(socket, "getaddrinfo", local_only)
 
 
+@pytest.fixture(autouse=True)
+def _sqlite_settlement_log_flushable(request):
+    """Transactional tests end with a flush: TRUNCATE on PostgreSQL, which fires no row
+    triggers, but DELETE on SQLite, which the payment-record trigger refuses. Empty the
+    settlement log with the trigger lifted before that flush."""
+    marker = request.node.get_closest_marker("django_db")
+    if marker is None or not marker.kwargs.get("transaction") or connection.vendor != "sqlite":
+        yield
+        return
+    request.getfixturevalue("transactional_db")
+    yield
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TRIGGER IF EXISTS bookings_paymentrecord_no_delete")
+        cursor.execute("DELETE FROM bookings_paymentrecord")
+        cursor.execute(_SQLITE_NO_DELETE_TRIGGER)
+
+
+_SQLITE_NO_DELETE_TRIGGER = """
+CREATE TRIGGER bookings_paymentrecord_no_delete BEFORE DELETE ON bookings_paymentrecord
+BEGIN SELECT RAISE(ABORT, 'payment records are immutable (DELETE on bookings_paymentrecord)');
+END
+"""
+
+
 @pytest.fixture
 def api_client() -> APIClient:
     return APIClient()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import ipaddress
+
 from django.conf import settings
 from django.http import HttpRequest
 
@@ -25,11 +28,40 @@ def presented_api_key(request: HttpRequest) -> str | None:
 
 
 def client_ip(request: HttpRequest) -> str:
-    if settings.USE_X_FORWARDED_FOR:
-        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-        if forwarded:
-            return forwarded.split(",")[0].strip()
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
+    """The address of the client, as far as the proxies in front of us can be trusted.
+
+    Behind a reverse proxy REMOTE_ADDR is the proxy, so every anonymous caller would share
+    one rate-limit bucket (issue 13). ``X-Forwarded-For`` is read from the right: each
+    proxy appends the address it received the request from, so only the entries added by
+    our own proxies are believed. A proxy is ours when it is one of the last
+    ``TRUSTED_PROXY_COUNT`` hops, or when its address is in ``TRUSTED_PROXIES`` (CIDRs).
+    Entries further left were written by the client and may be forged.
+    """
+    remote = request.META.get("REMOTE_ADDR", "") or "unknown"
+    count = settings.TRUSTED_PROXY_COUNT
+    networks = _trusted_networks(tuple(settings.TRUSTED_PROXIES))
+    if not count and not networks:
+        return remote
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    hops = [remote] + [h.strip() for h in reversed(forwarded.split(",")) if h.strip()]
+    # hops[0] is the peer that connected to us, hops[1] the one before it, and so on.
+    index = 0
+    while index + 1 < len(hops) and (index < count or _is_in(hops[index], networks)):
+        index += 1
+    return hops[index][:64]
+
+
+@functools.lru_cache(maxsize=4)
+def _trusted_networks(cidrs: tuple[str, ...]) -> tuple:
+    return tuple(ipaddress.ip_network(cidr.strip(), strict=False) for cidr in cidrs if cidr)
+
+
+def _is_in(address: str, networks: tuple) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
 
 
 def signer_slug(request: HttpRequest) -> str | None:

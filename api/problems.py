@@ -15,7 +15,7 @@ from http import HTTPStatus
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpResponse
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -252,9 +252,55 @@ def _is_api(request) -> bool:
     return request.path.startswith("/api/") or request.path.startswith("/mcp")
 
 
-def handler400(request, exception=None):
-    from django.core.exceptions import RequestDataTooBig
+# The problem a bare status is answered with when no view said more (a URL that matches
+# nothing, Django's own error pages).
+CODE_BY_BARE_STATUS = {
+    400: "invalid_body",
+    403: "permission_denied",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+}
 
+
+class ProblemResponsesMiddleware:
+    """Under /api/, every error is problem JSON, DEBUG or not (issue 13).
+
+    With DEBUG on, Django answers an unmatched URL or an unexpected exception with its
+    HTML debug pages and never calls the handlers below; this swaps any HTML error
+    response under /api/ for the problem of its status. It also reads the body first, so
+    that DATA_UPLOAD_MAX_MEMORY_SIZE holds for every API call (DRF streams the body and
+    would skip Django's size check) and an oversized body is 413 here.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not _is_api(request):
+            return self.get_response(request)
+        if request.method in {"POST", "PUT", "PATCH"}:
+            try:
+                request.body  # noqa: B018
+            except RequestDataTooBig:
+                return problem_response(
+                    Problem(413, "payload_too_large", "The request body is too large.")
+                )
+        response = self.get_response(request)
+        if response.status_code >= 400 and response.get("Content-Type", "").startswith("text/html"):
+            return problem_response(_bare_status_problem(response.status_code))
+        return response
+
+
+def _bare_status_problem(status: int) -> Problem:
+    if status >= 500:
+        return Problem(status, "server_error", "Something went wrong on our side.")
+    code = CODE_BY_BARE_STATUS.get(status, "invalid_input")
+    return Problem(status, code, TITLES[code] + ".")
+
+
+def handler400(request, exception=None):
     if isinstance(exception, RequestDataTooBig) or "RequestDataTooBig" in type(exception).__name__:
         problem = Problem(413, "payload_too_large", "The request body is too large.")
     else:

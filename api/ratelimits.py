@@ -8,12 +8,21 @@ limit), agents per client and passenger, anonymous calls per client IP. A hit ra
 
 from __future__ import annotations
 
+import logging
+import re
+import time
+
 from django.conf import settings
+from django.core.cache.backends.locmem import LocMemCache
 from django_ratelimit.core import get_usage
+from django_redis.exceptions import ConnectionInterrupted
+from redis.exceptions import RedisError
 
 from api.ratelimit_cache import counting_in_blocks
 from core.callers import Caller
 from core.errors import LimitReached
+
+logger = logging.getLogger(__name__)
 
 
 def caller_key(request) -> str:
@@ -52,15 +61,18 @@ def limit_enforce(
         return
     rate = rate or rate_for(caller, scope)
     counted = value if value is not None else caller.limit_key
-    with counting_in_blocks(counting_block(rate)):
-        # django-ratelimit reads nothing from the request when the key is a callable.
-        usage = get_usage(
-            None,
-            group=f"dtd:{scope}",
-            key=lambda _group, _request: counted,
-            rate=rate,
-            increment=True,
-        )
+    try:
+        with counting_in_blocks(counting_block(rate)):
+            # django-ratelimit reads nothing from the request when the key is a callable.
+            usage = get_usage(
+                None,
+                group=f"dtd:{scope}",
+                key=lambda _group, _request: counted,
+                rate=rate,
+                increment=True,
+            )
+    except CACHE_DOWN as exc:
+        usage = _process_usage(scope, counted, rate, exc)
     if usage is not None and usage["should_limit"]:
         raise LimitReached(usage["time_left"], code=code, detail=detail)
 
@@ -70,3 +82,53 @@ def ratelimit_enforce(request, scope: str, **kwargs) -> None:
     from api.callers import caller_from_request
 
     limit_enforce(caller_from_request(request), scope, **kwargs)
+
+
+# --- degraded: the shared cache is unreachable (contract 1.4) ---------------------------
+#
+# Quotes and bookings keep being served: each process counts on its own, in memory, over
+# the same fixed windows, so a caller gets at most the limit per process until the cache
+# is back. Logged, at most once a minute per process.
+
+CACHE_DOWN = (ConnectionInterrupted, RedisError, OSError)
+_process_counts = LocMemCache("dtd-ratelimit-degraded", {"OPTIONS": {"MAX_ENTRIES": 50_000}})
+_last_warning = [-1e9]
+
+
+def _process_usage(scope: str, counted: str, rate: str, exc: Exception) -> dict:
+    now = time.monotonic()
+    if now - _last_warning[0] >= 60:
+        _last_warning[0] = now
+        logger.warning(
+            "rate limits: cache unreachable (%s: %s); counting per process until it is back",
+            type(exc).__name__,
+            exc,
+        )
+    limit, period = _rate_parts(rate)
+    wall = int(time.time())
+    window_end = wall - wall % period + period
+    key = f"{scope}:{counted}:{window_end}"
+    if _process_counts.add(key, 1, period):
+        count = 1
+    else:
+        try:
+            count = _process_counts.incr(key)
+        except ValueError:  # expired between the two calls
+            _process_counts.add(key, 1, period)
+            count = 1
+    return {
+        "count": count,
+        "limit": limit,
+        "should_limit": count > limit,
+        "time_left": window_end - wall,
+    }
+
+
+def _rate_parts(rate: str) -> tuple[int, int]:
+    """(count, period seconds) of a django-ratelimit rate such as "30/h" or "100/5m"."""
+    count, multiplier, unit = RATE_FORMAT.fullmatch(rate).groups()
+    return int(count), int(multiplier or 1) * PERIOD_SECONDS[unit.lower()]
+
+
+RATE_FORMAT = re.compile(r"(\d+)/(\d*)([smhd])", re.IGNORECASE)
+PERIOD_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}

@@ -9,15 +9,17 @@ from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
+from api.idempotency import IdempotentViewMixin
 from api.ratelimits import ratelimit_enforce
 from partners.api.signed_once import SignedOnceMixin
 from partners.authentication import PUBLIC_AUTHENTICATION
 
 
-class PublicAPIView(SignedOnceMixin, APIView):
+class PublicAPIView(SignedOnceMixin, IdempotentViewMixin, APIView):
     """Anonymous or keyed (contract 1.2); rate limited per key or IP under ``ratelimit_scope``.
 
     A signed (HMAC) request is good once: a repeat gets the first outcome (SignedOnceMixin).
+    An Idempotency-Key is scoped to the authenticated caller (contract 1.3).
     """
 
     authentication_classes = PUBLIC_AUTHENTICATION
@@ -32,6 +34,7 @@ class PublicAPIView(SignedOnceMixin, APIView):
         request.auth  # noqa: B018
         if self.ratelimit_scope:
             ratelimit_enforce(request, self.ratelimit_scope)
+        self.idempotency_begin(request)
 
 
 @extend_schema_view(

@@ -28,6 +28,7 @@ from billing.models import (
 from billing.services.collection import invoices_payment_record
 from billing.services.credit_notes import CreditNoteRefused, credit_note_issue
 from billing.services.subscriptions import subscription_stage_set, subscription_trial_extend
+from core.spreadsheet import spreadsheet_cell
 
 CSV_COLUMNS = [
     "number",
@@ -54,13 +55,6 @@ class _Echo:
 
     def write(self, value: str) -> str:
         return value
-
-
-def _csv_cell(value) -> str:
-    text = "" if value is None else str(value)
-    # Spreadsheets execute cells starting with these (CSV injection): driver names are
-    # user-supplied, so neutralise them.
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -171,7 +165,7 @@ class InvoiceAdmin(admin.ModelAdmin):
             for inv in rows.iterator(chunk_size=2000):
                 yield writer.writerow(
                     [
-                        _csv_cell(v)
+                        spreadsheet_cell(v)
                         for v in (
                             inv.display_number,
                             inv.driver_id,

@@ -33,6 +33,7 @@ from bookings.services import (
 )
 from bookings.transitions import TRANSITIONS
 from core.errors import DomainError
+from core.spreadsheet import spreadsheet_cell
 
 
 def statuses_reachable_from_all(statuses) -> list[str]:
@@ -200,7 +201,7 @@ class BookingAdmin(admin.ModelAdmin):
         writer = csv.writer(response)
         writer.writerow([title for title, _ in STATUTORY_COLUMNS])
         for booking in queryset.select_related("driver", "vehicle", "subcontracted_to"):
-            writer.writerow([value(booking) for _, value in STATUTORY_COLUMNS])
+            writer.writerow([spreadsheet_cell(value(booking)) for _, value in STATUTORY_COLUMNS])
         return response
 
     @admin.action(description="Block the passengers of the selected bookings")

@@ -1,4 +1,4 @@
-"""Real concurrency on PostgreSQL: parallel runs of the same week never bill twice and
+"""Real concurrency on PostgreSQL and SQLite: parallel runs of the same week never bill twice and
 never leave a gap in the numbering; parallel credit notes never over-credit."""
 
 from __future__ import annotations
@@ -7,7 +7,6 @@ from datetime import date
 from decimal import Decimal
 
 import pytest
-from django.db import connection
 
 from billing.models import CreditNote, Invoice
 from billing.services.credit_notes import CreditNoteRefused, credit_note_issue
@@ -16,15 +15,9 @@ from drivers.tests.factories import BilledDriverFactory
 from tests.billing_records import after, at_london, payment
 from tests.concurrency import race
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 WEEK = date(2026, 6, 1)
-
-
-@pytest.fixture(autouse=True)
-def _postgres_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL for real row locks")
 
 
 def test_parallel_runs_of_one_week_bill_each_driver_once_with_gapless_numbers():

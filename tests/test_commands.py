@@ -76,3 +76,32 @@ def test_production_settings_pass_check_deploy():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_load_tariffs_loads_once_and_creates_no_accounts_or_users(capsys):
+    """Issue 13: "`seed_demo` ... is the only command that loads tariffs, so production
+    must run it"."""
+    from django.contrib.auth import get_user_model
+
+    from pricing.models import Tariff
+
+    call_command("load_tariffs")
+    count = Tariff.objects.count()
+    call_command("load_tariffs")
+    assert count > 5
+    assert Tariff.objects.count() == count
+    assert not Account.objects.exists()
+    assert not get_user_model().objects.exists()
+
+
+def test_seed_demo_creates_no_back_office_user_outside_the_local_configuration(settings):
+    """Issue 13: "`seed_demo` creates an `admin`/`admin` superuser under any settings"."""
+    from django.contrib.auth import get_user_model
+
+    settings.SEED_DEMO_BACK_OFFICE_USER = False  # production, test
+    call_command("seed_demo")
+    assert not get_user_model().objects.exists()
+
+    settings.SEED_DEMO_BACK_OFFICE_USER = True  # the local configuration
+    call_command("seed_demo")
+    assert get_user_model().objects.get().is_superuser

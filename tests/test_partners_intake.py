@@ -9,7 +9,6 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
-from django.db import connection
 from django.test import override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -612,11 +611,8 @@ def push_concurrently(partner, batches: list) -> list:
     return race(*[sender(jobs) for jobs in batches], expected=())
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_duplicate_batches_make_one_booking_per_job_ref(make_account):
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL")
     partner = make_account("partner", name="Racer")
     jobs = [partner_job(jobRef=f"RACE-{i}") for i in range(5)]
     responses = push_concurrently(partner, [jobs] * 6)
@@ -633,13 +629,10 @@ def test_concurrent_duplicate_batches_make_one_booking_per_job_ref(make_account)
     assert outcomes.count("unchanged") == 25
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_batches_racing_over_the_same_jobs_in_opposite_orders_neither_fail_nor_duplicate(
     make_account,
 ):
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL")
     partner = make_account("partner", name="Crossed")
     # No passenger emails: then nothing but the bookings' own rows orders the two writes.
     forward = [partner_job(jobRef=f"CROSS-{i}", passengerEmail=None) for i in range(8)]

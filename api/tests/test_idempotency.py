@@ -4,13 +4,13 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.test import Client, override_settings
 from django.utils import timezone
 
 from api.models import IdempotencyRecord
 from api.tests.assertions import assert_problem
 from partners.models import Account
+from partners.tests.factories import hmac_hex
 from tests.concurrency import race
 
 pytestmark = [pytest.mark.urls("api.tests.urls")]
@@ -64,20 +64,18 @@ def test_key_is_scoped_per_caller(client, make_account):
 
 @pytest.mark.django_db
 def test_key_in_flight_is_409(client):
-    from api.idempotency import _digest, caller_fingerprint  # noqa: F401
+    from api.idempotency import _digest
 
-    IdempotencyRecord.objects.create(scope="x", request_hash="y", method="POST", path="/api/probe")
-    # Simulate the in-flight state for this exact scope by claiming it first.
-    record = IdempotencyRecord.objects.get(scope="x")
-    from django.test import RequestFactory
-
-    request = RequestFactory().post("/api/probe", data=b"{}", content_type="application/json")
-    scope = _digest(caller_fingerprint(request), "POST", "/api/probe", "busy")
-    record.scope = scope
-    record.request_hash = _digest("", json.dumps({"name": "gamma"}).encode())
-    record.save()
+    # Given the first request with this key, from this client, is still running...
+    IdempotencyRecord.objects.create(
+        scope=_digest("ip:127.0.0.1", "POST", "/api/probe", "busy"),
+        request_hash=_digest("", json.dumps({"name": "gamma"}).encode()),
+        method="POST",
+        path="/api/probe",
+    )
     response = post(client, "gamma", key="busy")
     assert_problem(response, 409, "idempotency_conflict")
+    assert response["Retry-After"]
     assert not Account.objects.filter(slug="gamma").exists()
 
 
@@ -110,13 +108,13 @@ def test_overlong_key_is_400(client):
     assert_problem(post(client, "zeta", key="k" * 256), 400, "invalid_input")
 
 
-@pytest.mark.postgres
+# PostgreSQL and the embedded SQLite default alike (issue 13: "the embedded default
+# (SQLite) under 20 concurrent bookings: 'database is locked', 500").
 @pytest.mark.django_db(transaction=True)
 # Settings are overridden once, here: override_settings is not thread-safe, so threads
 # entering and leaving it would leave the wrong settings behind.
 @override_settings(RATELIMITS=LIMITS)
 def test_twenty_concurrent_requests_with_one_key_create_one_row():
-    assert connection.vendor == "postgresql"
 
     def post_once():
         return raw_post(Client(), "concurrent", key="same-key").status_code
@@ -126,3 +124,105 @@ def test_twenty_concurrent_requests_with_one_key_create_one_row():
     assert statuses.count(201) >= 1
     assert set(statuses) <= {201, 409}
     assert 500 not in statuses
+
+
+def signed(account, body: bytes, *, valid: bool = True) -> dict:
+    secret = account.signing_secret if valid else "not-the-secret"
+    return {"HTTP_X_PARTNER": account.slug, "HTTP_X_SIGNATURE": hmac_hex(secret, body)}
+
+
+@pytest.mark.django_db
+def test_nothing_is_replayed_to_a_caller_that_did_not_authenticate_as_the_signer(
+    client, make_account
+):
+    """Issue 13: "The idempotency scope of an HMAC caller is read from the unverified
+    `x-partner` header before authentication: anyone who knows the slug, the key and the
+    body gets the partner's stored response, and 422 vs 401 tells whether a key was used"."""
+    partner = make_account("partner", name="Signer")
+    body = json.dumps({"name": "signed-one"}).encode()
+    with override_settings(RATELIMITS=LIMITS):
+        first = client.post(
+            "/api/probe",
+            data=body,
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="k-1",
+            **signed(partner, body),
+        )
+        # An impostor who knows the slug, the key and the body, but not the secret...
+        same_body = client.post(
+            "/api/probe",
+            data=body,
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="k-1",
+            **signed(partner, body, valid=False),
+        )
+        other = json.dumps({"name": "other"}).encode()
+        other_body = client.post(
+            "/api/probe",
+            data=other,
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="k-1",
+            **signed(partner, other, valid=False),
+        )
+        # ...and the signer itself, retrying.
+        retry = client.post(
+            "/api/probe",
+            data=body,
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="k-1",
+            **signed(partner, body),
+        )
+
+    assert first.status_code == 201
+    # ...gets 401 either way: no stored response, no hint that the key was used.
+    assert_problem(same_body, 401, "unauthenticated")
+    assert "Idempotent-Replayed" not in same_body
+    assert b"signed-one" not in same_body.content
+    assert_problem(other_body, 401, "unauthenticated")
+    assert retry.status_code == 201
+    assert retry["Idempotent-Replayed"] == "true"
+    assert Account.objects.filter(slug="signed-one").count() == 1
+
+
+@pytest.mark.django_db
+def test_a_request_that_fails_unexpectedly_forgets_its_key(client, monkeypatch):
+    from api.tests import urls
+
+    real_post = urls.ProbeView.post
+    monkeypatch.setattr(urls.ProbeView, "post", lambda self, request: 1 / 0)
+    client.raise_request_exception = False
+    assert post(client, "theta").status_code == 500
+    assert not IdempotencyRecord.objects.exists()
+    monkeypatch.setattr(urls.ProbeView, "post", real_post)
+    assert post(client, "theta").status_code == 201
+
+
+@pytest.mark.django_db
+def test_records_past_retention_are_purged_by_the_periodic_task(client, settings):
+    from api.tasks import idempotency_records_purge
+
+    post(client, "old", key="old")
+    post(client, "new", key="new")
+    oldest = IdempotencyRecord.objects.order_by("pk").first()
+    IdempotencyRecord.objects.filter(pk=oldest.pk).update(
+        created_at=timezone.now() - timedelta(hours=25)
+    )
+
+    assert idempotency_records_purge.delay().get() == 1
+    assert IdempotencyRecord.objects.count() == 1
+    assert "api.tasks.idempotency_records_purge" in {
+        entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()
+    }
+
+
+@pytest.mark.django_db
+def test_non_ascii_key_and_hostile_body_are_answered_without_a_5xx(client):
+    client.raise_request_exception = False
+    with override_settings(RATELIMITS=LIMITS):
+        response = client.post(
+            "/api/probe",
+            data='{"name": ' + "[" * 2000 + "]" * 2000 + "}",
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="cl\u00e9-\u00fc",
+        )
+    assert_problem(response, 400, "invalid_body")

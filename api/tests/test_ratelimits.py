@@ -61,3 +61,28 @@ def test_an_account_limit_that_could_not_be_read_is_refused(make_account, rate):
 def test_limits_can_be_switched_off_for_benchmarks(client):
     for _ in range(3):
         assert client.get("/api/probe").status_code == 200
+
+
+def test_with_the_cache_unreachable_limits_count_per_process(monkeypatch, caplog):
+    """Issue 13: "Redis unreachable: every rate-limited endpoint is 500". Contract 1.4:
+    limits fall back to a per-process count, logged."""
+    from django_redis.exceptions import ConnectionInterrupted
+
+    from api import ratelimits
+    from core.callers import Caller
+    from core.errors import LimitReached
+
+    def unreachable(*args, **kwargs):
+        raise ConnectionInterrupted(connection=None)
+
+    monkeypatch.setattr(ratelimits, "get_usage", unreachable)
+    monkeypatch.setattr(ratelimits, "_last_warning", [-1e9])
+    caller = Caller(ip="192.0.2.77")
+    for _ in range(3):
+        ratelimits.limit_enforce(caller, "degraded_probe", rate="3/h")
+    with pytest.raises(LimitReached) as refused:
+        ratelimits.limit_enforce(caller, "degraded_probe", rate="3/h")
+    assert 0 < refused.value.retry_after <= 3600
+    # Another caller has its own count.
+    ratelimits.limit_enforce(Caller(ip="192.0.2.78"), "degraded_probe", rate="3/h")
+    assert "cache unreachable" in caplog.text

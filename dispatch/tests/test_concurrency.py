@@ -1,9 +1,8 @@
-"""Race safety on PostgreSQL: real threads on the same rows (seed 1.3 offers)."""
+"""Race safety on PostgreSQL and SQLite: real threads on the same rows (seed 1.3 offers)."""
 
 from __future__ import annotations
 
 import pytest
-from django.db import connection
 
 from bookings.models import Booking, BookingStatus
 from bookings.tests.factories import BookingFactory
@@ -15,13 +14,7 @@ from drivers.tests.factories import driver_at
 from tests.concurrency import race
 from tests.places import LEEDS, north_of
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def _postgres_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL")
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_accept_and_manual_assignment_at_once_have_one_winner():

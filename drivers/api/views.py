@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.idempotency import IdempotentViewMixin
 from api.input_serializers import validated_input
 from api.ratelimits import ratelimit_enforce
 from api.schema import problem_responses
@@ -33,8 +34,9 @@ from drivers.api.serializers import (
 TAGS = ["driver app"]
 
 
-class DriverAPIView(APIView):
-    """A driver's own endpoints: token authentication, limited per driver."""
+class DriverAPIView(IdempotentViewMixin, APIView):
+    """A driver's own endpoints: token authentication, limited per driver, Idempotency-Key
+    scoped to the driver."""
 
     authentication_classes = [DriverTokenAuthentication]
     permission_classes = [IsDriver]
@@ -42,6 +44,10 @@ class DriverAPIView(APIView):
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
         ratelimit_enforce(request, "driver", value=f"driver:{self.driver.pk}")
+        self.idempotency_begin(request)
+
+    def idempotency_caller(self, request) -> str:
+        return f"driver:{self.driver.pk}"
 
     @property
     def driver(self):

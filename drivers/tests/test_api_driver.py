@@ -304,3 +304,23 @@ def test_driver_rate_limit(settings):
 
 def test_urls_are_named():
     assert reverse("driver-offer-accept", args=[1]) == "/api/public/v1/driver/offers/1/accept"
+
+
+def test_a_retried_accept_with_an_idempotency_key_replays_for_the_same_driver_only(offered):
+    client = driver_client(offered.driver)
+    first = client.post(
+        f"/api/public/v1/driver/offers/{offered.pk}/accept", HTTP_IDEMPOTENCY_KEY="acc-1"
+    )
+    again = client.post(
+        f"/api/public/v1/driver/offers/{offered.pk}/accept", HTTP_IDEMPOTENCY_KEY="acc-1"
+    )
+    assert first.status_code == again.status_code == 200
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json() == first.json()
+    # Another driver using the same key is a different caller: nothing is replayed to it.
+    other = driver_client(driver_at(LEEDS))
+    response = other.post(
+        f"/api/public/v1/driver/offers/{offered.pk}/accept", HTTP_IDEMPOTENCY_KEY="acc-1"
+    )
+    assert "Idempotent-Replayed" not in response
+    assert response.status_code == 404

@@ -1,11 +1,17 @@
-"""Demo data: tariffs, drivers in several cities, demo accounts. Safe to run again."""
+"""Demo data: tariffs, drivers in several cities, demo accounts. Safe to run again.
+
+The local back-office user (admin/admin) is created only under the local configuration
+(``SEED_DEMO_BACK_OFFICE_USER``), never under production settings.
+"""
 
 from __future__ import annotations
 
 import json
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
@@ -13,7 +19,6 @@ from django.utils import timezone
 from drivers.models import Driver, DriverStage, NetworkTier, Vehicle
 from partners.models import Account
 from partners.services import account_create
-from pricing.loaders import tariffs_load
 
 DEMO_DRIVERS = [
     # name, city, lat, lng, authority, vehicle (make, model, colour, class, seats, wav)
@@ -73,12 +78,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         self.stdout.write("Loading council tariffs ...")
-        count = tariffs_load(stdout=self.stdout)
-        self.stdout.write(f"  {count} tariffs loaded")
+        call_command("load_tariffs", stdout=self.stdout)
         with transaction.atomic():
             self._drivers()
             keys = self._accounts()
-            self._admin()
+            if settings.SEED_DEMO_BACK_OFFICE_USER:
+                self._admin()
         if keys:
             self.stdout.write("Demo API keys (shown once):")
             for line in keys:
