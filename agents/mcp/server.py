@@ -63,6 +63,8 @@ mcp_server = MCPServer(
     instructions=INSTRUCTIONS,
     website_url=settings.SITE_URL,
     version="1.0.0",
+    # Django's LOGGING configures logging; the SDK's own setup is only a fallback.
+    log_level="WARNING",
 )
 
 
