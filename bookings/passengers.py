@@ -67,14 +67,38 @@ def email_assess(address: str) -> EmailVerdict:
     return EmailVerdict(email=f"{local}@{domain}", valid=True, disposable=disposable, role=role)
 
 
-def phone_to_e164(raw: str, region: str = "GB") -> str | None:
-    """E.164 form of a phone number, or None when it is not a possible number."""
+# Ofcom reserves 07700 900000-900999 for drama and documentation (as 555 numbers in the
+# US): well-formed UK mobile numbers that integrators' examples and test suites use, but
+# that libphonenumber's metadata leaves out of the valid mobile ranges.
+OFCOM_DRAMA_MOBILE_PREFIX = "+447700900"
+
+MOBILE_TYPES = frozenset(
+    {phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE}
+)
+
+
+@dataclass(frozen=True)
+class PhoneVerdict:
+    e164: str
+    mobile: bool
+
+
+def phone_assess(raw: str, region: str = "GB") -> PhoneVerdict | None:
+    """The number in E.164 and whether it is a mobile; None when it is not a valid number
+    for its region (``12345`` is possible in length but allocated to nobody; contract 3)."""
     try:
         number = phonenumbers.parse(raw, region)
     except phonenumbers.NumberParseException:
         return None
-    # "Possible" rather than "valid": Ofcom's drama ranges (07700 900xxx) and newly issued
-    # ranges must not be refused; the contract's line is "unparseable is 400".
-    if not phonenumbers.is_possible_number(number):
+    e164 = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+    if e164.startswith(OFCOM_DRAMA_MOBILE_PREFIX) and len(e164) == 13:
+        return PhoneVerdict(e164=e164, mobile=True)
+    if not phonenumbers.is_valid_number(number):
         return None
-    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+    return PhoneVerdict(e164=e164, mobile=phonenumbers.number_type(number) in MOBILE_TYPES)
+
+
+def phone_to_e164(raw: str, region: str = "GB") -> str | None:
+    """E.164 form of a phone number, or None when it is not a valid number."""
+    verdict = phone_assess(raw, region)
+    return verdict.e164 if verdict is not None else None

@@ -1,25 +1,117 @@
-"""Who may book: passenger email rules, blocked passengers, partner permission and the
-per-email limits of the current booking flow (seed 4 rule 3, 7, 8; contract 3)."""
+"""Who may book and with what: the rules every door of the booking engine applies.
+
+Each rule lives here once and takes plain values (an account, an email, a time), never a
+request, so the API views, the website, the MCP tools and partner intake share it:
+
+- pickup time: not in the past beyond one tolerance, not beyond the booking horizon;
+- who may book (``can_book``, paused) and who may price (``may_set_fare``; contract 3);
+- passenger email (genuine: not disposable, not a role address) and phone (a valid number,
+  a mobile on the current form);
+- blocked passengers, and the per-email limits (seed 7, 8; contract 1.4).
+"""
 
 from __future__ import annotations
 
-from django.conf import settings
+import datetime as dt
+from decimal import Decimal
 
-from api.ratelimits import ratelimit_enforce
+from django.conf import settings
+from django.utils import timezone
+
+from api.ratelimits import limit_enforce
 from bookings.models import Passenger
-from bookings.passengers import email_assess
-from core.errors import DomainError
+from bookings.passengers import email_assess, phone_assess
+from core.callers import Caller
+from core.errors import DomainError, field_error
+
+# Sender kinds that may price their own jobs (seed 2.10: partners send priced jobs).
+FARE_SETTING_KINDS = frozenset({"partner", "operator", "supplier"})
+FARE_MIN_EXCLUSIVE = Decimal("0")
+FARE_MAX = Decimal("99999.99")
+
+
+def pickup_require_future(pickup_time: dt.datetime, *, field: str) -> dt.datetime:
+    """The pickup time, when it is bookable: not further in the past than
+    ``PICKUP_PAST_TOLERANCE_SECONDS`` (clock skew, a slow network; 400 ``pickup_in_past``)
+    and not further ahead than ``BOOKING_HORIZON_DAYS`` (400 ``invalid_input``).
+
+    One rule for quotes, bookings and partner intake: a time that can be quoted can be
+    booked. Errors name ``field`` as the caller wrote it.
+    """
+    now = timezone.now()
+    if pickup_time < now - dt.timedelta(seconds=settings.PICKUP_PAST_TOLERANCE_SECONDS):
+        raise field_error(
+            "pickup_in_past",
+            field,
+            "The pickup time is in the past.",
+            "The pickup time is in the past.",
+        )
+    if pickup_time > now + dt.timedelta(days=settings.BOOKING_HORIZON_DAYS):
+        raise field_error(
+            "invalid_input",
+            field,
+            f"Must be within {settings.BOOKING_HORIZON_DAYS} days from now.",
+            "The pickup time is too far ahead.",
+        )
+    return pickup_time
+
+
+def account_require_can_book(account) -> None:
+    """403 ``partner_not_allowed`` for an account the back office stopped or paused."""
+    if account is not None and (not account.can_book or account.paused):
+        raise DomainError(
+            "partner_not_allowed", f"Account {account.slug} is not allowed to make bookings."
+        )
+
+
+def account_may_set_fare(account) -> bool:
+    """Partners, operators and suppliers price their own jobs unless the back office
+    withdrew the permission; agents and anonymous callers never do (contract 3)."""
+    return (
+        account is not None
+        and account.kind in FARE_SETTING_KINDS
+        and getattr(account, "may_set_fare", True)
+    )
+
+
+def fare_require_allowed(
+    account, fare: Decimal | None, *, field: str = "fareGBP"
+) -> Decimal | None:
+    """The caller-supplied fare, 2 dp, when this account may set one; None when none was sent.
+
+    403 ``fare_not_allowed`` from an agent, an anonymous caller or an account whose
+    permission was withdrawn: a fare is never silently applied nor silently ignored. 400
+    ``invalid_input`` unless 0 < fare <= 99999.99. For the v1 booking form and partner,
+    operator and supplier intake alike (contract 3, 4).
+    """
+    if fare is None:
+        return None
+    if not account_may_set_fare(account):
+        who = f"Account {account.slug}" if account is not None else "An anonymous caller"
+        raise DomainError(
+            "fare_not_allowed",
+            f"{who} may not set its own fare; leave {field} out to be priced on the tariffs.",
+            errors={field: ["This caller may not set the fare."]},
+        )
+    fare = Decimal(fare)
+    if not fare.is_finite() or not FARE_MIN_EXCLUSIVE < fare <= FARE_MAX:
+        raise field_error("invalid_input", field, f"Must be more than 0 and at most {FARE_MAX}.")
+    return fare.quantize(Decimal("0.01"))
+
+
+def email_require_valid(email: str, *, field: str) -> str:
+    """The normalised address (domain lower-cased); 400 ``invalid_input`` for bad syntax."""
+    verdict = email_assess(email)
+    if not verdict.valid:
+        raise field_error("invalid_input", field, "Enter a valid email address.")
+    return verdict.email
 
 
 def email_require_genuine(email: str, *, field: str) -> str:
     """The normalised address; 400 ``email_rejected`` for disposable or role addresses."""
     verdict = email_assess(email)
     if not verdict.valid:
-        raise DomainError(
-            "invalid_input",
-            "Enter a valid email address.",
-            errors={field: ["Enter a valid email address."]},
-        )
+        raise field_error("invalid_input", field, "Enter a valid email address.")
     if verdict.disposable or verdict.role:
         why = "a disposable address" if verdict.disposable else "a role address"
         raise DomainError(
@@ -30,7 +122,21 @@ def email_require_genuine(email: str, *, field: str) -> str:
     return verdict.email
 
 
+def phone_require_valid(raw: str, *, field: str, mobile: bool = False) -> str:
+    """The number in E.164; 400 ``invalid_input`` when it is not a valid number for its
+    region, or (``mobile``) not a mobile, which the current form needs (contract 3)."""
+    verdict = phone_assess(raw)
+    if verdict is None:
+        raise field_error(
+            "invalid_input", field, "Enter a valid phone number in international format."
+        )
+    if mobile and not verdict.mobile:
+        raise field_error("invalid_input", field, "Enter a mobile number (texts reach it).")
+    return verdict.e164
+
+
 def passenger_require_not_blocked(email: str) -> Passenger | None:
+    """The passenger record of ``email`` (None when unknown); 403 ``passenger_blocked``."""
     if not email:
         return None
     passenger = Passenger.objects.filter(email=email.lower()).first()
@@ -39,31 +145,40 @@ def passenger_require_not_blocked(email: str) -> Passenger | None:
     return passenger
 
 
-def account_require_can_book(request) -> None:
-    account = getattr(request, "account", None)
-    if account is not None and (not account.can_book or account.paused):
-        raise DomainError(
-            "partner_not_allowed", f"Account {account.slug} is not allowed to make bookings."
-        )
+def email_limit_key(email: str) -> str:
+    """What the per-email limits count: the address lower-cased, without a ``+tag``, so
+    ``Grace+1@x`` and ``grace+2@x`` are one address, not a fresh allowance each."""
+    local, _, domain = email.strip().lower().rpartition("@")
+    return f"{local.split('+', 1)[0]}@{domain}"
 
 
-def email_limits_enforce(request, *, email: str, passenger: Passenger | None) -> None:
-    """Too many bookings from one email, and 8 price checks an hour while unconfirmed."""
+def email_limits_enforce(
+    caller: Caller, *, email: str, passenger: Passenger | None, unconfirmed: bool
+) -> None:
+    """Too many bookings for one email (seed 7), and, with ``unconfirmed``, 8 price checks
+    an hour while the address is unconfirmed (seed 8, the current booking flow).
+
+    Counted per (address, caller): one caller cannot flood an address, and nobody else's
+    requests, failed or not, can use up the passenger's own allowance (a victim's email
+    cannot be locked out from another IP or key). The caller's own booking limit bounds
+    how many addresses it can try.
+    """
     if not email:
         return
-    ratelimit_enforce(
-        request,
+    counted = f"email:{email_limit_key(email)}|{caller.limit_key}"
+    limit_enforce(
+        caller,
         "booking_per_email",
-        value=f"email:{email.lower()}",
+        value=counted,
         rate=settings.RATELIMITS["booking_per_email"],
         code="email_limit",
         detail="Too many bookings for this email address; try again later.",
     )
-    if passenger is None or passenger.email_verified_at is None:
-        ratelimit_enforce(
-            request,
+    if unconfirmed and (passenger is None or passenger.email_verified_at is None):
+        limit_enforce(
+            caller,
             "unconfirmed_email",
-            value=f"email:{email.lower()}",
+            value=counted,
             rate=settings.RATELIMITS["unconfirmed_email"],
             code="email_limit",
             detail="Confirm this email address (see passenger-verify) to make more requests.",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -499,26 +499,37 @@ def email_confirmation_redeem(*, token: str) -> Passenger | None:
         return passenger
 
 
-def passenger_verify(*, email: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PassengerEmailCheck:
+    """The verdict on a passenger email (contract 3.4): ``valid`` means acceptable for a
+    booking, so it is false for disposable and role addresses as for bad syntax."""
+
+    email: str
+    valid: bool
+    disposable: bool
+    role: bool
+    verified: bool = False
+    verification_sent: bool = False
+
+
+def passenger_verify(*, email: str) -> PassengerEmailCheck:
     """Judge an email; send a confirmation link when acceptable and not yet verified."""
     verdict = email_assess(email)
-    result = {
-        "email": verdict.email,
-        "valid": verdict.valid,
-        "disposable": verdict.disposable,
-        "role": verdict.role,
-        "verified": False,
-        "verificationSent": False,
-    }
+    check = PassengerEmailCheck(
+        email=verdict.email,
+        valid=verdict.acceptable,
+        disposable=verdict.disposable,
+        role=verdict.role,
+    )
     if not verdict.acceptable:
-        return result
+        return check
     with transaction.atomic():
         passenger = passenger_get_or_create(email=verdict.email)
-        result["verified"] = passenger.email_verified_at is not None
-        if not result["verified"] and not passenger.blocked:
+        verified = passenger.email_verified_at is not None
+        send = not verified and not passenger.blocked
+        if send:
             email_confirmation_send(passenger=passenger)
-            result["verificationSent"] = True
-    return result
+    return replace(check, verified=verified, verification_sent=send)
 
 
 def passenger_block(*, email: str, reason: str = "") -> Passenger:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import uuid
 
 from django.http import Http404
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
 
-from bookings.models import Booking
-from bookings.services import email_confirmation_redeem, payment_state
+from api.callers import caller_from_request
+from bookings import actions
+from bookings.forms import QuoteBookingForm
+from bookings.models import Booking, BookingSource
+from bookings.services import booking_status_url, email_confirmation_redeem, payment_state
+from core.errors import DomainError
 
 
 def _booking_or_404(reference: str) -> Booking:
@@ -65,14 +69,37 @@ def passenger_confirm_email(request, token: str):
     )
 
 
-@require_GET
-def book_page(request):
-    """The prefilled booking page a quote's bookingUrl opens (seed 2.3)."""
+def _quote_or_none(quote_id: str):
     from pricing.models import Quote
 
-    quote_id = request.GET.get("quote", "")
     try:
-        quote = Quote.objects.filter(pk=uuid.UUID(quote_id)).first()
+        return Quote.objects.filter(pk=uuid.UUID(quote_id)).first()
     except ValueError:  # missing or malformed: the page says the quote was not found
-        quote = None
-    return render(request, "bookings/book.html", {"quote": quote, "quote_id": quote_id})
+        return None
+
+
+@require_http_methods(["GET", "POST"])
+def book_page(request):
+    """The prefilled booking page a quote's bookingUrl opens (seed 2.3); it books through
+    the same action as the API's quote-redeeming form, as source ``website``."""
+    quote_id = request.POST.get("quote_id") or request.GET.get("quote", "")
+    quote = _quote_or_none(quote_id)
+    form = QuoteBookingForm(request.POST if request.method == "POST" else None)
+    if quote is not None and form.is_valid():
+        try:
+            booking, _ = actions.booking_place_from_quote(
+                caller=caller_from_request(request, source=BookingSource.WEBSITE),
+                quote_id=quote.pk,
+                passenger=actions.PassengerDetails(
+                    name=form.cleaned_data["passenger_name"],
+                    email=form.cleaned_data["passenger_email"],
+                    phone=form.cleaned_data["passenger_phone"],
+                ),
+                payment_method=form.cleaned_data["payment_method"],
+            )
+            return redirect(booking_status_url(booking))
+        except DomainError as error:
+            form.add_domain_error(error)
+    return render(
+        request, "bookings/book.html", {"quote": quote, "quote_id": quote_id, "form": form}
+    )

@@ -76,7 +76,10 @@ class AccountAdmin(admin.ModelAdmin):
     readonly_fields = ("signing_secret", "previous_signing_secret", "webhook_disabled_at")
     fieldsets = (
         (None, {"fields": ("kind", "name", "slug", "contact_email", "created_at")}),
-        ("Access", {"fields": ("approved", "paused", "can_book", "trial_ends_at")}),
+        (
+            "Access",
+            {"fields": ("approved", "paused", "can_book", "may_set_fare", "trial_ends_at")},
+        ),
         ("Limits", {"fields": ("daily_job_limit", "rate_limit")}),
         (
             "Webhooks and signing",

@@ -35,6 +35,13 @@ class Account(models.Model):
     can_book = models.BooleanField(
         default=True, help_text="May create bookings through the public booking endpoints."
     )
+    may_set_fare = models.BooleanField(
+        default=True,
+        help_text=(
+            "Partners, operators and suppliers: may send their own fare (fareGBP, fare). "
+            "Untick to withdraw it. Agents never may (bookings.policies.fare_require_allowed)."
+        ),
+    )
     daily_job_limit = models.PositiveIntegerField(
         default=1000, help_text="Jobs accepted per day (Europe/London) through intake."
     )

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from bookings.passengers import phone_to_e164
+from bookings.services import booking_pay_driver_url, booking_status_url, payment_state
+from drivers.selectors import driver_public_summary
 from pricing.vehicles import VehicleType
 
 # The alias forms list six classes (seed 2.2, 2.6); every class of the current form is
@@ -18,7 +22,8 @@ V1_QUOTE_PAYMENT_METHODS = [*V1_PAYMENT_METHODS, "direct_to_driver", *ALIAS_PAYM
 
 
 class PhoneField(serializers.CharField):
-    """A phone number, returned in E.164 (contract 3: unparseable is 400)."""
+    """A phone number, returned in E.164 (contract 3: not a valid number is 400). The
+    booking actions apply the same rule (and, on the current form, require a mobile)."""
 
     default_error_messages = {"phone": "Enter a valid phone number in international format."}
 
@@ -43,10 +48,39 @@ class AliasRedeemRequestSerializer(serializers.Serializer):
     notes = serializers.CharField(max_length=1000, required=False, allow_blank=True)
 
 
+# --- output: rendered from the Booking the action returns -----------------------------
+
+
+class UTCDateTimeField(serializers.DateTimeField):
+    """ISO 8601 in UTC with a ``Z`` suffix (contract 1), whatever the current time zone."""
+
+    def __init__(self, **kwargs):
+        super().__init__(default_timezone=UTC, read_only=True, **kwargs)
+
+
+@extend_schema_field(OpenApiTypes.URI)
+class StatusUrlField(serializers.Field):
+    """The booking's tracking page (contract 3)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, booking):
+        return booking_status_url(booking)
+
+
+@extend_schema_field(OpenApiTypes.URI)
+class PayDriverUrlField(StatusUrlField):
+    """The page where the passenger pays the driver directly (contract 3)."""
+
+    def to_representation(self, booking):
+        return booking_pay_driver_url(booking)
+
+
 class AliasRedeemResponseSerializer(serializers.Serializer):
-    booking_reference = serializers.CharField()
+    booking_reference = serializers.CharField(source="reference")
     status = serializers.CharField()
-    status_url = serializers.URLField()
+    status_url = StatusUrlField()
 
 
 class AliasInstantRequestSerializer(serializers.Serializer):
@@ -67,10 +101,10 @@ class AliasInstantRequestSerializer(serializers.Serializer):
 
 
 class AliasInstantResponseSerializer(serializers.Serializer):
-    booking_reference = serializers.CharField()
+    booking_reference = serializers.CharField(source="reference")
     fare = serializers.FloatField()
     currency = serializers.CharField()
-    status_url = serializers.URLField()
+    status_url = StatusUrlField()
     status = serializers.CharField()
 
 
@@ -118,13 +152,13 @@ class V1RedeemRequestSerializer(serializers.Serializer):
 
 
 class V1BookingResponseSerializer(serializers.Serializer):
-    bookingReference = serializers.CharField()
+    bookingReference = serializers.CharField(source="reference")
     status = serializers.CharField()
-    statusUrl = serializers.URLField()
-    payDriverUrl = serializers.URLField()
-    fareGBP = serializers.FloatField()
+    statusUrl = StatusUrlField()
+    payDriverUrl = PayDriverUrlField()
+    fareGBP = serializers.FloatField(source="fare")
     currency = serializers.CharField()
-    pickupTime = serializers.DateTimeField()
+    pickupTime = UTCDateTimeField(source="pickup_time")
 
 
 class BookingCancelRequestSerializer(serializers.Serializer):
@@ -134,7 +168,7 @@ class BookingCancelRequestSerializer(serializers.Serializer):
 
 
 class BookingCancelResponseSerializer(serializers.Serializer):
-    bookingReference = serializers.CharField()
+    bookingReference = serializers.CharField(source="reference")
     status = serializers.CharField()
 
 
@@ -156,33 +190,45 @@ class DriverOutSerializer(serializers.Serializer):
 
 
 class PaymentRecordOutSerializer(serializers.Serializer):
-    amountGBP = serializers.FloatField()
+    amountGBP = serializers.FloatField(source="amount")
     kind = serializers.ChoiceField(choices=["payment", "refund", "fee"])
     method = serializers.CharField()
     reference = serializers.CharField()
-    occurredAt = serializers.DateTimeField()
+    occurredAt = UTCDateTimeField(source="occurred_at")
 
 
 class PaymentOutSerializer(serializers.Serializer):
-    state = serializers.ChoiceField(choices=["unpaid", "paid", "part_paid", "refunded"])
-    method = serializers.CharField()
-    records = PaymentRecordOutSerializer(many=True)
+    """The booking's payment state and its immutable settlement log (contract 3.2)."""
+
+    state = serializers.SerializerMethodField()
+    method = serializers.CharField(source="payment_method")
+    records = PaymentRecordOutSerializer(source="payment_records.all", many=True)
+
+    @extend_schema_field(
+        serializers.ChoiceField(choices=["unpaid", "paid", "part_paid", "refunded"])
+    )
+    def get_state(self, booking) -> str:
+        return payment_state(list(booking.payment_records.all()), booking.fare)
 
 
 class BookingLookupResponseSerializer(serializers.Serializer):
-    bookingReference = serializers.CharField()
+    bookingReference = serializers.CharField(source="reference")
     status = serializers.CharField()
-    pickupTime = serializers.DateTimeField()
+    pickupTime = UTCDateTimeField(source="pickup_time")
     pickup = serializers.CharField()
     dropoff = serializers.CharField()
     passengers = serializers.IntegerField()
-    vehicleType = serializers.CharField()
-    fareGBP = serializers.FloatField()
+    vehicleType = serializers.CharField(source="vehicle_type")
+    fareGBP = serializers.FloatField(source="fare")
     currency = serializers.CharField()
-    statusUrl = serializers.URLField()
-    payDriverUrl = serializers.URLField()
-    driver = DriverOutSerializer(allow_null=True)
-    payment = PaymentOutSerializer()
+    statusUrl = StatusUrlField()
+    payDriverUrl = PayDriverUrlField()
+    driver = serializers.SerializerMethodField()
+    payment = PaymentOutSerializer(source="*")
+
+    @extend_schema_field(DriverOutSerializer(allow_null=True))
+    def get_driver(self, booking) -> dict | None:
+        return driver_public_summary(booking.driver, booking.vehicle)
 
 
 class PassengerVerifyRequestSerializer(serializers.Serializer):
@@ -195,8 +241,4 @@ class PassengerVerifyResponseSerializer(serializers.Serializer):
     disposable = serializers.BooleanField()
     role = serializers.BooleanField()
     verified = serializers.BooleanField()
-    verificationSent = serializers.BooleanField()
-
-
-def iso_utc(value) -> str:
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    verificationSent = serializers.BooleanField(source="verification_sent")

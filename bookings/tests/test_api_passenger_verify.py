@@ -35,8 +35,9 @@ def test_genuine_unverified_email_gets_a_link(
 @pytest.mark.parametrize(
     ("email", "flags"),
     [
-        ("someone@mailinator.com", {"valid": True, "disposable": True, "role": False}),
-        ("postmaster@example.co.uk", {"valid": True, "disposable": False, "role": True}),
+        # valid means acceptable for a booking (contract 3.4), so false for these two.
+        ("someone@mailinator.com", {"valid": False, "disposable": True, "role": False}),
+        ("postmaster@example.co.uk", {"valid": False, "disposable": False, "role": True}),
         ("not-an-email", {"valid": False, "disposable": False, "role": False}),
     ],
 )
@@ -60,3 +61,11 @@ def test_missing_email_is_400(api_client):
         "email"
         in assert_problem(api_client.post(URL, {}, format="json"), 400, "invalid_input")["errors"]
     )
+
+
+@pytest.mark.parametrize("email", ["info@example.co.uk", "someone@mailinator.com"])
+def test_role_and_disposable_addresses_are_not_valid(api_client, email):
+    """Issue 13: "`passenger-verify` answers `valid: true` for `info@` and disposable
+    addresses"."""
+    answer = api_client.post(URL, {"email": email}, format="json").json()
+    assert answer["valid"] is False

@@ -189,3 +189,77 @@ def test_retry_with_idempotency_key_replays_the_booking(api_client, future):
     assert again.json()["bookingReference"] == first.json()["bookingReference"]
     assert again["Idempotent-Replayed"] == "true"
     assert Booking.objects.count() == 1
+
+
+@pytest.mark.parametrize("fare", [0, 999999.99])
+def test_an_agent_key_sending_a_fare_is_403(api_client, future, make_account, fare):
+    """Issue 13: "An AI-agent key books with fareGBP: 0 or 999999.99 (201)"."""
+    agent = make_account("agent")
+    response = api_client.post(
+        "/api/public/v1/booking",
+        body(future, fareGBP=fare),
+        format="json",
+        HTTP_X_SERVICE_AI_KEY=agent.raw_key,
+    )
+    assert "fareGBP" in assert_problem(response, 403, "fare_not_allowed")["errors"]
+    assert not Booking.objects.exists()
+
+
+def test_an_anonymous_fare_is_403_not_ignored(api_client, future):
+    response = api_client.post("/api/public/v1/booking", body(future, fareGBP=5), format="json")
+    assert_problem(response, 403, "fare_not_allowed")
+
+
+def test_a_partner_fare_of_zero_is_400(api_client, future, make_account):
+    partner = make_account("partner")
+    response = api_client.post(
+        "/api/public/v1/booking",
+        body(future, fareGBP=0),
+        format="json",
+        HTTP_X_API_KEY=partner.raw_key,
+    )
+    assert "fareGBP" in assert_problem(response, 400, "invalid_input")["errors"]
+
+
+@pytest.mark.parametrize("phone", ["12345", "+44 113 496 0000"])
+def test_phone_must_be_a_valid_mobile(api_client, future, phone):
+    """Issue 13: "`passengerPhone: "12345"` is stored as `+4412345`"."""
+    response = api_client.post(
+        "/api/public/v1/booking", body(future, passengerPhone=phone), format="json"
+    )
+    assert "passengerPhone" in assert_problem(response, 400, "invalid_input")["errors"]
+    assert not Booking.objects.exists()
+
+
+def test_departure_in_the_year_9999_is_400(api_client, future):
+    """Issue 13: "`departAt` in the year 9999"."""
+    response = api_client.post(
+        "/api/public/v1/booking", body(future.replace(year=9999)), format="json"
+    )
+    assert "departAt" in assert_problem(response, 400, "invalid_input")["errors"]
+    assert not Booking.objects.exists()
+
+
+def test_plus_tags_do_not_multiply_the_email_limit(api_client, future):
+    """Issue 13: "Per-email limits let anyone lock a victim's email out for a day, and
+    `+tag` bypasses them"."""
+    with override_settings(
+        RATELIMITS={**_limits(), "booking": "100/h", "unconfirmed_email": "2/h"}
+    ):
+        for tag in ("+a", "+b"):
+            email = f"grace.hopper{tag}@example.co.uk"
+            response = api_client.post(
+                "/api/public/v1/booking", body(future, passengerEmail=email), format="json"
+            )
+            assert response.status_code == 201
+        blocked = api_client.post(
+            "/api/public/v1/booking",
+            body(future, passengerEmail="GRACE.HOPPER+c@example.co.uk"),
+            format="json",
+        )
+        assert_problem(blocked, 429, "email_limit")
+        # Someone else's attempts never use up the passenger's own allowance.
+        own = api_client.post(
+            "/api/public/v1/booking", body(future), format="json", REMOTE_ADDR="192.0.2.44"
+        )
+    assert own.status_code == 201

@@ -257,7 +257,11 @@ PRICING_MEET_AND_GREET_GBP = "25.00"  # seed section 8
 PRICING_QUOTE_TTL_HOURS = 24  # seed 2.4
 # Other processes see tariff edits within this many seconds (no query per quote).
 PRICING_CATALOGUE_CHECK_SECONDS = env.int("PRICING_CATALOGUE_CHECK_SECONDS", default=5)
-PRICING_PAST_TOLERANCE_SECONDS = 300  # departAt further in the past is 400 pickup_in_past
+# One tolerance for quotes, bookings and intake (bookings.policies.pickup_require_future):
+# a pickup up to this far in the past is "now" (clock skew, a slow network, a late push).
+PICKUP_PAST_TOLERANCE_SECONDS = env.int("PICKUP_PAST_TOLERANCE_SECONDS", default=300)
+# Nobody books a taxi more than this far ahead; later pickups are 400 invalid_input.
+BOOKING_HORIZON_DAYS = env.int("BOOKING_HORIZON_DAYS", default=365)
 
 BOOKING_REFERENCE_PREFIX = env("BOOKING_REFERENCE_PREFIX", default="DTD")
 

@@ -43,13 +43,13 @@ from django.utils import timezone
 
 from bookings.models import Booking, BookingEvent, BookingStatus
 from dispatch.models import Offer, OfferStatus
+from drivers.selectors import driver_public_summary
 from partners.models import (
     Account,
     WebhookAttempt,
     WebhookDelivery,
     WebhookDeliveryStatus,
 )
-from partners.selectors import booking_driver_summary
 
 logger = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ def webhook_payload_build(*, event: BookingEvent, booking: Booking) -> dict:
             "jobRef": booking.job_ref or None,
             "status": event.to_status or booking.status,
             "previousStatus": event.from_status or None,
-            "driver": booking_driver_summary(booking),
+            "driver": driver_public_summary(booking.driver, booking.vehicle),
             "sequence": event.sequence,
         },
     }

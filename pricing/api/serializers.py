@@ -6,6 +6,11 @@ them (STYLE.md).
 
 from __future__ import annotations
 
+import datetime as dt
+
+from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from pricing.models import TariffKind
@@ -39,13 +44,42 @@ class QuoteV1RequestSerializer(serializers.Serializer):
     worldwide = serializers.BooleanField(default=False, help_text="True for journeys abroad.")
 
 
-class AppliedRuleSerializer(serializers.Serializer):
+class QuoteTimeField(serializers.DateTimeField):
+    """UTC to the second with a ``Z`` (contract 1, 2.1)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            format="%Y-%m-%dT%H:%M:%SZ", default_timezone=dt.UTC, read_only=True, **kwargs
+        )
+
+
+@extend_schema_field(OpenApiTypes.URI)
+class BookingUrlField(serializers.Field):
+    """The prefilled website booking page for the quote (seed 2.3)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(source="pk", read_only=True, **kwargs)
+
+    def to_representation(self, quote_id):
+        return f"{settings.SITE_URL}/book/?quote={quote_id}"
+
+
+class FrozenJSONSerializer(serializers.Serializer):
+    """A part of the quote frozen as JSON when it was priced (appliedRules, tariffSource),
+    already in the shape its fields document: rendered as stored, so the breakdown a
+    client sees is exactly the one the fare was computed from."""
+
+    def to_representation(self, instance):
+        return instance
+
+
+class AppliedRuleSerializer(FrozenJSONSerializer):
     code = serializers.CharField()
     label = serializers.CharField()
     amountGBP = serializers.FloatField()
 
 
-class TariffSourceSerializer(serializers.Serializer):
+class TariffSourceSerializer(FrozenJSONSerializer):
     kind = serializers.ChoiceField(choices=TariffKind.choices)
     name = serializers.CharField()
     reference = serializers.CharField()
@@ -59,18 +93,20 @@ class TariffSourceSerializer(serializers.Serializer):
 
 
 class QuoteV1ResponseSerializer(serializers.Serializer):
-    quote_id = serializers.UUIDField()
-    fareGBP = serializers.FloatField()
+    quote_id = serializers.UUIDField(source="pk")
+    fareGBP = serializers.FloatField(source="fare")
     currency = serializers.CharField()
-    distanceMiles = serializers.FloatField()
-    durationMinutes = serializers.IntegerField()
-    vehicleType = serializers.ChoiceField(choices=VehicleType.choices)
+    distanceMiles = serializers.FloatField(source="distance_miles")
+    durationMinutes = serializers.IntegerField(source="duration_minutes")
+    vehicleType = serializers.ChoiceField(choices=VehicleType.choices, source="vehicle_type")
     passengers = serializers.IntegerField()
-    departAt = serializers.DateTimeField()
-    appliedRules = AppliedRuleSerializer(many=True, help_text="Sums to fareGBP.")
-    tariffSource = TariffSourceSerializer()
-    bookingUrl = serializers.URLField()
-    expiresAt = serializers.DateTimeField()
+    departAt = QuoteTimeField(source="depart_at")
+    appliedRules = AppliedRuleSerializer(
+        many=True, source="applied_rules", help_text="Sums to fareGBP."
+    )
+    tariffSource = TariffSourceSerializer(source="tariff_source")
+    bookingUrl = BookingUrlField()
+    expiresAt = QuoteTimeField(source="expires_at")
 
 
 class QuoteEstimateRequestSerializer(serializers.Serializer):
@@ -84,7 +120,7 @@ class QuoteEstimateRequestSerializer(serializers.Serializer):
 
 
 class QuoteEstimateResponseSerializer(serializers.Serializer):
-    quote_id = serializers.UUIDField()
+    quote_id = serializers.UUIDField(source="pk")
     fare = serializers.FloatField()
     currency = serializers.CharField()
-    expires_at = serializers.DateTimeField()
+    expires_at = QuoteTimeField()

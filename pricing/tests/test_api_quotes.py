@@ -232,3 +232,15 @@ def test_quote_paths_are_described_in_the_openapi_schema():
     assert "QuoteV1Response" in components
     assert "QuoteEstimateResponse" in components
     assert "vehicle_type" in components["QuoteV1RequestRequest"]["properties"]
+
+
+def test_departure_in_the_year_9999_is_400(api_client):
+    """Issue 13: "`departAt` in the year 9999"."""
+    response = api_client.post(
+        "/api/public/v1/quote",
+        {"pickup": "Leeds station", "dropoff": "York", "departAt": "9999-01-01T10:00:00Z"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_input"
+    assert "departAt" in response.json()["errors"]

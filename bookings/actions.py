@@ -1,0 +1,374 @@
+"""The use cases of the public quote and booking API, one function per thing a caller can do.
+
+Every door calls these: the HTTP views (``bookings.api.views``, ``pricing.api.views``),
+the website's booking page, and the MCP tools. Each action takes typed keyword arguments
+and the :class:`core.callers.Caller`, applies every policy itself (rate limits, who may
+book, who may price, screening, email and phone rules, blocked passengers, per-email
+limits, pickup time), and returns domain objects. A refusal is a
+:class:`core.errors.DomainError` whose ``code`` the edge maps to a status
+(``api.problems.STATUS_BY_CODE``); field errors name the fields as the caller's request
+form names them (:class:`BookingForm`).
+
+| use case | function |
+|---|---|
+| price a journey (v1 quote / alias estimate) | :func:`quote_request` / :func:`quote_estimate` |
+| book a journey priced on the spot (v1 current form, instant alias) | :func:`booking_place` |
+| book a quote (v1 quote form, create alias, website page) | :func:`booking_place_from_quote` |
+| look a booking up (reference + email) | :func:`booking_lookup` |
+| cancel as the passenger | :func:`booking_cancel_for_passenger` |
+| check a passenger email, send a confirmation link | :func:`passenger_email_check` |
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.utils import timezone
+
+from api.ratelimits import limit_enforce
+from api.screening import text_screen
+from bookings import policies
+from bookings.models import Booking
+from bookings.selectors import booking_get_for_passenger
+from bookings.services import (
+    PAYMENT_METHOD_ALIASES,
+    BookingDraft,
+    PassengerDetails,
+    PassengerEmailCheck,
+    booking_cancel,
+    booking_create,
+    booking_redeem_quote,
+    email_confirmation_send,
+    passenger_get_or_create,
+    passenger_verify,
+)
+from core.callers import Caller
+from core.errors import field_error
+from pricing.models import Quote
+from pricing.selectors import quote_get_for_redemption
+from pricing.services import quote_create, quote_price
+
+__all__ = [
+    "ALIAS_FORM",
+    "CURRENT_FORM",
+    "QUOTE_FORM",
+    "BookingForm",
+    "PassengerDetails",
+    "PassengerEmailCheck",
+    "booking_cancel_for_passenger",
+    "booking_lookup",
+    "booking_place",
+    "booking_place_from_quote",
+    "passenger_email_check",
+    "quote_estimate",
+    "quote_request",
+]
+
+
+@dataclass(frozen=True)
+class BookingForm:
+    """A request form of the booking API: what it demands of the passenger, and its names.
+
+    ``current_rules``: the current booking flow's rules (contract 3, 1.4): the email is
+    required and genuine (not disposable, not a role address), the phone is a mobile,
+    an unconfirmed email gets 8 requests an hour, and a confirmation link is emailed.
+    The alias forms of seed 2.5 and 2.6 take an optional email and any valid number.
+    ``names`` maps the v1 field names to this form's, for error keys and screening.
+    """
+
+    current_rules: bool
+    names: Mapping[str, str] = field(default_factory=dict)
+
+    def name(self, v1_name: str) -> str:
+        return self.names.get(v1_name, v1_name)
+
+
+ALIAS_NAMES = {
+    "pickup": "pickup_address",
+    "dropoff": "dropoff_address",
+    "vehicleType": "vehicle_type",
+    "passengers": "passenger_count",
+    "departAt": "depart_at",
+    "passengerName": "passenger_name",
+    "passengerEmail": "passenger_email",
+    "passengerPhone": "passenger_phone_whatsapp",
+    "flightNumber": "flight_number",
+    "paymentMethod": "payment_method",
+}
+QUOTE_NAMES = {
+    "passengerName": "passenger_name",
+    "passengerEmail": "passenger_email",
+    "passengerPhone": "passenger_phone",
+    "flightNumber": "flight_number",
+    "paymentMethod": "payment_method",
+    "quoteId": "quote_id",
+}
+
+# POST /v1/booking(s), camelCase (seed 2.7): also what MCP tools name their arguments.
+CURRENT_FORM = BookingForm(current_rules=True)
+# The quote-redeeming form of /v1/booking(s) and the website's booking page.
+QUOTE_FORM = BookingForm(current_rules=True, names=QUOTE_NAMES)
+# POST /bookings/instant and /bookings/create, snake_case (seed 2.5, 2.6).
+ALIAS_FORM = BookingForm(current_rules=False, names=ALIAS_NAMES)
+
+
+# --- quotes ----------------------------------------------------------------------------
+
+
+def quote_request(
+    *,
+    caller: Caller,
+    pickup: str,
+    dropoff: str,
+    depart_at: dt.datetime | None = None,
+    passengers: int = 1,
+    vehicle_type: str | None = None,
+    meet_and_greet: bool = False,
+    worldwide: bool = False,
+    field_names: Mapping[str, str] | None = None,
+) -> Quote:
+    """Price a journey and keep the quote 24 hours (seed 2.1, contract 2.1).
+
+    Policies: 30 quotes an hour per caller, screening of the addresses, the departure
+    neither in the past nor beyond the horizon. Errors name the v1 fields, renamed
+    through ``field_names``. Raises what ``pricing.services.quote_create`` raises.
+    """
+    return _quote(
+        caller=caller,
+        limit_scope="quote_v1",
+        source=Quote.Source.V1,
+        names=field_names or {},
+        pickup=pickup,
+        dropoff=dropoff,
+        depart_at=depart_at,
+        passengers=passengers,
+        vehicle_type=vehicle_type,
+        meet_and_greet=meet_and_greet,
+        worldwide=worldwide,
+    )
+
+
+def quote_estimate(
+    *,
+    caller: Caller,
+    pickup: str,
+    dropoff: str,
+    passengers: int,
+    depart_at: dt.datetime | None = None,
+    vehicle_type: str | None = None,
+) -> Quote:
+    """The alias estimate (seed 2.2): :func:`quote_request` under the alias's own limit,
+    with errors named in snake_case."""
+    return _quote(
+        caller=caller,
+        limit_scope="quote_alias",
+        source=Quote.Source.ALIAS,
+        names=ALIAS_NAMES,
+        pickup=pickup,
+        dropoff=dropoff,
+        depart_at=depart_at,
+        passengers=passengers,
+        vehicle_type=vehicle_type,
+    )
+
+
+def _quote(
+    *,
+    caller: Caller,
+    limit_scope: str,
+    source: str,
+    names: Mapping[str, str],
+    depart_at: dt.datetime | None,
+    **journey,
+) -> Quote:
+    limit_enforce(caller, limit_scope)
+    text_screen(
+        caller,
+        {
+            names.get("pickup", "pickup"): journey["pickup"],
+            names.get("dropoff", "dropoff"): journey["dropoff"],
+        },
+    )
+    if depart_at is not None:
+        policies.pickup_require_future(depart_at, field=names.get("departAt", "departAt"))
+    return quote_create(
+        **journey,
+        depart_at=depart_at,
+        account=caller.account,
+        source=source,
+        field_names=names,
+    )
+
+
+# --- placing bookings ------------------------------------------------------------------
+
+
+def booking_place(
+    *,
+    caller: Caller,
+    pickup: str,
+    dropoff: str,
+    depart_at: dt.datetime | None,
+    passenger: PassengerDetails,
+    payment_method: str,
+    passengers: int = 1,
+    vehicle_type: str | None = None,
+    flight_number: str = "",
+    notes: str = "",
+    fare: Decimal | None = None,
+    meet_and_greet: bool = False,
+    form: BookingForm = CURRENT_FORM,
+) -> Booking:
+    """Price a journey on the spot and book it (v1 current form seed 2.7; instant alias
+    seed 2.6 with ``form=ALIAS_FORM``, where ``depart_at`` None means now).
+
+    ``fare`` is a sender's own price, honoured only from accounts that may price (403
+    ``fare_not_allowed`` otherwise). ``payment_method`` is any of the seed's spellings;
+    it is stored normalised. Guarantees: one booking row with its ``booking.created``
+    event, or nothing written; dispatch starts after commit; on the current form a
+    confirmation link is emailed to the passenger.
+    """
+    names = form.name
+    limit_enforce(caller, "booking")
+    policies.account_require_can_book(caller.account)
+    _screen(caller, form, passenger, flight_number, notes, pickup=pickup, dropoff=dropoff)
+    pickup_time = policies.pickup_require_future(
+        depart_at or timezone.now(), field=names("departAt")
+    )
+    fare = policies.fare_require_allowed(caller.account, fare, field=names("fareGBP"))
+    passenger, record = _passenger_admit(caller, form, passenger)
+    priced = quote_price(
+        pickup=pickup,
+        dropoff=dropoff,
+        passengers=passengers,
+        vehicle_type=vehicle_type,
+        depart_at=pickup_time,
+        meet_and_greet=meet_and_greet,
+        account=caller.account,
+        fare_override=fare,
+        field_names=form.names,
+    )
+    draft = _draft(caller, form, passenger, payment_method, flight_number, notes, pickup_time)
+    draft.pickup, draft.dropoff, draft.meet_and_greet = pickup, dropoff, meet_and_greet
+    booking = booking_create(draft=draft, priced=priced)
+    if form.current_rules:
+        _confirmation_send(booking, record)
+    return booking
+
+
+def booking_place_from_quote(
+    *,
+    caller: Caller,
+    quote_id,
+    passenger: PassengerDetails,
+    payment_method: str,
+    flight_number: str = "",
+    notes: str = "",
+    form: BookingForm = QUOTE_FORM,
+) -> tuple[Booking, bool]:
+    """Redeem a quote into a booking at the quoted fare (seed 2.4, 2.5, 2.7; the website).
+
+    Returns (booking, created). A quote is redeemed once: a retry with the same passenger
+    phone and email returns the same booking (created False); anyone else gets 409
+    ``quote_already_redeemed``. 404 ``quote_not_found``, 410 ``quote_expired``.
+    Guarantees as :func:`booking_place`; the confirmation email goes out once, on creation.
+    """
+    limit_enforce(caller, "booking")
+    policies.account_require_can_book(caller.account)
+    _screen(caller, form, passenger, flight_number, notes)
+    passenger, record = _passenger_admit(caller, form, passenger)
+    quote = quote_get_for_redemption(quote_id)
+    draft = _draft(caller, form, passenger, payment_method, flight_number, notes, quote.depart_at)
+    booking, created = booking_redeem_quote(quote=quote, draft=draft)
+    if created and form.current_rules:
+        _confirmation_send(booking, record)
+    return booking, created
+
+
+def _screen(caller, form, passenger, flight_number, notes, **addresses) -> None:
+    """Free text is screened before any booking logic runs (contract 1.5)."""
+    texts = {form.name("notes"): notes, form.name("passengerName"): passenger.name}
+    texts[form.name("flightNumber")] = flight_number
+    texts.update({form.name(v1): text for v1, text in addresses.items()})
+    texts["agent"] = caller.agent
+    text_screen(caller, texts, texts.keys())
+
+
+def _passenger_admit(caller, form, passenger):
+    """The passenger's details normalised, and their record; every contact rule applied."""
+    email, email_field = passenger.email.strip(), form.name("passengerEmail")
+    if form.current_rules:
+        email = policies.email_require_genuine(email, field=email_field)
+    elif email:  # optional on the alias forms, but an address when given
+        email = policies.email_require_valid(email, field=email_field)
+    phone = policies.phone_require_valid(
+        passenger.phone, field=form.name("passengerPhone"), mobile=form.current_rules
+    )
+    record = policies.passenger_require_not_blocked(email)
+    policies.email_limits_enforce(
+        caller, email=email, passenger=record, unconfirmed=form.current_rules
+    )
+    return PassengerDetails(name=passenger.name, email=email, phone=phone), record
+
+
+def _draft(
+    caller, form, passenger, payment_method, flight_number, notes, pickup_time
+) -> BookingDraft:
+    if payment_method not in PAYMENT_METHOD_ALIASES:
+        raise field_error(
+            "invalid_input",
+            form.name("paymentMethod"),
+            f"Unknown payment method {payment_method!r:.40}.",
+        )
+    return BookingDraft(
+        source=caller.source,
+        account=caller.account,
+        agent=caller.agent,
+        pickup_time=pickup_time,
+        passenger=passenger,
+        payment_method=PAYMENT_METHOD_ALIASES[payment_method],
+        flight_number=flight_number,
+        notes=notes,
+    )
+
+
+def _confirmation_send(booking: Booking, record) -> None:
+    passenger = (
+        booking.passenger or record or passenger_get_or_create(email=booking.passenger_email)
+    )
+    if passenger is not None:
+        email_confirmation_send(passenger=passenger, booking=booking)
+
+
+# --- after booking ---------------------------------------------------------------------
+
+
+def booking_lookup(*, caller: Caller, reference: str, email: str) -> Booking:
+    """The booking, its driver, vehicle and payment records loaded, for the passenger whose
+    email matches (case-insensitive; contract 3.2). 404 ``booking_not_found``, 403
+    ``email_mismatch``."""
+    limit_enforce(caller, "lookup")
+    return booking_get_for_passenger(reference=reference, email=email)
+
+
+def booking_cancel_for_passenger(
+    *, caller: Caller, reference: str, email: str, reason: str = ""
+) -> Booking:
+    """Cancel as the passenger (seed 2.9, contract 3.3): idempotent; 409
+    ``not_cancellable`` from ``on_board`` on; the reason is screened (contract 1.5)."""
+    limit_enforce(caller, "lookup")
+    text_screen(caller, {"reason": reason}, ("reason",))
+    booking = booking_get_for_passenger(reference=reference, email=email)
+    return booking_cancel(
+        booking=booking, actor=f"passenger:{email.strip().lower()}", reason=reason
+    )
+
+
+def passenger_email_check(*, caller: Caller, email: str) -> PassengerEmailCheck:
+    """Judge an address; email a one-time confirmation link when it is acceptable and not
+    yet verified (contract 3.4). Limited per caller (``verify``)."""
+    limit_enforce(caller, "verify")
+    return passenger_verify(email=email)
