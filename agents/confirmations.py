@@ -22,8 +22,9 @@ from django.conf import settings
 from django.core import signing
 from django.utils import timezone
 
-from agents import usecases
 from agents.grants import AgentGrant
+from api.screening import text_screen
+from bookings import actions, policies
 from bookings.models import Booking
 from bookings.services import PAYMENT_METHOD_ALIASES, PassengerDetails
 from core.callers import Caller
@@ -85,7 +86,7 @@ def _quote_for(caller: Caller, request: BookingRequest) -> Quote:
             "Give the journey (pickup and dropoff) or the quoteId of an estimate.",
             errors={name: ["This field is required without quoteId."] for name in missing},
         )
-    return usecases.quote_request(
+    return actions.quote_request(
         caller=caller,
         pickup=request.pickup,
         dropoff=request.dropoff,
@@ -94,6 +95,37 @@ def _quote_for(caller: Caller, request: BookingRequest) -> Quote:
         vehicle_type=request.vehicle_type,
         meet_and_greet=request.meet_and_greet,
     )
+
+
+def _passenger_check(caller: Caller, request: BookingRequest) -> PassengerDetails:
+    """The booking's own rules for the passenger and the free text, applied at preview
+    so the passenger is shown details that will book (the confirmation applies them again,
+    with the per-email limits, through ``bookings.actions``)."""
+    texts = {
+        "notes": request.notes,
+        "passengerName": request.passenger.name,
+        "flightNumber": request.flight_number,
+        "agent": caller.agent,
+    }
+    text_screen(caller, texts, texts.keys())
+    missing = {
+        name: ["This field is required."]
+        for name, value in (
+            ("passengerName", request.passenger.name),
+            ("passengerPhone", request.passenger.phone),
+        )
+        if not value.strip()
+    }
+    if missing:
+        raise DomainError(
+            "invalid_input", "The passenger's name and mobile are needed.", errors=missing
+        )
+    email = policies.email_require_genuine(request.passenger.email, field="passengerEmail")
+    phone = policies.phone_require_valid(
+        request.passenger.phone, field="passengerPhone", mobile=True
+    )
+    policies.passenger_require_not_blocked(email)
+    return PassengerDetails(name=request.passenger.name.strip(), email=email, phone=phone)
 
 
 def booking_preview(
@@ -111,12 +143,7 @@ def booking_preview(
             "paymentMethod",
             f"Choose one of: {', '.join(sorted(PAYMENT_METHOD_ALIASES))}.",
         )
-    passenger = usecases.passenger_admit(
-        caller=caller,
-        passenger=request.passenger,
-        flight_number=request.flight_number,
-        notes=request.notes,
-    )
+    passenger = _passenger_check(caller, request)
     quote = _quote_for(caller, request)
     token = signing.dumps(
         {
@@ -173,7 +200,7 @@ def booking_confirm(*, caller: Caller, grant: AgentGrant, token: str) -> tuple[B
             "confirmationToken",
             "This token was issued to another assistant or passenger.",
         )
-    return usecases.booking_place_from_quote(
+    return actions.booking_place_from_quote(
         caller=caller,
         quote_id=preview["q"],
         passenger=PassengerDetails(name=preview["n"], email=preview["e"], phone=preview["t"]),

@@ -14,6 +14,7 @@ Django applies around a request.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 from typing import Annotated, Literal
 
@@ -24,7 +25,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from agents import confirmations, usecases
+from agents import confirmations
 from agents.grants import AgentGrant
 from agents.mcp.schemas import (
     BookingCancelBody,
@@ -35,9 +36,16 @@ from agents.mcp.schemas import (
 )
 from agents.service_info import service_info_get
 from api.problems import problem_from_domain_error
+from bookings import actions
+from bookings.api.serializers import (
+    BookingCancelResponseSerializer,
+    BookingLookupResponseSerializer,
+    V1BookingResponseSerializer,
+)
 from bookings.services import PassengerDetails
 from core.callers import Caller
 from core.errors import DomainError
+from pricing.api.serializers import QuoteV1ResponseSerializer
 from pricing.vehicles import SEATS
 
 logger = logging.getLogger("agents.mcp")
@@ -122,6 +130,11 @@ async def _answer(work, summarize) -> CallToolResult:
     except DomainError as error:
         return _refusal(error)
     return _ok(body, summarize(body))
+
+
+def _body(serializer_class, instance) -> dict:
+    """The HTTP API's response body for ``instance``, rendered by the same serializer."""
+    return json.loads(json.dumps(serializer_class(instance).data))
 
 
 def _utc(value: dt.datetime) -> str:
@@ -218,8 +231,9 @@ async def estimate_fare(
     which start_booking accepts as quoteId to book at this fare. Nothing is booked."""
     caller = _caller(ctx)
     return await _answer(
-        lambda: usecases.quote_body(
-            usecases.quote_request(
+        lambda: _body(
+            QuoteV1ResponseSerializer,
+            actions.quote_request(
                 caller=caller,
                 pickup=pickup,
                 dropoff=dropoff,
@@ -227,7 +241,7 @@ async def estimate_fare(
                 passengers=passengers,
                 vehicle_type=vehicleType,
                 meet_and_greet=meetAndGreet,
-            )
+            ),
         ),
         lambda body: (
             f"£{body['fareGBP']:.2f} for {body['distanceMiles']} miles "
@@ -309,7 +323,7 @@ async def start_booking(
             booking, _created = confirmations.booking_confirm(
                 caller=caller, grant=grant, token=confirmationToken
             )
-            return usecases.booking_body(booking)
+            return _body(V1BookingResponseSerializer, booking)
 
         return await _answer(
             confirm,
@@ -342,7 +356,7 @@ async def start_booking(
             "confirmationToken": shown.token,
             "confirmationExpiresAt": _utc(shown.expires_at),
             "bookingUrl": shown.booking_url,
-            "quote": usecases.quote_body(shown.quote),
+            "quote": _body(QuoteV1ResponseSerializer, shown.quote),
             "passenger": {
                 "name": shown.passenger.name,
                 "email": shown.passenger.email,
@@ -379,8 +393,9 @@ async def get_booking(
     The email must be the passenger's (error email_mismatch otherwise)."""
     caller = _caller(ctx)
     return await _answer(
-        lambda: usecases.lookup_body(
-            usecases.booking_lookup(caller=caller, reference=bookingReference, email=email)
+        lambda: _body(
+            BookingLookupResponseSerializer,
+            actions.booking_lookup(caller=caller, reference=bookingReference, email=email),
         ),
         lambda body: (
             f"{body['bookingReference']}: {body['status']}, pickup {body['pickupTime']}, "
@@ -414,10 +429,11 @@ async def cancel_booking(
     Error not_cancellable once the passenger is on board or the ride is over."""
     caller = _caller(ctx)
     return await _answer(
-        lambda: usecases.cancel_body(
-            usecases.booking_cancel_for_passenger(
+        lambda: _body(
+            BookingCancelResponseSerializer,
+            actions.booking_cancel_for_passenger(
                 caller=caller, reference=bookingReference, email=email, reason=reason
-            )
+            ),
         ),
         lambda body: f"{body['bookingReference']} is {body['status']}.",
     )
