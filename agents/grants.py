@@ -87,7 +87,8 @@ def agent_grant_for_token(raw_token: str) -> AgentGrant | None:
     application = token.application
     return AgentGrant(
         client_id=application.client_id,
-        client_name=(application.name or application.client_id)[:120],
+        # Recorded as the booking's agent (Booking.agent holds 100 characters).
+        client_name=(application.name or application.client_id)[:100],
         passenger_email=token.user.email.lower(),
         scopes=scopes,
     )

@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import DatabaseError, close_old_connections
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
@@ -35,7 +35,7 @@ from agents.mcp.schemas import (
     StartBookingResult,
 )
 from agents.service_info import service_info_get
-from api.problems import problem_from_domain_error
+from api.problems import Problem, problem_from_domain_error, problem_from_exception
 from bookings import actions
 from bookings.api.serializers import (
     BookingCancelResponseSerializer,
@@ -115,7 +115,7 @@ def _ok(body: dict, summary: str) -> CallToolResult:
 
 
 def _refusal(error: DomainError) -> CallToolResult:
-    problem = problem_from_domain_error(error).as_body()
+    problem = problem_from_exception(error).as_body()
     text = f"{problem['code']}: {problem['detail']}"
     if problem.get("errors"):
         text += " " + "; ".join(f"{k}: {' '.join(v)}" for k, v in problem["errors"].items())
@@ -129,6 +129,20 @@ async def _answer(work, summarize) -> CallToolResult:
         body = await _run(work)
     except DomainError as error:
         return _refusal(error)
+    except DatabaseError:
+        # As the HTTP API answers an unreachable database (contract 1.1): retry later.
+        logger.exception("MCP tool failed on the database")
+        return _refusal(
+            Problem(
+                503,
+                "service_unavailable",
+                "The service cannot answer safely right now; try again shortly.",
+                extra={"retryAfter": 5},
+            )
+        )
+    except Exception:
+        logger.exception("MCP tool failed")
+        return _refusal(Problem(500, "server_error", "Something went wrong on our side."))
     return _ok(body, summarize(body))
 
 

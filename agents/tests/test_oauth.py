@@ -230,3 +230,33 @@ def test_the_passenger_sees_and_revokes_authorized_agents(browser, application):
 
     assert agent_grant_for_token(raw) is None
     assert b"Claude (test)" not in browser.get("/agents/").content
+
+
+class DocumentFetcher:
+    """Serves one client ID metadata document (tests never reach the internet; the real
+    fetcher is django-oauth-toolkit's SSRF-hardened HTTPS client)."""
+
+    def fetch(self, client_id):
+        return (
+            {
+                "client_id": client_id,
+                "client_name": "Document Agent",
+                "redirect_uris": [REDIRECT],
+                "grant_types": ["authorization_code"],
+                "token_endpoint_auth_method": "none",
+            },
+            3600,
+        )
+
+
+def test_a_client_id_metadata_document_is_a_client(browser, settings):
+    settings.OAUTH2_PROVIDER = {
+        **settings.OAUTH2_PROVIDER,
+        "CIMD_METADATA_FETCHER": "agents.tests.test_oauth.DocumentFetcher",
+    }
+    client_id = "https://agent.example/oauth/client.json"
+    browser.force_login(passenger_user_get_or_create(email=EMAIL))
+    page = browser.get(_authorize_query(Application(client_id=client_id)))
+    assert page.status_code == 200, page.content
+    assert b"Document Agent" in page.content
+    assert Application.objects.get(client_id=client_id).name == "Document Agent"
