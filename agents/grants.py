@@ -1,9 +1,9 @@
 """What a bearer token presented at /mcp allows: one client, one passenger, some scopes.
 
 Tokens are django-oauth-toolkit access tokens, stored hashed (RFC 9700), looked up by
-their SHA-256 checksum. A token counts only when it was issued for this server's MCP
-resource (RFC 8707 ``resource``): a token for another resource, or for none, is refused
-as if it did not exist. The REST API never accepts these tokens (its bearer values are API
+their SHA-256 checksum. A token counts only when it was issued for the MCP resource the
+client is talking to, ``{origin}/mcp`` (RFC 8707 ``resource``; the Host is one the site
+serves): a token for another resource, or for none, is refused as if it did not exist. The REST API never accepts these tokens (its bearer values are API
 keys), so a token works at /mcp and nowhere else.
 """
 
@@ -52,21 +52,15 @@ def connected_origins() -> list[str]:
 
 
 def mcp_resource(origin: str) -> str:
-    """The RFC 8707 resource identifier of the MCP server as reached from ``origin``: that
-    origin's /mcp when it is a connected domain, else the site's own."""
-    origin = _origin(origin)
-    if origin not in connected_origins():
-        origin = connected_origins()[0]
-    return f"{origin}{settings.MCP_PATH}"
+    """The RFC 8707 resource identifier of the MCP server as reached at ``origin`` (a
+    scheme and a host the site serves): the URL an MCP client connects to."""
+    return f"{_origin(origin)}{settings.MCP_PATH}"
 
 
-def mcp_resources() -> frozenset[str]:
-    return frozenset(f"{origin}{settings.MCP_PATH}" for origin in connected_origins())
-
-
-def agent_grant_for_token(raw_token: str) -> AgentGrant | None:
-    """The grant behind a bearer token, or None when it is unknown, expired, bound to
-    another resource, carries none of the MCP scopes, or has no passenger."""
+def agent_grant_for_token(raw_token: str, *, resource: str) -> AgentGrant | None:
+    """The grant behind a bearer token presented to ``resource``, or None when it is
+    unknown, expired, issued for another resource (or none), carries none of the MCP
+    scopes, or has no passenger."""
     checksum = hashlib.sha256(raw_token.encode("utf-8")).hexdigest()
     token = (
         get_access_token_model()
@@ -78,8 +72,7 @@ def agent_grant_for_token(raw_token: str) -> AgentGrant | None:
         return None
     if token.expires <= timezone.now():
         return None
-    resources = {str(r).rstrip("/") for r in (token.resource or [])}
-    if not resources & mcp_resources():
+    if resource not in {str(r).rstrip("/") for r in (token.resource or [])}:
         return None
     scopes = frozenset(token.scope.split()) & MCP_SCOPES
     if not scopes:

@@ -23,7 +23,7 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.http.request import split_domain_port, validate_host
 
-from agents.grants import TOOL_SCOPES, agent_grant_for_token, connected_origins
+from agents.grants import TOOL_SCOPES, agent_grant_for_token, connected_origins, mcp_resource
 from api.problems import PROBLEM_CONTENT_TYPE, Problem
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -55,10 +55,10 @@ async def _send_problem(send, problem: Problem, headers: dict[str, str] | None =
     await send({"type": "http.response.body", "body": body})
 
 
-def _grant_lookup(raw_token: str):
+def _grant_lookup(raw_token: str, resource: str):
     close_old_connections()
     try:
-        return agent_grant_for_token(raw_token)
+        return agent_grant_for_token(raw_token, resource=resource)
     finally:
         close_old_connections()
 
@@ -121,7 +121,9 @@ class MCPGate:
         kind, _, raw_token = authorization.partition(" ")
         grant = None
         if kind.lower() == "bearer" and raw_token.strip():
-            grant = await sync_to_async(_grant_lookup, thread_sensitive=False)(raw_token.strip())
+            grant = await sync_to_async(_grant_lookup, thread_sensitive=False)(
+                raw_token.strip(), mcp_resource(_origin_of(scope))
+            )
         if grant is None:
             challenge = f'Bearer resource_metadata="{resource_metadata_url(scope)}"'
             if raw_token:

@@ -173,7 +173,7 @@ def test_consent_then_token_bound_to_the_mcp_resource(browser, application):
     stored = AccessToken.objects.get()
     assert stored.token == ""  # RFC 9700: stored hashed only
     assert stored.resource == [MCP]
-    grant = agent_grant_for_token(raw)
+    grant = agent_grant_for_token(raw, resource=MCP)
     assert grant.client_name == "Claude (test)"
     assert grant.passenger_email == EMAIL
     assert grant.scopes == {"quotes", "bookings"}
@@ -206,7 +206,7 @@ def test_a_token_for_another_resource_is_no_grant(browser, application):
             "code_verifier": VERIFIER,
         },
     )
-    assert agent_grant_for_token(token.json()["access_token"]) is None
+    assert agent_grant_for_token(token.json()["access_token"], resource=MCP) is None
 
 
 def test_the_passenger_sees_and_revokes_authorized_agents(browser, application):
@@ -228,7 +228,7 @@ def test_the_passenger_sees_and_revokes_authorized_agents(browser, application):
     assert b"Claude (test)" in page.content
     browser.post("/agents/", {"application": application.pk})
 
-    assert agent_grant_for_token(raw) is None
+    assert agent_grant_for_token(raw, resource=MCP) is None
     assert b"Claude (test)" not in browser.get("/agents/").content
 
 
