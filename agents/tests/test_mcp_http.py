@@ -222,20 +222,22 @@ def test_an_agent_quotes_previews_books_once_looks_up_and_cancels(server, tariff
     assert response.status_code == 401
 
 
-def _token(scope: str, resource: str) -> str:
+def _token(
+    scope: str, resource: str, *, email: str = EMAIL, client: str = "Scoped Assistant"
+) -> str:
     """An access token for a signed-in passenger, as the flow would issue it."""
     from oauth2_provider.models import AccessToken, Application, set_token_value
 
     from agents.services import passenger_user_get_or_create
 
-    user = passenger_user_get_or_create(email=EMAIL)
+    user = passenger_user_get_or_create(email=email)
     application = Application.objects.create(
-        name="Scoped Assistant",
+        name=client,
         client_type="public",
         authorization_grant_type="authorization-code",
         redirect_uris=harness.REDIRECT_URI,
     )
-    raw = hashlib.sha256(f"{scope}{resource}".encode()).hexdigest()
+    raw = hashlib.sha256(f"{scope}{resource}{email}{client}".encode()).hexdigest()
     token = AccessToken(
         user=user,
         application=application,
@@ -310,3 +312,30 @@ def test_a_foreign_origin_is_refused(server):
     response = _post_mcp(server, token, CALL_START_BOOKING, origin="https://evil.example")
     assert response.status_code == 403
     assert response.headers["content-type"] == "application/problem+json"
+
+
+def _estimate(server, token) -> dict:
+    response = _post_mcp(
+        server,
+        token,
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "estimate_fare", "arguments": JOURNEY}},
+    )  # fmt: skip
+    assert response.status_code == 200, response.text
+    return response.json()["result"]
+
+
+def test_quote_limits_count_per_client_and_passenger(server, tariffs):
+    """30 quotes an hour (seed 8) for each agent acting for each passenger."""
+    busy = _token("quotes", server.mcp_url, email="busy.rider@example.co.uk", client="Busy Bot")
+    for _ in range(30):
+        assert not _estimate(server, busy)["isError"]
+    limited = _estimate(server, busy)
+    assert limited["isError"]
+    assert limited["structuredContent"]["code"] == "rate_limited"
+    assert limited["structuredContent"]["retryAfter"] > 0
+
+    other_passenger = _token(
+        "quotes", server.mcp_url, email="calm.rider@example.co.uk", client="Busy Bot"
+    )
+    assert not _estimate(server, other_passenger)["isError"]
