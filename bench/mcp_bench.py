@@ -62,7 +62,7 @@ print(json.dumps({"token": raw}))
 """
 
 
-def env() -> dict[str, str]:
+def env(**extra: str) -> dict[str, str]:
     values = dict(os.environ)
     values.update(
         DJANGO_SETTINGS_MODULE="bench.settings",
@@ -79,6 +79,7 @@ def env() -> dict[str, str]:
         RATELIMIT_QUOTE_V1="100000000/h",
         PYTHONPATH=str(ROOT),
     )
+    values.update(extra)
     return values
 
 
@@ -154,6 +155,12 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--asgi-pool",
+        choices=["0", "1"],
+        default="1",
+        help="DATABASE_POOL for the ASGI server (the Procfile's web process uses the pool)",
+    )
     args = parser.parse_args()
     if not shutil.which("wrk"):
         print("wrk is needed: apt-get install -y wrk", file=sys.stderr)
@@ -164,7 +171,7 @@ def main() -> int:
         subprocess.Popen(
             [*gunicorn, "-k", "uvicorn_worker.UvicornWorker", "-b", f"127.0.0.1:{ASGI_PORT}",
              "config.asgi:application"],
-            cwd=ROOT, env=env(),
+            cwd=ROOT, env=env(DATABASE_POOL=args.asgi_pool),
         ),
         subprocess.Popen(
             [*gunicorn, "-b", f"127.0.0.1:{WSGI_PORT}", "config.wsgi"], cwd=ROOT, env=env()
@@ -195,9 +202,10 @@ def main() -> int:
             server.wait(timeout=20)
 
     print(
-        f"\nMCP benchmark: gunicorn {args.workers} workers each, PostgreSQL, Redis, rate limits "
-        f"on, wrk {args.connections} connections x {args.duration}s, {args.rounds} interleaved "
-        "rounds, medians"
+        f"\nMCP benchmark: gunicorn {args.workers} workers each, PostgreSQL (connection pool under "
+        f"ASGI: {'on' if args.asgi_pool == '1' else 'off'}), Redis, rate limits on, wrk "
+        f"{args.connections} connections x {args.duration}s, {args.rounds} interleaved rounds, "
+        "medians"
     )
     print(
         f"{'target':36} {'req/s':>8} {'vs ASGI quote':>14} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8}"

@@ -73,6 +73,8 @@ def served(database_url: str, mail_dir: Path):
         "PRICING_CATALOGUE_CHECK_SECONDS": "0",
         "API_KEY_CACHE_SECONDS": "0",
         "LOG_LEVEL": "WARNING",
+        # As the Procfile's web process runs (a connection pool per process, PostgreSQL only).
+        "DATABASE_POOL": "1" if database_url.startswith("postgres") else "0",
     }
     log = open(mail_dir / "server.log", "wb")  # noqa: SIM115 - closed in finally
     process = subprocess.Popen(  # noqa: S603 - our own server, fixed arguments

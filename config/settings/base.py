@@ -98,6 +98,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env.bool(
         "DATABASE_SERVER_SIDE_BINDING", default=True
     )
+    # Under ASGI, Django runs each request in a fresh thread, so a persistent connection
+    # (CONN_MAX_AGE) is not reused: a connection pool per process is (psycopg[pool]).
+    if env.bool("DATABASE_POOL", default=False):
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+        DATABASES["default"]["OPTIONS"]["pool"] = {
+            "min_size": env.int("DATABASE_POOL_MIN", default=2),
+            "max_size": env.int("DATABASE_POOL_MAX", default=10),
+        }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="")
