@@ -42,7 +42,7 @@ from bookings.api.serializers import (
     BookingLookupResponseSerializer,
     V1BookingResponseSerializer,
 )
-from bookings.services import PassengerDetails
+from bookings.services import PAYMENT_METHOD_ALIASES, PassengerDetails
 from core.callers import Caller
 from core.errors import DomainError
 from pricing.api.serializers import QuoteV1ResponseSerializer
@@ -51,9 +51,8 @@ from pricing.vehicles import SEATS
 logger = logging.getLogger("agents.mcp")
 
 VehicleTypeName = Literal[tuple(SEATS)]  # type: ignore[valid-type]
-PaymentMethodName = Literal[
-    "cash_to_driver", "card_to_driver", "direct_to_driver", "pay_driver", "cash", "card"
-]
+# The spellings the booking API accepts (contract 3), stored normalised.
+PaymentMethodName = Literal[tuple(PAYMENT_METHOD_ALIASES)]  # type: ignore[valid-type]
 
 INSTRUCTIONS = (
     "Direct-to-Driver books licensed UK taxis at regulated council tariffs with no "
@@ -311,7 +310,7 @@ async def start_booking(
     flightNumber: Annotated[
         str, Field(max_length=20, description="Flight number for airport pickups.")
     ] = "",
-    notes: Annotated[str, Field(max_length=500, description="Notes for the driver.")] = "",
+    notes: Annotated[str, Field(max_length=1000, description="Notes for the driver.")] = "",
     confirmationToken: Annotated[
         str | None,
         Field(

@@ -339,3 +339,34 @@ def test_quote_limits_count_per_client_and_passenger(server, tariffs):
         "quotes", server.mcp_url, email="calm.rider@example.co.uk", client="Busy Bot"
     )
     assert not _estimate(server, other_passenger)["isError"]
+
+
+def test_a_2025_06_18_client_gets_no_session_so_any_worker_can_answer(server):
+    token = _token("quotes bookings", server.mcp_url)
+    initialize = _post_mcp(
+        server,
+        token,
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "old-client", "version": "1"},
+            },
+        },
+        **{"mcp-protocol-version": "2025-06-18"},
+    )
+    assert initialize.status_code == 200, initialize.text
+    assert initialize.json()["result"]["protocolVersion"] == "2025-06-18"
+    assert "mcp-session-id" not in initialize.headers
+
+    listed = _post_mcp(
+        server,
+        token,
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        **{"mcp-protocol-version": "2025-06-18"},
+    )
+    assert listed.status_code == 200, listed.text
+    assert {tool["name"] for tool in listed.json()["result"]["tools"]} == TOOLS
