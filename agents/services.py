@@ -58,10 +58,12 @@ def sign_in_code_send(*, caller: Caller, email: str) -> str:
     """Email a fresh 6-digit code to ``email`` and return the normalised address.
 
     Guarantees: the address is a genuine one (the booking rules) and not blocked; at most
-    ``RATELIMITS["sign_in_code"]`` codes per email; earlier unused codes stop working.
+    ``RATELIMITS["sign_in_code"]`` codes per email and ``["sign_in_ip"]`` per client IP;
+    earlier unused codes stop working.
     """
     email = email_require_genuine(email, field="email")
     passenger_require_not_blocked(email)
+    limit_enforce(caller, "sign_in_ip", detail="Too many sign-in codes from here; try again later.")
     limit_enforce(
         caller,
         "sign_in_code",

@@ -27,9 +27,7 @@ oauth_patterns = [
     path("oauth/authorize/", views.PassengerAuthorizationView.as_view(), name="authorize"),
     path("oauth/token/", oauth_views.TokenView.as_view(), name="token"),
     path("oauth/revoke/", oauth_views.RevokeTokenView.as_view(), name="revoke-token"),
-    path(
-        "oauth/register/", oauth_views.DynamicClientRegistrationView.as_view(), name="dcr-register"
-    ),
+    path("oauth/register/", views.ClientRegistrationView.as_view(), name="dcr-register"),
     path(
         "oauth/register/<str:client_id>/",
         oauth_views.DynamicClientRegistrationManagementView.as_view(),

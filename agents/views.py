@@ -6,18 +6,23 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import login
 from django.contrib.auth.mixins import LoginRequiredMixin
-from django.http import HttpResponseRedirect
+from django.http import HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
-from oauth2_provider.views import AuthorizationView, OAuthProtectedResourceMetadataView
+from oauth2_provider.views import (
+    AuthorizationView,
+    DynamicClientRegistrationView,
+    OAuthProtectedResourceMetadataView,
+)
 
 from agents import services
 from agents.grants import mcp_resource
 from api.callers import client_ip
+from api.ratelimits import limit_enforce
 from core.callers import Caller
-from core.errors import DomainError
+from core.errors import DomainError, LimitReached
 
 SIGN_IN_URL = reverse_lazy("agents:sign-in")
 PENDING_EMAIL = "agents_sign_in_email"
@@ -132,3 +137,20 @@ class MCPResourceMetadataView(OAuthProtectedResourceMetadataView):
 
     def get_resource(self, request):
         return mcp_resource(f"{request.scheme}://{request.get_host()}")
+
+
+class ClientRegistrationView(DynamicClientRegistrationView):
+    """RFC 7591 registration, open to any client (as MCP clients expect) but limited per
+    client IP, answered in RFC 7591's own error shape."""
+
+    def post(self, request, *args, **kwargs):
+        caller = Caller(ip=client_ip(request), source="agent", path=request.path)
+        try:
+            limit_enforce(caller, "oauth_register")
+        except LimitReached as limit:
+            response = JsonResponse(
+                {"error": "too_many_requests", "error_description": limit.detail}, status=429
+            )
+            response["Retry-After"] = str(limit.retry_after)
+            return response
+        return super().post(request, *args, **kwargs)

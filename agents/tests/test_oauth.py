@@ -260,3 +260,18 @@ def test_a_client_id_metadata_document_is_a_client(browser, settings):
     assert page.status_code == 200, page.content
     assert b"Document Agent" in page.content
     assert Application.objects.get(client_id=client_id).name == "Document Agent"
+
+
+def test_registrations_are_limited_per_client_ip(browser, settings):
+    settings.RATELIMITS = {**settings.RATELIMITS, "oauth_register": "2/h"}
+    body = {
+        "client_name": "Spam",
+        "redirect_uris": [REDIRECT],
+        "token_endpoint_auth_method": "none",
+    }
+    statuses = [
+        browser.post("/oauth/register/", data=body, content_type="application/json").status_code
+        for _ in range(3)
+    ]
+    assert statuses == [201, 201, 429]
+    assert Application.objects.filter(name="Spam").count() == 2

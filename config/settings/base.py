@@ -226,8 +226,11 @@ RATELIMITS = {
     "booking_per_email": env("RATELIMIT_BOOKING_PER_EMAIL", default="20/d"),
     # Seed section 8: 8 price checks per hour for an unconfirmed email.
     "unconfirmed_email": env("RATELIMIT_UNCONFIRMED_EMAIL", default="8/h"),
-    # Sign-in codes emailed to a passenger authorizing an AI agent (agents app).
+    # Sign-in codes emailed to a passenger authorizing an AI agent (agents app): per email,
+    # and per client IP; OAuth client registrations per client IP.
     "sign_in_code": env("RATELIMIT_SIGN_IN_CODE", default="5/h"),
+    "sign_in_ip": env("RATELIMIT_SIGN_IN_IP", default="30/h"),
+    "oauth_register": env("RATELIMIT_OAUTH_REGISTER", default="20/h"),
 }
 
 # Verified API keys are remembered per process this long (0: look up every request).
