@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from django.utils import timezone
@@ -193,7 +193,9 @@ def _quote(
         },
     )
     if depart_at is not None:
-        policies.pickup_require_future(depart_at, field=names.get("departAt", "departAt"))
+        depart_at = policies.pickup_require_future(
+            depart_at, field=names.get("departAt", "departAt")
+        )
     return quote_create(
         **journey,
         depart_at=depart_at,
@@ -252,7 +254,7 @@ def booking_place(
         field_names=form.names,
     )
     draft = _draft(caller, form, passenger, payment_method, flight_number, notes, pickup_time)
-    draft.pickup, draft.dropoff, draft.meet_and_greet = pickup, dropoff, meet_and_greet
+    draft = replace(draft, pickup=pickup, dropoff=dropoff, meet_and_greet=meet_and_greet)
     booking = booking_create(draft=draft, priced=priced)
     if form.current_rules:
         _confirmation_send(booking, record)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
+from bookings.services import PassengerDetails
 from core.errors import DomainError
 
 
@@ -19,6 +20,16 @@ class QuoteBookingForm(forms.Form):
         choices=[("cash", "Cash"), ("card", "Card (driver's reader)")],
         label="Pay the driver by",
     )
+
+    def booking_details(self, quote) -> dict:
+        """The quote, passenger and payment arguments of ``actions.booking_place_from_quote``."""
+        passenger = PassengerDetails(
+            name=self.cleaned_data["passenger_name"],
+            email=self.cleaned_data["passenger_email"],
+            phone=self.cleaned_data["passenger_phone"],
+        )
+        payment_method = self.cleaned_data["payment_method"]
+        return {"quote_id": quote.pk, "passenger": passenger, "payment_method": payment_method}
 
     def add_domain_error(self, error: DomainError) -> None:
         """Show a refusal of the booking action beside the field it names, else on top."""

@@ -36,8 +36,11 @@ def pickup_require_future(pickup_time: dt.datetime, *, field: str) -> dt.datetim
     and not further ahead than ``BOOKING_HORIZON_DAYS`` (400 ``invalid_input``).
 
     One rule for quotes, bookings and partner intake: a time that can be quoted can be
-    booked. Errors name ``field`` as the caller wrote it.
+    booked. A naive time is read as UTC (contract 1) and returned aware. Errors name
+    ``field`` as the caller wrote it.
     """
+    if timezone.is_naive(pickup_time):
+        pickup_time = pickup_time.replace(tzinfo=dt.UTC)  # contract 1: no offset means UTC
     now = timezone.now()
     if pickup_time < now - dt.timedelta(seconds=settings.PICKUP_PAST_TOLERANCE_SECONDS):
         raise field_error(

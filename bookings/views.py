@@ -69,6 +69,9 @@ def passenger_confirm_email(request, token: str):
     )
 
 
+BOOK_TEMPLATE = "bookings/book.html"
+
+
 def _quote_or_none(quote_id: str):
     from pricing.models import Quote
 
@@ -80,26 +83,17 @@ def _quote_or_none(quote_id: str):
 
 @require_http_methods(["GET", "POST"])
 def book_page(request):
-    """The prefilled booking page a quote's bookingUrl opens (seed 2.3); it books through
-    the same action as the API's quote-redeeming form, as source ``website``."""
+    """The page a quote's bookingUrl opens (seed 2.3); books as source ``website``."""
     quote_id = request.POST.get("quote_id") or request.GET.get("quote", "")
     quote = _quote_or_none(quote_id)
     form = QuoteBookingForm(request.POST if request.method == "POST" else None)
     if quote is not None and form.is_valid():
+        caller = caller_from_request(request, source=BookingSource.WEBSITE)
         try:
             booking, _ = actions.booking_place_from_quote(
-                caller=caller_from_request(request, source=BookingSource.WEBSITE),
-                quote_id=quote.pk,
-                passenger=actions.PassengerDetails(
-                    name=form.cleaned_data["passenger_name"],
-                    email=form.cleaned_data["passenger_email"],
-                    phone=form.cleaned_data["passenger_phone"],
-                ),
-                payment_method=form.cleaned_data["payment_method"],
+                caller=caller, **form.booking_details(quote)
             )
             return redirect(booking_status_url(booking))
         except DomainError as error:
             form.add_domain_error(error)
-    return render(
-        request, "bookings/book.html", {"quote": quote, "quote_id": quote_id, "form": form}
-    )
+    return render(request, BOOK_TEMPLATE, {"quote": quote, "quote_id": quote_id, "form": form})

@@ -114,7 +114,9 @@ class AliasInstantResponseSerializer(serializers.Serializer):
 class V1BookingRequestSerializer(serializers.Serializer):
     pickup = serializers.CharField(max_length=300)
     dropoff = serializers.CharField(max_length=300)
-    departAt = serializers.DateTimeField(help_text="Pickup time, ISO 8601 UTC; not in the past.")
+    departAt = serializers.DateTimeField(
+        help_text="Pickup time, ISO 8601 UTC; not in the past, at most a year ahead."
+    )
     passengerName = serializers.CharField(max_length=200)
     passengerEmail = serializers.EmailField(help_text="A real, reachable address.")
     passengerPhone = PhoneField(max_length=40, help_text="Mobile number, international format.")
@@ -128,7 +130,11 @@ class V1BookingRequestSerializer(serializers.Serializer):
         min_value=0,
         required=False,
         allow_null=True,
-        help_text="Partner-supplied fare; when omitted the published tariffs price the job.",
+        help_text=(
+            "The sender's own fare, from partner, operator and supplier accounts allowed to "
+            "price (anyone else: 403 fare_not_allowed); more than 0, at most 99999.99. "
+            "When omitted the published tariffs price the job."
+        ),
     )
     paymentMethod = serializers.ChoiceField(choices=V1_PAYMENT_METHODS, default="cash")
 

@@ -8,6 +8,7 @@ from rest_framework.response import Response
 
 from api.callers import caller_from_request
 from api.input_serializers import validated_input
+from api.output import render
 from api.problems import validation_problem
 from api.schema import problem_responses
 from api.views import PublicAPIView
@@ -61,7 +62,7 @@ class AliasBookingCreateView(PublicAPIView):
     def post(self, request):
         data = validated_input(s.AliasRedeemRequestSerializer, request.data)
         booking, _ = _redeem(request, data, actions.ALIAS_FORM, "passenger_phone_whatsapp")
-        return Response(s.AliasRedeemResponseSerializer(booking).data)
+        return Response(render(s.AliasRedeemResponseSerializer, booking))
 
 
 class AliasBookingInstantView(PublicAPIView):
@@ -84,7 +85,7 @@ class AliasBookingInstantView(PublicAPIView):
             form=actions.ALIAS_FORM,
             **instant_booking(data),
         )
-        return Response(s.AliasInstantResponseSerializer(booking).data)
+        return Response(render(s.AliasInstantResponseSerializer, booking))
 
 
 def instant_booking(data: dict) -> dict:
@@ -133,7 +134,7 @@ class V1BookingCreateView(PublicAPIView):
         else:
             data = validated_input(s.V1BookingRequestSerializer, request.data)
             booking = actions.booking_place(caller=booking_caller(request), **v1_booking(data))
-        return Response(s.V1BookingResponseSerializer(booking).data, status=201)
+        return Response(render(s.V1BookingResponseSerializer, booking), status=201)
 
 
 def v1_booking(data: dict) -> dict:
@@ -172,7 +173,7 @@ class V1BookingDetailView(PublicAPIView):
         booking = actions.booking_lookup(
             caller=booking_caller(request), reference=ref, email=query.validated_data["email"]
         )
-        return Response(s.BookingLookupResponseSerializer(booking).data)
+        return Response(render(s.BookingLookupResponseSerializer, booking))
 
     @extend_schema(
         operation_id="booking_cancel_v1",
@@ -192,7 +193,7 @@ class V1BookingDetailView(PublicAPIView):
             email=data["email"],
             reason=data.get("reason", ""),
         )
-        return Response(s.BookingCancelResponseSerializer(booking).data)
+        return Response(render(s.BookingCancelResponseSerializer, booking))
 
 
 class PassengerVerifyView(PublicAPIView):
@@ -208,7 +209,7 @@ class PassengerVerifyView(PublicAPIView):
     def post(self, request):
         data = validated_input(s.PassengerVerifyRequestSerializer, request.data)
         check = actions.passenger_email_check(caller=booking_caller(request), email=data["email"])
-        return Response(s.PassengerVerifyResponseSerializer(check).data)
+        return Response(render(s.PassengerVerifyResponseSerializer, check))
 
 
 @extend_schema_view(

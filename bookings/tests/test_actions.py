@@ -4,7 +4,7 @@ no HTTP request, a Caller, domain objects back, DomainError with a code on refus
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, timedelta
 from decimal import Decimal
 
 import pytest
@@ -91,6 +91,12 @@ def test_quote_and_booking_share_one_past_tolerance(settings):
     )
     assert "departAt" in quote.errors
     assert "departAt" in refused("pickup_in_past", place, depart_at=two_minutes_ago).errors
+
+
+def test_a_naive_departure_is_read_as_utc():
+    naive = (timezone.now() + timedelta(days=1)).replace(tzinfo=None, microsecond=0)
+    booking = place(depart_at=naive)
+    assert booking.pickup_time == naive.replace(tzinfo=UTC)
 
 
 def test_depart_in_the_year_9999_is_refused_naming_the_field():

@@ -118,3 +118,21 @@ def test_other_action_is_400(api_client, booking_factory):
 def test_cancel_after_pickup_is_409(api_client, booking_factory, status):
     booking = booking_factory(status=status)
     assert_problem(cancel(api_client, booking), 409, "not_cancellable")
+
+
+def test_lookup_with_driver_and_payments_takes_two_queries(
+    api_client, accepted_booking, django_assert_num_queries
+):
+    """The booking with its driver and vehicle, then its payment records: no query per
+    record, none for the driver summary."""
+    from decimal import Decimal
+
+    from bookings.services import payment_record_append
+
+    for amount in ("10.00", "5.00", "2.50"):
+        payment_record_append(booking=accepted_booking, amount=Decimal(amount), method="cash")
+    url = f"/api/public/v1/booking/{accepted_booking.reference}?email=jo.bloggs@example.co.uk"
+    with django_assert_num_queries(2):
+        response = api_client.get(url)
+    assert len(response.json()["payment"]["records"]) == 3
+    assert response.json()["driver"]["name"] == "Asha K."

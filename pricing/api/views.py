@@ -11,6 +11,7 @@ from rest_framework.response import Response
 
 from api.callers import caller_from_request
 from api.input_serializers import validated_input
+from api.output import render
 from api.schema import problem_responses
 from api.views import PublicAPIView
 from bookings import actions
@@ -37,7 +38,7 @@ class QuoteV1View(PublicAPIView):
             meet_and_greet=data["meetAndGreet"],
             worldwide=data["worldwide"],
         )
-        return Response(s.QuoteV1ResponseSerializer(quote).data)
+        return Response(render(s.QuoteV1ResponseSerializer, quote))
 
 
 class QuoteEstimateView(PublicAPIView):
@@ -58,4 +59,4 @@ class QuoteEstimateView(PublicAPIView):
             depart_at=data.get("depart_at"),
             vehicle_type=data.get("vehicle_type"),
         )
-        return Response(s.QuoteEstimateResponseSerializer(quote).data)
+        return Response(render(s.QuoteEstimateResponseSerializer, quote))
