@@ -14,7 +14,6 @@ Django applies around a request.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 from typing import Annotated, Literal
 
@@ -35,6 +34,7 @@ from agents.mcp.schemas import (
     StartBookingResult,
 )
 from agents.service_info import service_info_get
+from api.output import render
 from api.problems import Problem, problem_from_domain_error, problem_from_exception
 from bookings import actions
 from bookings.api.serializers import (
@@ -147,7 +147,7 @@ async def _answer(work, summarize) -> CallToolResult:
 
 def _body(serializer_class, instance) -> dict:
     """The HTTP API's response body for ``instance``, rendered by the same serializer."""
-    return json.loads(json.dumps(serializer_class(instance).data))
+    return render(serializer_class, instance)
 
 
 def _utc(value: dt.datetime) -> str:
