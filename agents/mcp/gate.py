@@ -4,7 +4,8 @@ An ASGI middleware in front of the SDK's Streamable HTTP handler. Everything it 
 is RFC 9457 problem JSON like the rest of the API (contract 1.1, 7):
 
 - a Host outside ``ALLOWED_HOSTS``: 400; an ``Origin`` that is not a connected domain
-  (DNS rebinding, cross-site pages): 403;
+  (DNS rebinding, cross-site pages): 403; anything but a JSON POST: 405 or 415 (the
+  server is stateless: no GET stream, no session to DELETE);
 - no token, or one that is unknown, expired or issued for another resource: 401 with
   ``WWW-Authenticate: Bearer resource_metadata="..."`` (RFC 9728), so a client can find
   the authorization server;
@@ -114,6 +115,21 @@ class MCPGate:
             await _send_problem(
                 send,
                 Problem(403, "permission_denied", "Requests from this origin are not accepted."),
+            )
+            return
+
+        if scope["method"] != "POST":
+            # Stateless: no GET stream and no session to DELETE; every message is a POST.
+            await _send_problem(
+                send,
+                Problem(405, "method_not_allowed", "Send MCP messages as JSON-RPC in a POST."),
+                {"Allow": "POST"},
+            )
+            return
+        if not _header(scope, b"content-type").lower().startswith("application/json"):
+            await _send_problem(
+                send,
+                Problem(415, "unsupported_media_type", "Send JSON-RPC as application/json."),
             )
             return
 

@@ -370,3 +370,14 @@ def test_a_2025_06_18_client_gets_no_session_so_any_worker_can_answer(server):
     )
     assert listed.status_code == 200, listed.text
     assert {tool["name"] for tool in listed.json()["result"]["tools"]} == TOOLS
+
+
+def test_only_json_posts_reach_the_stateless_server(server):
+    token = _token("quotes", server.mcp_url)
+    stream = httpx2.get(server.mcp_url, headers={"authorization": f"Bearer {token}"}, timeout=10)
+    assert stream.status_code == 405
+    assert stream.headers["allow"] == "POST"
+    assert stream.json()["code"] == "method_not_allowed"
+    text = _post_mcp(server, token, CALL_START_BOOKING, **{"content-type": "text/plain"})
+    assert text.status_code == 415
+    assert text.headers["content-type"] == "application/problem+json"
