@@ -53,8 +53,22 @@ class Server:
         return f"{self.url}/mcp"
 
 
+def _own_redis(redis_url: str) -> str:
+    """A Redis database of the server's own (15), emptied: the test process flushes its
+    databases between tests, and counters must not survive from an earlier run."""
+    if not redis_url:
+        return ""
+    import redis
+
+    own = redis_url.rsplit("/", 1)[0] + "/15" if redis_url.count("/") > 2 else redis_url + "/15"
+    redis.Redis.from_url(own).flushdb()
+    return own
+
+
 @contextlib.contextmanager
-def served(database_url: str, mail_dir: Path):
+def served(database_url: str, mail_dir: Path, *, redis_url: str = "", workers: int = 1):
+    """uvicorn on the one ASGI app. With ``workers`` > 1 (and Redis for the limits, which
+    must hold across processes) consecutive requests land on different processes."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {
@@ -62,7 +76,7 @@ def served(database_url: str, mail_dir: Path):
         "DJANGO_SETTINGS_MODULE": "config.settings.local",
         "DJANGO_DEBUG": "0",
         "DATABASE_URL": database_url,
-        "REDIS_URL": "",
+        "REDIS_URL": _own_redis(redis_url),
         "SECRET_KEY": "mcp-test-secret-key-" + "x" * 40,
         "SITE_URL": url,
         "CONNECTED_DOMAINS": url,
@@ -89,6 +103,8 @@ def served(database_url: str, mail_dir: Path):
             str(port),
             "--log-level",
             "warning",
+            "--workers",
+            str(workers),
         ],
         cwd=ROOT,
         env=env,
