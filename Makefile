@@ -16,7 +16,8 @@ $(BIN)/.installed: requirements.txt requirements-dev.txt
 
 install: $(BIN)/.installed
 
-# The service with demo data at http://127.0.0.1:$(PORT) (SQLite, tasks in-process).
+# The service with demo data at http://127.0.0.1:$(PORT) (SQLite, tasks in-process), served
+# by uvicorn from the one ASGI app: the website, the API and the MCP server at /mcp.
 # With REDIS_URL set, tasks go to Redis and a Celery worker (with beat) runs alongside.
 demo: install
 	$(BIN)/python manage.py migrate --noinput
@@ -24,9 +25,9 @@ demo: install
 	@if [ -n "$$REDIS_URL" ]; then \
 	  $(BIN)/celery -A config worker -B -l info & worker=$$!; \
 	  trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
-	  $(BIN)/python manage.py runserver 127.0.0.1:$(PORT); \
+	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT); \
 	else \
-	  $(BIN)/python manage.py runserver 127.0.0.1:$(PORT); \
+	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT); \
 	fi
 
 run: demo

@@ -17,6 +17,7 @@ HERE = Path(__file__).resolve().parent
 FULL = [
     ("pricing: fare function and geocoder", ["bench_pricing.py"]),
     ("HTTP: quote and instant booking vs reference view", ["http_bench.py"]),
+    ("MCP: estimate_fare vs POST /v1/quote under ASGI, and ASGI vs WSGI", ["mcp_bench.py"]),
     ("dispatch: candidate selection", ["bench_dispatch.py"]),
     ("dispatch: 1,000-booking burst through a real Celery worker", ["bench_dispatch_burst.py"]),
     ("intake: partner batches", ["bench_intake.py"]),
@@ -25,6 +26,7 @@ FULL = [
 QUICK_ARGS = {
     "bench_billing.py": ["--drivers", "5000", "--records", "100000"],
     "http_bench.py": ["--duration", "5"],
+    "mcp_bench.py": ["--duration", "5", "--rounds", "2"],
     "bench_dispatch_burst.py": ["--bookings", "200", "--drivers", "500"],
 }
 

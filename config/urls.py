@@ -13,6 +13,8 @@ urlpatterns = [
     path("driver/", include("drivers.urls")),
     path("dispatch/", include("dispatch.urls")),
     path("operator/", include("partners.urls")),
+    # OAuth 2.1 for AI agents (the MCP server itself is mounted in config.asgi).
+    path("", include("agents.urls")),
     path("", include("bookings.urls")),
 ]
 

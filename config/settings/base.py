@@ -55,6 +55,8 @@ INSTALLED_APPS = [
     "drivers",
     "dispatch",
     "billing",
+    "oauth2_provider",
+    "agents",
 ]
 
 MIDDLEWARE = [
@@ -123,6 +125,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env.bool(
         "DATABASE_SERVER_SIDE_BINDING", default=True
     )
+    # Under ASGI, Django runs each request in a fresh thread, so a persistent connection
+    # (CONN_MAX_AGE) is not reused: a connection pool per process is (psycopg[pool]).
+    if env.bool("DATABASE_POOL", default=False):
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+        DATABASES["default"]["OPTIONS"]["pool"] = {
+            "min_size": env.int("DATABASE_POOL_MIN", default=2),
+            "max_size": env.int("DATABASE_POOL_MAX", default=10),
+        }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite is the embedded default, so it must survive concurrent requests (issue 13):
     # write-ahead logging lets readers run beside the one writer; IMMEDIATE transactions
@@ -204,6 +214,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=102
 
 EMAIL_BACKEND = env("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="bookings@localhost")
+# The folder of Django's file-based email backend, when EMAIL_BACKEND chooses it (contract 10).
+EMAIL_FILE_PATH = env("EMAIL_FILE_PATH", default=str(BASE_DIR / "sent-emails"))
 
 # --- API machinery ---------------------------------------------------------------------
 
@@ -275,6 +287,11 @@ RATELIMITS = {
     "booking_per_email": env("RATELIMIT_BOOKING_PER_EMAIL", default="20/d"),
     # Seed section 8: 8 price checks per hour for an unconfirmed email.
     "unconfirmed_email": env("RATELIMIT_UNCONFIRMED_EMAIL", default="8/h"),
+    # Sign-in codes emailed to a passenger authorizing an AI agent (agents app): per email,
+    # and per client IP; OAuth client registrations per client IP.
+    "sign_in_code": env("RATELIMIT_SIGN_IN_CODE", default="5/h"),
+    "sign_in_ip": env("RATELIMIT_SIGN_IN_IP", default="30/h"),
+    "oauth_register": env("RATELIMIT_OAUTH_REGISTER", default="20/h"),
 }
 
 # Reverse proxies in front of the app (api.callers.client_ip): the client's address is
@@ -411,6 +428,60 @@ BILLING_PAYMENT_DUE_DAYS = 7
 BILLING_COLLECTION_BACKEND = env(
     "BILLING_COLLECTION_BACKEND", default="billing.collection.ManualCollection"
 )
+
+# --- AI agents (issue 14): the MCP server at /mcp and its OAuth 2.1 server ----------------
+# Tokens are bound to {connected domain}/mcp (RFC 8707); scopes are what a tool needs.
+OAUTH2_PROVIDER = {
+    "SCOPES": {
+        "quotes": "See prices and service information",
+        "bookings": "Book, look up and cancel rides in your name",
+    },
+    "DEFAULT_SCOPES": ["quotes"],
+    "PKCE_REQUIRED": True,
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https", "http"],  # http: RFC 8252 loopback clients
+    "ALLOW_LOCALHOST_LOOPBACK": True,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": env.int("OAUTH_ACCESS_TOKEN_SECONDS", default=3600),
+    "REFRESH_TOKEN_EXPIRE_SECONDS": env.int("OAUTH_REFRESH_TOKEN_SECONDS", default=30 * 86400),
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 120,
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": [
+        "none",
+        "client_secret_post",
+        "client_secret_basic",
+    ],
+    # RFC 9700 (OAuth 2.0 Security BCP): every behaviour gate on. PKCE S256 only, no
+    # implicit or password grant, no tokens in query strings, RFC 9207 ``iss`` on the
+    # authorization response, tokens stored hashed.
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
+    "COMPLIANT_BCP_RFC9700_REDIRECT_URI_MATCHING": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
+    # Agents register themselves: RFC 7591 dynamic registration (open, as MCP clients
+    # expect) and client ID metadata documents (an https URL as the client_id).
+    "DCR_ENABLED": True,
+    "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
+    "CIMD_ENABLED": True,
+    "OAUTH2_PROTECTED_RESOURCE_NAME": "Direct-to-Driver taxi booking (MCP)",
+}
+# Native MCP clients (desktop apps, CLIs) receive the authorization code on an http
+# loopback redirect (RFC 8252 s7.3), so "http" stays allowed for redirect URIs and DOT's
+# RFC 9700 warning about it is acknowledged here; every other RFC 9700 gate is on.
+SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
+# A confirmation token from start_booking's preview is good this long (and never past the
+# quote's own expiry).
+AGENT_CONFIRMATION_TTL_SECONDS = env.int("AGENT_CONFIRMATION_TTL_SECONDS", default=30 * 60)
+AGENT_SIGN_IN_CODE_TTL_SECONDS = 10 * 60
+AGENT_SIGN_IN_CODE_MAX_ATTEMPTS = 5
+# The MCP server answers from several worker processes: legacy (2025) clients are served
+# statelessly too, so no session is tied to one process.
+MCP_PATH = "/mcp"
 
 LOGGING = {
     "version": 1,

@@ -1,0 +1,105 @@
+"""Output schemas of the MCP tools: the HTTP API's bodies (contract 2.1, 3, 3.2, 3.3).
+
+The tools return the HTTP body itself as ``structuredContent``; these models only publish
+its shape (``outputSchema``) and check it. Field names are the wire names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class AppliedRule(_Body):
+    code: str
+    label: str
+    amountGBP: float
+
+
+class QuoteBody(_Body):
+    """The v1 quote (contract 2.1)."""
+
+    quote_id: str = Field(description="Give this to start_booking as quoteId to book this fare.")
+    fareGBP: float
+    currency: str
+    distanceMiles: float
+    durationMinutes: int
+    vehicleType: str
+    passengers: int
+    departAt: str
+    appliedRules: list[AppliedRule]
+    tariffSource: dict[str, Any]
+    bookingUrl: str
+    expiresAt: str
+
+
+class PassengerOut(_Body):
+    name: str
+    email: str
+    phone: str
+
+
+class StartBookingResult(_Body):
+    """Either a preview (``status: "preview"``, with ``confirmationToken``) or, once
+    confirmed, the v1 booking body (``bookingReference``, ``status``, ``statusUrl``,
+    ``payDriverUrl``, ``fareGBP``, ``currency``, ``pickupTime``)."""
+
+    status: str = Field(description='"preview" before confirmation; the booking status after.')
+    confirmationToken: str | None = None
+    confirmationExpiresAt: str | None = None
+    bookingUrl: str | None = None
+    quote: QuoteBody | None = None
+    passenger: PassengerOut | None = None
+    paymentMethod: str | None = None
+    flightNumber: str | None = None
+    notes: str | None = None
+    bookingReference: str | None = None
+    statusUrl: str | None = None
+    payDriverUrl: str | None = None
+    fareGBP: float | None = None
+    currency: str | None = None
+    pickupTime: str | None = None
+
+
+class BookingLookupBody(_Body):
+    """The lookup (contract 3.2)."""
+
+    bookingReference: str
+    status: str
+    pickupTime: str
+    pickup: str
+    dropoff: str
+    passengers: int
+    vehicleType: str
+    fareGBP: float
+    currency: str
+    statusUrl: str
+    payDriverUrl: str
+    driver: dict[str, Any] | None
+    payment: dict[str, Any]
+
+
+class BookingCancelBody(_Body):
+    """The cancel (contract 3.3)."""
+
+    bookingReference: str
+    status: str
+
+
+class ServiceInfoBody(_Body):
+    name: str
+    description: str
+    coverage: dict[str, Any]
+    vehicleClasses: list[dict[str, Any]]
+    passengers: dict[str, int]
+    fees: dict[str, Any]
+    payment: dict[str, Any]
+    limits: dict[str, Any]
+    howToBook: str
+    cancellation: str
+    links: dict[str, str]

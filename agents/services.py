@@ -1,0 +1,186 @@
+"""Passengers who authorize AI agents: sign-in codes, their Django user, their grants.
+
+Rules and where they live:
+- A passenger signs in with a 6-digit code emailed to them (:func:`sign_in_code_send`,
+  :func:`sign_in_code_verify`): codes live 10 minutes, allow 5 tries, are single-use and
+  stored only as a keyed hash. Sending is rate limited per email.
+- A passenger is a Django user (no password) whose username is derived from the email,
+  so django-oauth-toolkit can own their grants and tokens.
+- The agents a passenger authorized are the OAuth applications holding a live token for
+  them; revoking one deletes its access and refresh tokens (:func:`agent_authorization_revoke`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.mail import send_mail
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.crypto import salted_hmac
+from oauth2_provider.models import get_access_token_model, get_refresh_token_model
+
+from agents.models import SignInCode
+from api.ratelimits import limit_enforce
+from bookings.policies import email_require_genuine, passenger_require_not_blocked
+from core.callers import Caller
+from core.errors import DomainError
+
+
+def _code_hash(email: str, code: str) -> str:
+    return salted_hmac("agents.sign-in-code", f"{email}:{code}", algorithm="sha256").hexdigest()
+
+
+def passenger_username(email: str) -> str:
+    """A stable username for a passenger's email (usernames are shorter than emails)."""
+    return "passenger-" + hashlib.sha256(email.lower().encode()).hexdigest()[:32]
+
+
+def passenger_user_get_or_create(*, email: str):
+    email = email.lower()
+    user, created = get_user_model().objects.get_or_create(
+        username=passenger_username(email), defaults={"email": email}
+    )
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+def sign_in_code_send(*, caller: Caller, email: str) -> str:
+    """Email a fresh 6-digit code to ``email`` and return the normalised address.
+
+    Guarantees: the address is a genuine one (the booking rules) and not blocked; at most
+    ``RATELIMITS["sign_in_code"]`` codes per email and ``["sign_in_ip"]`` per client IP;
+    earlier unused codes stop working.
+    """
+    email = email_require_genuine(email, field="email")
+    passenger_require_not_blocked(email)
+    limit_enforce(caller, "sign_in_ip", detail="Too many sign-in codes from here; try again later.")
+    limit_enforce(
+        caller,
+        "sign_in_code",
+        value=f"email:{email}",
+        code="email_limit",
+        detail="Too many sign-in codes for this email; try again later.",
+    )
+    code = f"{secrets.randbelow(10**6):06d}"
+    now = timezone.now()
+    with transaction.atomic():
+        SignInCode.objects.filter(email=email, used_at__isnull=True).update(used_at=now)
+        SignInCode.objects.create(
+            email=email,
+            code_hash=_code_hash(email, code),
+            expires_at=now + timedelta(seconds=settings.AGENT_SIGN_IN_CODE_TTL_SECONDS),
+        )
+    minutes = settings.AGENT_SIGN_IN_CODE_TTL_SECONDS // 60
+    send_mail(
+        subject=f"Your sign-in code: {code}",
+        message=(
+            f"Your Direct-to-Driver sign-in code is {code}.\n\n"
+            f"It works once, for {minutes} minutes. You asked for it to let an AI assistant "
+            "book taxis for you; if that was not you, ignore this email."
+        ),
+        from_email=None,
+        recipient_list=[email],
+    )
+    return email
+
+
+def sign_in_code_verify(*, email: str, code: str):
+    """The passenger's user when ``code`` is the live code for ``email``.
+
+    Guarantees: a code works once, within its lifetime, and within the attempt limit
+    (each wrong try counts, atomically). Raises DomainError ``invalid_input`` otherwise.
+    """
+    email = email.lower().strip()
+    refused = DomainError(
+        "invalid_input",
+        "That code is not valid. Check the latest email or ask for a new code.",
+        errors={"code": ["Invalid or expired code."]},
+    )
+    with transaction.atomic():
+        sign_in = (
+            SignInCode.objects.select_for_update()
+            .filter(email=email, used_at__isnull=True, expires_at__gt=timezone.now())
+            .first()
+        )
+        if sign_in is None or sign_in.attempts >= settings.AGENT_SIGN_IN_CODE_MAX_ATTEMPTS:
+            raise refused
+        if not hmac.compare_digest(sign_in.code_hash, _code_hash(email, code.strip())):
+            # The failed try must count: the refusal is raised after this commits.
+            SignInCode.objects.filter(pk=sign_in.pk).update(attempts=F("attempts") + 1)
+            sign_in = None
+        else:
+            sign_in.used_at = timezone.now()
+            sign_in.save(update_fields=["used_at"])
+    if sign_in is None:
+        raise refused
+    return passenger_user_get_or_create(email=email)
+
+
+@dataclass(frozen=True)
+class AgentAuthorization:
+    application_id: int
+    client_name: str
+    scopes: list[str]
+    authorized_at: object
+    expires_at: object
+
+
+def agent_authorizations_list(*, user) -> list[AgentAuthorization]:
+    """The agents holding a live token (or refresh token) for this passenger."""
+    now = timezone.now()
+    seen: dict[int, AgentAuthorization] = {}
+    tokens = (
+        get_access_token_model()
+        .objects.filter(user=user, application__isnull=False, expires__gt=now)
+        .select_related("application")
+        .order_by("created")
+    )
+    for token in tokens:
+        app = token.application
+        seen[app.pk] = AgentAuthorization(
+            application_id=app.pk,
+            client_name=app.name or app.client_id,
+            scopes=token.scope.split(),
+            authorized_at=seen[app.pk].authorized_at if app.pk in seen else token.created,
+            expires_at=token.expires,
+        )
+    refreshes = get_refresh_token_model().objects.filter(
+        user=user, revoked__isnull=True, application__isnull=False
+    )
+    for refresh in refreshes.select_related("application"):
+        app = refresh.application
+        if app.pk not in seen:
+            seen[app.pk] = AgentAuthorization(
+                application_id=app.pk,
+                client_name=app.name or app.client_id,
+                scopes=[],
+                authorized_at=refresh.created,
+                expires_at=None,
+            )
+    return list(seen.values())
+
+
+@transaction.atomic
+def agent_authorization_revoke(*, user, application_id: int) -> int:
+    """Withdraw every token this passenger gave this agent; the number of tokens removed.
+
+    Guarantees: the agent's next tool call is 401 (tokens are looked up on every call).
+    """
+    refreshes = get_refresh_token_model().objects.filter(
+        user=user, application_id=application_id, revoked__isnull=True
+    )
+    revoked = refreshes.update(revoked=timezone.now())
+    deleted, _ = (
+        get_access_token_model().objects.filter(user=user, application_id=application_id).delete()
+    )
+    return revoked + deleted
