@@ -289,7 +289,7 @@ def main() -> int:
     from django.db import connection
 
     from config.celery import app
-    from dispatch.handover import handover_get
+    from dispatch.relay import bookings_dispatch_claim_all
 
     broker = redis.Redis.from_url(args.redis)
     broker.flushdb()  # a queue left over from an interrupted run would skew the figure
@@ -313,12 +313,10 @@ def main() -> int:
         worker = worker_start(env, args.concurrency, log)
         worker_wait_ready(app, worker)
 
-        # Handed over as a web process does between requests: queued, then published in
-        # batches by its background thread.
+        # Handed over as the dispatcher does: claimed from the bookings table, 100 at a
+        # time, one task message per booking.
         started = time.perf_counter()
-        handover = handover_get()
-        for booking_id in booking_ids:
-            handover.submit(booking_id)
+        bookings_dispatch_claim_all()
         enqueued_s = time.perf_counter() - started
 
         samples = violations_during_run = 0
@@ -365,7 +363,7 @@ def main() -> int:
     )
     print("-" * 79)
     rows = [
-        (f"hand over {n:,} bookings (batched by the handover thread)", f"{enqueued_s:.2f} s"),
+        (f"hand over {n:,} bookings (claimed by the dispatcher)", f"{enqueued_s:.2f} s"),
         ("every booking out of confirmed", f"{dispatched_s:.2f} s"),
         ("dispatch rate", f"{n / dispatched_s:.0f} bookings/s"),
         ("job cards sent (SMS + WhatsApp)", f"{cards:,} by {drained_s:.2f} s"),

@@ -1,4 +1,4 @@
-"""The Celery application: dispatch notifications, offer timeouts, webhooks, invoicing."""
+"""The Celery application: dispatch, notifications, offer timeouts, webhooks, invoicing."""
 
 import os
 
@@ -7,9 +7,7 @@ from celery import Celery
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 app = Celery("taxi")
-# The CELERY_* Django settings, read once when Celery first needs its configuration
-# (config.celery_settings) rather than looked up on Django's settings object, where
-# every option Celery asks for and we do not set costs a failed attribute lookup: a
-# dozen of them for each task sent.
-app.config_from_object("config.celery_settings")
+# Celery's options are the CELERY_* Django settings (CELERY_TASK_ALWAYS_EAGER is
+# task_always_eager, and so on).
+app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()

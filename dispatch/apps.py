@@ -6,13 +6,9 @@ class DispatchConfig(AppConfig):
     name = "dispatch"
 
     def ready(self) -> None:
-        from django.core.signals import request_finished
-
         from bookings.signals import booking_event_committed
-        from dispatch.handover import handover_after_request
         from dispatch.receivers import booking_event_dispatch
 
         booking_event_committed.connect(
             booking_event_dispatch, dispatch_uid="dispatch.booking_event_dispatch"
         )
-        request_finished.connect(handover_after_request, dispatch_uid="dispatch.handover")

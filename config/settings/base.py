@@ -279,7 +279,7 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "dispatch.tasks.offers_expire_overdue",
         "schedule": 30.0,
     },
-    # New bookings whose handover to dispatch was lost (broker down, process killed).
+    # Bookings the dispatcher handed over whose task message was lost (a broker restart).
     "dispatch-bookings-overdue": {
         "task": "dispatch.tasks.bookings_dispatch_overdue",
         "schedule": 60.0,
@@ -302,12 +302,10 @@ DISPATCH_FLEET_OFFER_TIMEOUT_SECONDS = env.int("DISPATCH_FLEET_OFFER_TIMEOUT_SEC
 # A driver not seen for this long is not offered jobs, even if marked online.
 DISPATCH_DRIVER_SEEN_WITHIN_SECONDS = env.int("DISPATCH_DRIVER_SEEN_WITHIN_SECONDS", default=300)
 DISPATCH_SEARCH_RINGS_KM = (2, 6, 18, 50)
-# Web processes publish new bookings to dispatch in batches, gathering those committed
-# within this window into one message (dispatch/handover.py); 0 publishes each at once.
-# Eager Celery (no broker) always publishes at once.
-DISPATCH_HANDOVER_WINDOW_MS = (
-    0 if CELERY_TASK_ALWAYS_EAGER else env.int("DISPATCH_HANDOVER_WINDOW_MS", default=50)
-)
+# False: the dispatcher process (manage.py run_dispatcher, dispatch/relay.py) hands new
+# bookings to the Celery workers. True: each web process dispatches its own bookings after
+# commit, in process: the local configuration (eager Celery, no broker, no dispatcher).
+DISPATCH_IN_PROCESS = env.bool("DISPATCH_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER)
 DISPATCH_HANDOVER_GRACE_SECONDS = env.int("DISPATCH_HANDOVER_GRACE_SECONDS", default=120)
 DISPATCH_NATIONAL_PICKUP_RADIUS_KM = 80
 DISPATCH_TRAIL_SKIPPED_LIMIT = 25

@@ -195,6 +195,9 @@ def booking_dispatch_next(
             return None
         if Offer.objects.filter(booking=booking, status=OfferStatus.OPEN).exists():
             return None
+        if booking.dispatch_started_at is None:
+            # Dispatched without the dispatcher (in process, the sweep): it must not claim it.
+            Booking.objects.filter(pk=booking.pk).update(dispatch_started_at=now)
         round_ = _current_round(booking)
         tried = Offer.objects.filter(booking=booking, round=round_)
         tried_drivers = {d for d in tried.values_list("driver_id", flat=True) if d}
@@ -418,11 +421,11 @@ def offers_expire_overdue(*, now: datetime | None = None) -> int:
 
 
 def bookings_dispatch_overdue(*, now: datetime | None = None) -> list[int]:
-    """Network bookings that never reached dispatch: their handover was lost (a broker
-    outage when they committed, a web process killed before publishing). Starts dispatch
-    for each and returns their ids. A booking counts once it is older than the grace
-    (its handover may still be on its way) and younger than a day (older ones are for
-    the desk, not for automatic offers); dispatch that ran left a DispatchAttempt.
+    """Network bookings that never reached dispatch: the dispatcher handed them over but
+    the task message was lost (a broker restart without persistence), or no dispatcher ran.
+    Starts dispatch for each and returns their ids. A booking counts once it is older
+    than the grace (its task may still be on its way) and younger than a day (older ones
+    are for the desk, not for automatic offers); dispatch that ran left a DispatchAttempt.
     """
     now = now or timezone.now()
     grace = timedelta(seconds=conf.handover_grace_seconds())
