@@ -273,6 +273,11 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = "Europe/London"
+# Celery's Django fixup closes every database connection before and after each task
+# unless this is set; then it closes them once every this many tasks. Reconnecting for
+# each task (a PostgreSQL backend started, authenticated, its prepared statements lost)
+# cost more than most tasks' own work (bench/bench_dispatch_burst.py).
+CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=100)
 CELERY_BEAT_SCHEDULE: dict = {
     # Safety net behind the per-offer countdown: expire offers whose timeout passed.
     "dispatch-offers-expire-overdue": {
