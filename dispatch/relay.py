@@ -30,7 +30,6 @@ from collections.abc import Callable
 
 from django.db import Error as DatabaseError
 from django.db import connection, transaction
-from django.db.models import Q
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
@@ -42,12 +41,23 @@ logger = logging.getLogger(__name__)
 CHANNEL = "booking_dispatch"
 # Bookings claimed (and published) per transaction.
 CLAIM_BATCH = 100
-# The predicate of the booking_dispatch_pending partial index: keep the two identical.
-WAITING = Q(
-    dispatch_started_at__isnull=True,
-    status=BookingStatus.CONFIRMED,
-    dispatch_queue=DispatchQueue.NETWORK,
+# Claims the oldest waiting bookings and marks them started, in one statement. The WHERE
+# clause is the booking_dispatch_pending partial index's predicate, written with literals
+# (code constants, never input) so that PostgreSQL can use that index with any plan.
+_CLAIM_SQL = f"""
+UPDATE {Booking._meta.db_table} SET dispatch_started_at = %s
+WHERE id IN (
+    SELECT id FROM {Booking._meta.db_table}
+    WHERE dispatch_started_at IS NULL
+        AND status = '{BookingStatus.CONFIRMED}'
+        AND dispatch_queue = '{DispatchQueue.NETWORK}'
+    ORDER BY id
+    LIMIT %s
+    FOR NO KEY UPDATE SKIP LOCKED
 )
+RETURNING id
+"""  # noqa: S608 (a table name and constants; the values are parameters)
+_CLAIM_SQL_SQLITE = _CLAIM_SQL.replace("FOR NO KEY UPDATE SKIP LOCKED", "")
 
 
 def dispatch_publish(booking_ids: list[int]) -> None:
@@ -69,15 +79,12 @@ def bookings_dispatch_claim(
     holds are skipped, not waited for); the claim commits only once ``publish`` returned,
     so a publish that raises leaves every booking of the batch waiting, to be claimed again.
     """
-    with transaction.atomic():
-        booking_ids = list(
-            Booking.objects.filter(WAITING)
-            .select_for_update(skip_locked=True, no_key=True)
-            .order_by("pk")
-            .values_list("pk", flat=True)[:limit]
-        )
+    # SQLite has no row locks (and one writer at a time): the same statement without them.
+    sql = _CLAIM_SQL if connection.vendor == "postgresql" else _CLAIM_SQL_SQLITE
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql, [connection.ops.adapt_datetimefield_value(timezone.now()), limit])
+        booking_ids = sorted(row[0] for row in cursor.fetchall())
         if booking_ids:
-            Booking.objects.filter(pk__in=booking_ids).update(dispatch_started_at=timezone.now())
             publish(booking_ids)
     return booking_ids
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
 from dispatch import relay
-from dispatch.models import Offer
+from dispatch.models import DispatchAttempt, Offer
 from dispatch.services import offers
 from dispatch.tests.factories import LEEDS, BookingFactory, driver_at, north_of
 
@@ -144,3 +146,48 @@ def test_with_a_dispatcher_the_web_request_leaves_the_booking_waiting(
     assert booking.dispatch_started_at is None
     recorder = Recorder()
     assert relay.bookings_dispatch_claim(publish=recorder) == [booking.pk]
+
+
+# --- the sweep: bookings handed over whose task message was lost -----------------------
+def test_the_sweep_starts_dispatch_for_a_booking_that_never_reached_it(
+    settings, django_capture_on_commit_callbacks
+):
+    settings.DISPATCH_HANDOVER_GRACE_SECONDS = 120
+    driver = driver_at(north_of(LEEDS, 1))
+    # claimed by the dispatcher five minutes ago; its task never ran
+    lost = BookingFactory(
+        pickup_lat=LEEDS[0], pickup_lng=LEEDS[1], dispatch_started_at=timezone.now()
+    )
+    lost.created_at = timezone.now() - timedelta(minutes=5)
+    lost.save(update_fields=["created_at"])
+
+    with django_capture_on_commit_callbacks(execute=True):
+        started = offers.bookings_dispatch_overdue()
+
+    assert started == [lost.pk]
+    offer = Offer.objects.get(booking=lost)
+    assert offer.driver == driver
+    lost.refresh_from_db()
+    assert lost.status == BookingStatus.OFFERED
+
+
+def test_the_sweep_leaves_recent_dispatched_operator_and_old_bookings_alone(settings):
+    settings.DISPATCH_HANDOVER_GRACE_SECONDS = 120
+    minutes_ago = timezone.now() - timedelta(minutes=5)
+    recent = BookingFactory()  # its handover may still be on its way
+    dispatched = BookingFactory()
+    DispatchAttempt.objects.create(booking=dispatched, outcome="searched", tier=1)
+    operator_job = BookingFactory(dispatch_queue=DispatchQueue.OPERATOR)
+    too_old = BookingFactory()
+    cancelled = BookingFactory(status=BookingStatus.CANCELLED)
+    for booking, created in [
+        (dispatched, minutes_ago),
+        (operator_job, minutes_ago),
+        (too_old, timezone.now() - timedelta(days=2)),
+        (cancelled, minutes_ago),
+    ]:
+        booking.created_at = created
+        booking.save(update_fields=["created_at"])
+
+    assert offers.bookings_dispatch_overdue() == []
+    assert not DispatchAttempt.objects.filter(booking=recent).exists()
