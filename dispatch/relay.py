@@ -151,7 +151,8 @@ def dispatcher_run(
             if claimed:
                 logger.info("dispatcher: handed %s bookings to dispatch", claimed)
             listener.wait(poll_seconds)
-        except (DatabaseError, BrokerError):
+        # The wait talks to psycopg directly: its errors are not wrapped as Django's.
+        except (DatabaseError, connection.Database.Error, BrokerError):
             logger.exception("dispatcher: hand-over failed; retrying in %ss", poll_seconds)
             connection.close()
             listener.reset()

@@ -36,3 +36,33 @@ def test_a_worker_keeps_its_database_connection_from_one_task_to_the_next():
         fixup.on_task_postrun(sender=task)
 
     assert connection.connection is before
+
+
+@pytest.fixture
+def publishing_for_real():
+    """Tasks go through the (in-memory) broker instead of running eagerly."""
+    eager = app.conf.task_always_eager
+    app.conf.task_always_eager = False
+    yield
+    app.conf.task_always_eager = eager
+
+
+@pytest.mark.usefixtures("publishing_for_real")
+def test_the_dispatcher_publishes_one_task_message_per_booking():
+    # Through a real kombu transport (memory://), as a worker would read them.
+    from dispatch.relay import dispatch_publish
+
+    with app.connection_for_write() as conn:
+        queue = conn.SimpleQueue("celery")
+        while queue.qsize():
+            queue.get(timeout=1).ack()
+
+        dispatch_publish([11, 12, 13])
+
+        messages = [queue.get(timeout=1) for _ in range(3)]
+        tasks = [m.headers["task"] for m in messages]
+        assert tasks == ["dispatch.tasks.booking_dispatch_start"] * 3
+        assert [m.payload[0] for m in messages] == [[11], [12], [13]]
+        for message in messages:
+            message.ack()
+        queue.close()

@@ -116,6 +116,25 @@ def test_the_dispatcher_wakes_when_a_booking_commits_not_at_its_poll():
     assert handed_over[0][0] - committed_at < 1.0
 
 
+def test_a_broker_outage_delays_the_hand_over_and_loses_nothing(caplog):
+    booking = BookingFactory()
+    attempts: list[list[int]] = []
+
+    def broker_down_once(booking_ids):
+        attempts.append(list(booking_ids))
+        if len(attempts) == 1:
+            raise relay.BrokerError("broker unreachable")
+
+    relay.dispatcher_run(
+        poll_seconds=0.05, publish=broker_down_once, stopping=lambda: len(attempts) >= 2
+    )
+
+    assert attempts == [[booking.pk], [booking.pk]]  # the failed claim was rolled back
+    booking.refresh_from_db()
+    assert booking.dispatch_started_at is not None
+    assert "hand-over failed" in caplog.text
+
+
 # --- a web process killed right after its commits --------------------------------------
 
 
