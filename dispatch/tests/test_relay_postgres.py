@@ -113,7 +113,9 @@ def test_the_dispatcher_wakes_when_a_booking_commits_not_at_its_poll():
     listening.join()
 
     assert [ids for _, ids in handed_over] == [[booking.pk]]
-    assert handed_over[0][0] - committed_at < 1.0
+    # Far inside the 30 s poll: the NOTIFY woke it. (Milliseconds on a quiet machine; the
+    # bound leaves room for a loaded CI box. bench_dispatch_burst measures the latency.)
+    assert handed_over[0][0] - committed_at < 3.0
 
 
 def test_a_broker_outage_delays_the_hand_over_and_loses_nothing(caplog):
