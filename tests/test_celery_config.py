@@ -15,7 +15,7 @@ from config.celery import app
 def test_celery_reads_its_options_from_the_django_settings():
     assert app.conf.task_always_eager == settings.CELERY_TASK_ALWAYS_EAGER
     assert app.conf.task_acks_late is True
-    assert app.conf.worker_prefetch_multiplier == 1
+    assert app.conf.worker_prefetch_multiplier == 4
     assert app.conf.timezone == "Europe/London"
 
 

@@ -271,7 +271,12 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's default. Tasks here are short (tens of ms); at 1, a pool process that finished
+# a task waited for the worker to fetch the next message from Redis, and a burst drained
+# at 41 bookings/s instead of 72-75 (bench/bench_dispatch_burst.py, same machine, same
+# minute). Pool processes are handed reserved tasks only when idle, so a slow task does
+# not hold the others back.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 4
 CELERY_TIMEZONE = "Europe/London"
 # Celery's Django fixup closes every database connection before and after each task
 # unless this is set; then it closes them once every this many tasks. Reconnecting for
