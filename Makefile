@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: install run demo worker beat test lint lint-imports mutate format schema fuzz bench check-deploy clean
+.PHONY: install run demo worker beat dispatcher test lint lint-imports mutate format schema fuzz bench check-deploy clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	@$(PY) -c 'import sys; assert sys.version_info >= (3, 11), sys.version' \
@@ -16,15 +16,17 @@ $(BIN)/.installed: requirements.txt requirements-dev.txt
 
 install: $(BIN)/.installed
 
-# The service with demo data at http://127.0.0.1:$(PORT) (SQLite, tasks in-process), served
-# by uvicorn from the one ASGI app: the website, the API and the MCP server at /mcp.
-# With REDIS_URL set, tasks go to Redis and a Celery worker (with beat) runs alongside.
+# The service with demo data at http://127.0.0.1:$(PORT) (SQLite, tasks and dispatch
+# in-process), served by uvicorn from the one ASGI app: the website, the API and the MCP
+# server at /mcp. With REDIS_URL set, tasks go to Redis: a Celery worker (with beat) and
+# the dispatcher run alongside.
 demo: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo
 	@if [ -n "$$REDIS_URL" ]; then \
 	  $(BIN)/celery -A config worker -B -l info & worker=$$!; \
-	  trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+	  $(BIN)/python manage.py run_dispatcher & dispatcher=$$!; \
+	  trap 'kill $$worker $$dispatcher 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT); \
 	else \
 	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT); \
@@ -38,6 +40,10 @@ worker: install
 
 beat: install
 	$(BIN)/celery -A config beat -l info
+
+# Hands committed bookings to the workers (with REDIS_URL set; one or more beside them).
+dispatcher: install
+	$(BIN)/python manage.py run_dispatcher
 
 # The whole test suite, on PostgreSQL and Redis at 127.0.0.1 unless DATABASE_URL and
 # REDIS_URL say otherwise (DATABASE_URL=sqlite:///test.sqlite3 REDIS_URL= for no servers;

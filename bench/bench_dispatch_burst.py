@@ -1,30 +1,39 @@
-"""Dispatch burst: 1,000 bookings through the real Celery worker on Redis.
+"""Dispatch under load: a sustained arrival rate, then a 1,000-booking burst, end to end.
 
 Creates a throwaway PostgreSQL database (Django's test-database machinery, name
-``dtd_bench_dispatch_burst``), loads online drivers in a few cities and confirmed bookings
-around the same cities, starts ``celery -A config worker`` as a subprocess (production
-settings, console job cards, its own Redis database), enqueues
-``dispatch.tasks.booking_dispatch_start`` for every booking at once and waits until each
-has left ``confirmed`` (offered, or no_driver when nobody fits). Nobody answers the job
-cards, so every offer stays open for the run and every driver offered a job is taken.
+``dtd_bench_dispatch_burst`` or ``$BENCH_DATABASE_NAME``), loads online drivers in a few
+cities, and starts what production runs: ``celery -A config worker`` (two processes by
+default) and the dispatcher (``manage.py run_dispatcher``), with production settings,
+console job cards and their own Redis database. Bookings are committed straight into the
+bookings table, as the booking services do; the dispatcher wakes on the insert
+trigger's NOTIFY, claims them and hands them to the workers.
 
-Then it checks with SQL, during the run (sampled) and at the end: at most one open offer
-per booking and per driver, no two offers of one driver (or one booking) open at the same
-time, no driver above their maximum job load, and every booking's status agreeing with
-its offers. Prints one table; exit status 1 when a check fails or the run times out.
+1. Sustained: one booking every 1/``--rate`` seconds for ``--sustained-seconds``; reports
+   commit-to-first-offer latency (p50, p99, max): from the INSERT's return to the
+   offered event (no_driver for a booking nobody in reach fits), which the dispatch step
+   writes just before its commit.
+2. Burst: ``--bookings`` committed in one statement; reports the time until every one has
+   left ``confirmed`` (offered, or no_driver when nobody fits), the drain rate, and the
+   CPU each booking cost (worker and dispatcher processes, and their PostgreSQL backends,
+   read from /proc: a figure that depends less on what else the machine is doing).
+
+Nobody answers the job cards, so every offer stays open for the run and every driver
+offered a job is taken. The invariants are checked with SQL, during the burst (sampled)
+and at the end: at most one open offer per booking and per driver, no two offers of one
+driver (or one booking) open at the same time, no driver above their maximum job load,
+and every booking's status agreeing with its offers. Prints one table; exit status 1
+when a check fails, a booking is never offered, or a phase times out.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres \\
         .venv/bin/python bench/bench_dispatch_burst.py [--drivers 2000] [--bookings 1000] \\
-        [--concurrency 2] [--redis redis://127.0.0.1:6379/6] [--timeout 300]
-
-The bookings are inserted in bulk and their dispatch tasks enqueued directly, as the
-``booking.created`` receiver does after commit: the figure is dispatch, not booking
-creation (bench_intake and the HTTP bench measure that).
+        [--rate 20] [--sustained-seconds 15] [--concurrency 2] \\
+        [--redis redis://127.0.0.1:6379/6] [--timeout 300]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import signal
@@ -41,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.common import database_url, driver_vehicle, jitter, online_driver  # noqa: E402
 
-TEST_DB_NAME = "dtd_bench_dispatch_burst"
+TEST_DB_NAME = os.environ.get("BENCH_DATABASE_NAME", "dtd_bench_dispatch_burst")
 
 # (city, lat, lng, share of drivers and bookings)
 CITIES = [
@@ -75,6 +84,9 @@ def settings_environment(database_url: str, redis_url: str) -> dict[str, str]:
         "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
         "SECURE_SSL_REDIRECT": "0",
         "ADMIN_EMAILS": "",
+        # Connections kept for the whole run (production recycles them every 100 tasks),
+        # so that the CPU of their PostgreSQL backends can be read from /proc.
+        "CELERY_DB_REUSE_MAX": "1000000",
         # Nobody answers during the run: keep offers open and drivers "seen" throughout.
         "DISPATCH_OFFER_TIMEOUT_SECONDS": "3600",
         "DISPATCH_DRIVER_SEEN_WITHIN_SECONDS": "3600",
@@ -115,40 +127,43 @@ def load_drivers(count: int, rng: random.Random) -> None:
     Vehicle.objects.bulk_create(vehicles, batch_size=1000)
 
 
-def load_bookings(count: int, rng: random.Random) -> list[int]:
+def booking_build(number: int, rng: random.Random, *, prefix: str = "BURST"):
+    """A confirmed network booking around one of the cities, waiting for dispatch."""
     from django.utils import timezone
 
     from bookings.models import Booking, BookingStatus
 
-    pickup_time = timezone.now() + timedelta(hours=1)
-    bookings = []
-    for i in range(count):
-        city, lat, lng, _ = rng.choices(CITIES, weights=[c[3] for c in CITIES])[0]
-        plat, plng = jitter(lat, lng, 6, rng)
-        dlat, dlng = jitter(lat, lng, 15, rng)
-        vclass = rng.choices(CLASSES, weights=[c[3] for c in CLASSES])[0][0]
-        bookings.append(
-            Booking(
-                reference=f"BURST{i:06d}",
-                status=BookingStatus.CONFIRMED,
-                source="api",
-                passenger_name="Jo Bloggs",
-                passenger_email="jo.bloggs@example.co.uk",
-                passenger_phone="+447700900123",
-                pickup=f"{city} pickup {i}",
-                dropoff=f"{city} dropoff {i}",
-                pickup_lat=plat,
-                pickup_lng=plng,
-                dropoff_lat=dlat,
-                dropoff_lng=dlng,
-                pickup_time=pickup_time,
-                passengers=rng.choice([1, 1, 2, 3]),
-                vehicle_type=vclass,
-                wheelchair_access=vclass == "wav",
-                fare=Decimal("25.00"),
-            )
-        )
-    return [b.pk for b in Booking.objects.bulk_create(bookings, batch_size=1000)]
+    city, lat, lng, _ = rng.choices(CITIES, weights=[c[3] for c in CITIES])[0]
+    plat, plng = jitter(lat, lng, 6, rng)
+    dlat, dlng = jitter(lat, lng, 15, rng)
+    vclass = rng.choices(CLASSES, weights=[c[3] for c in CLASSES])[0][0]
+    return Booking(
+        reference=f"{prefix}{number:06d}",
+        status=BookingStatus.CONFIRMED,
+        source="api",
+        passenger_name="Jo Bloggs",
+        passenger_email="jo.bloggs@example.co.uk",
+        passenger_phone="+447700900123",
+        pickup=f"{city} pickup {number}",
+        dropoff=f"{city} dropoff {number}",
+        pickup_lat=plat,
+        pickup_lng=plng,
+        dropoff_lat=dlat,
+        dropoff_lng=dlng,
+        pickup_time=timezone.now() + timedelta(hours=1),
+        passengers=rng.choice([1, 1, 2, 3]),
+        vehicle_type=vclass,
+        wheelchair_access=vclass == "wav",
+        fare=Decimal("25.00"),
+    )
+
+
+def load_bookings(count: int, rng: random.Random) -> list[int]:
+    """Insert ``count`` bookings in one statement (one commit, one NOTIFY)."""
+    from bookings.models import Booking
+
+    bookings = [booking_build(i, rng) for i in range(count)]
+    return [b.pk for b in Booking.objects.bulk_create(bookings)]
 
 
 # Each query counts the rows that break one invariant: every count must be 0.
@@ -240,6 +255,13 @@ def worker_start(env: dict[str, str], concurrency: int, log) -> subprocess.Popen
     )
 
 
+def dispatcher_start(env: dict[str, str], log) -> subprocess.Popen:
+    command = [sys.executable, "manage.py", "run_dispatcher"]
+    return subprocess.Popen(  # noqa: S603 (our own interpreter and arguments)
+        command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+
+
 def worker_wait_ready(app, worker: subprocess.Popen, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -250,15 +272,175 @@ def worker_wait_ready(app, worker: subprocess.Popen, timeout: float = 60) -> Non
     raise RuntimeError("the worker did not answer a ping in time")
 
 
-def worker_stop(worker: subprocess.Popen) -> None:
-    if worker.poll() is not None:
+def process_stop(process: subprocess.Popen) -> None:
+    if process.poll() is not None:
         return
-    os.killpg(worker.pid, signal.SIGTERM)  # warm shutdown of the worker we started
+    os.killpg(process.pid, signal.SIGTERM)  # warm shutdown of the process we started
     try:
-        worker.wait(timeout=30)
+        process.wait(timeout=30)
     except subprocess.TimeoutExpired:
-        os.killpg(worker.pid, signal.SIGKILL)
-        worker.wait(timeout=10)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+# --- CPU accounting: what a booking costs, whatever else the machine is doing ------------
+
+
+def _process_tree(pid: int) -> list[int]:
+    pids = [pid]
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in task.read_text().split():
+            pids.extend(_process_tree(int(child)))
+    return pids
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile, or not visible from here
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_used(processes: list[subprocess.Popen]) -> tuple[float, float]:
+    """CPU seconds so far of our worker and dispatcher processes, and of the PostgreSQL
+    backends serving this database (Linux /proc; 0 for what cannot be read)."""
+    from django.db import connection
+
+    ours = [pid for p in processes for pid in _process_tree(p.pid)]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+            " AND pid <> pg_backend_pid()"
+        )
+        backends = [row[0] for row in cursor.fetchall()]
+    return _cpu_seconds(ours), _cpu_seconds(backends)
+
+
+def wait_until(predicate, timeout: float, interval: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return False
+
+
+def job_cards_wait(timeout: float) -> int:
+    """Wait for the job cards of every open offer (two each); how many were sent."""
+    open_offers = count("SELECT count(*) FROM dispatch_offer WHERE status = 'open'")
+    wait_until(
+        lambda: count("SELECT count(*) FROM dispatch_notificationlog") >= 2 * open_offers,
+        timeout,
+        interval=0.2,
+    )
+    return count("SELECT count(*) FROM dispatch_notificationlog WHERE status = 'sent'")
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1)]
+
+
+def sustained_run(*, rate: float, seconds: float, rng: random.Random, timeout: float) -> dict:
+    """Commit one booking every 1/rate seconds for ``seconds``; each booking's latency from
+    its commit (the INSERT returned) to its first offer (the offered event, written in the
+    dispatch step's transaction just before it commits)."""
+    from django.db.models import Min
+
+    from bookings.models import Booking, BookingEvent, BookingStatus
+
+    committed: dict[int, float] = {}
+    started = time.time()
+    total = int(rate * seconds)
+    for number in range(total):
+        pause = started + number / rate - time.time()
+        if pause > 0:
+            time.sleep(pause)
+        [booking] = Booking.objects.bulk_create([booking_build(number, rng, prefix="STEADY")])
+        committed[booking.pk] = time.time()
+    # Below the target when the machine cannot keep up with the inserts themselves.
+    achieved_rate = (total - 1) / (max(committed.values()) - started) if total > 1 else rate
+    wait_until(lambda: not Booking.objects.filter(status=BookingStatus.CONFIRMED).exists(), timeout)
+    # The first decision: an offer, or no_driver when nobody in reach fits the booking.
+    decided = dict(
+        BookingEvent.objects.filter(
+            booking_id__in=committed,
+            to_status__in=[BookingStatus.OFFERED, BookingStatus.NO_DRIVER],
+        )
+        .values_list("booking_id")
+        .annotate(first=Min("created_at"))
+    )
+    latencies = [decided[pk].timestamp() - at for pk, at in committed.items() if pk in decided]
+    no_driver = Booking.objects.filter(pk__in=committed, status=BookingStatus.NO_DRIVER).count()
+    return {
+        "bookings": total,
+        "decided": len(latencies),
+        "no_driver": no_driver,
+        "latencies": latencies,
+        "achieved_rate": achieved_rate,
+    }
+
+
+def warm_up(rng: random.Random, timeout: float) -> None:
+    """One booking through the whole path, so that the figures start with the dispatcher
+    listening and the workers connected."""
+    from bookings.models import Booking, BookingStatus
+
+    Booking.objects.bulk_create([booking_build(0, rng, prefix="WARMUP")])
+    if not wait_until(
+        lambda: not Booking.objects.filter(status=BookingStatus.CONFIRMED).exists(), timeout
+    ):
+        raise RuntimeError("the warm-up booking was not dispatched: is the dispatcher up?")
+    job_cards_wait(timeout)
+    bookings_clear()
+
+
+def bookings_clear() -> None:
+    """Forget the sustained phase: its offers would keep drivers busy during the burst."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE bookings_booking CASCADE")
+
+
+def burst_run(
+    *, bookings: int, rng: random.Random, timeout: float, processes: list[subprocess.Popen]
+) -> dict:
+    """Commit ``bookings`` in one statement and wait until every one has left confirmed,
+    checking the invariants meanwhile."""
+    cpu_before = cpu_used(processes)
+    started = time.perf_counter()
+    booking_ids = load_bookings(bookings, rng)
+    committed_s = time.perf_counter() - started
+    samples = violations = 0
+    remaining = len(booking_ids)
+    while time.perf_counter() - started < timeout:
+        remaining = status_counts().get("confirmed", 0)
+        samples += 1
+        violations += sum(count(sql) for _, sql in INVARIANTS)
+        if not remaining or any(p.poll() is not None for p in processes):
+            break
+        time.sleep(0.2)
+    drained_s = time.perf_counter() - started - committed_s
+    cpu_after = cpu_used(processes)
+    cards = job_cards_wait(timeout)
+    cards_s = time.perf_counter() - started - committed_s
+    return {
+        "bookings": len(booking_ids),
+        "committed_s": committed_s,
+        "drained_s": drained_s,
+        "remaining": remaining,
+        "samples": samples,
+        "violations": violations,
+        "cards": cards,
+        "cards_s": cards_s,
+        "cpu_ours": cpu_after[0] - cpu_before[0],
+        "cpu_postgres": cpu_after[1] - cpu_before[1],
+    }
 
 
 def main() -> int:
@@ -266,10 +448,14 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--drivers", type=int, default=2000)
-    parser.add_argument("--bookings", type=int, default=1000)
+    parser.add_argument("--bookings", type=int, default=1000, help="bookings in the burst")
+    parser.add_argument("--rate", type=float, default=20, help="sustained bookings per second")
+    parser.add_argument(
+        "--sustained-seconds", type=float, default=15, help="0 skips the sustained phase"
+    )
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/6")
-    parser.add_argument("--timeout", type=float, default=300, help="seconds to wait for dispatch")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds to wait per phase")
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args()
 
@@ -289,20 +475,19 @@ def main() -> int:
     from django.db import connection
 
     from config.celery import app
-    from dispatch.handover import handover_get
 
     broker = redis.Redis.from_url(args.redis)
     broker.flushdb()  # a queue left over from an interrupted run would skew the figure
     connection.settings_dict["TEST"]["NAME"] = TEST_DB_NAME
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    worker = None
-    log = tempfile.NamedTemporaryFile(  # noqa: SIM115 (read back after the worker stops)
-        "w+", prefix="bench_dispatch_burst_worker_", suffix=".log", delete=False
+    processes: list[subprocess.Popen] = []
+    log = tempfile.NamedTemporaryFile(  # noqa: SIM115 (read back after the processes stop)
+        "w+", prefix="bench_dispatch_burst_", suffix=".log", delete=False
     )
+    sustained = None
     try:
         rng = random.Random(args.seed)
         load_drivers(args.drivers, rng)
-        booking_ids = load_bookings(args.bookings, rng)
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
 
@@ -311,84 +496,99 @@ def main() -> int:
             **settings_environment(database_url(server_url, TEST_DB_NAME), args.redis),
         }
         worker = worker_start(env, args.concurrency, log)
+        processes.append(worker)
         worker_wait_ready(app, worker)
+        processes.append(dispatcher_start(env, log))
+        warm_up(rng, args.timeout)
 
-        # Handed over as a web process does between requests: queued, then published in
-        # batches by its background thread.
-        started = time.perf_counter()
-        handover = handover_get()
-        for booking_id in booking_ids:
-            handover.submit(booking_id)
-        enqueued_s = time.perf_counter() - started
-
-        samples = violations_during_run = 0
-        remaining = len(booking_ids)
-        while time.perf_counter() - started < args.timeout:
-            remaining = status_counts().get("confirmed", 0)
-            samples += 1
-            violations_during_run += sum(count(sql) for _, sql in INVARIANTS)
-            if not remaining or worker.poll() is not None:
-                break
-            time.sleep(0.2)
-        dispatched_s = time.perf_counter() - started
-
-        # Job cards (two per offer) finish after the last dispatch decision.
-        open_offers = count("SELECT count(*) FROM dispatch_offer WHERE status = 'open'")
-        cards = 0
-        while time.perf_counter() - started < args.timeout and worker.poll() is None:
-            cards = count("SELECT count(*) FROM dispatch_notificationlog")
-            if cards >= 2 * open_offers:
-                break
-            time.sleep(0.2)
-        drained_s = time.perf_counter() - started
-
+        if args.sustained_seconds > 0:
+            sustained = sustained_run(
+                rate=args.rate, seconds=args.sustained_seconds, rng=rng, timeout=args.timeout
+            )
+            job_cards_wait(args.timeout)
+            bookings_clear()
+        burst = burst_run(
+            bookings=args.bookings, rng=rng, timeout=args.timeout, processes=processes
+        )
         statuses = status_counts()
         checks = [(name, count(sql)) for name, sql in INVARIANTS + FINAL_INVARIANTS]
         offers_total = count("SELECT count(*) FROM dispatch_offer")
         drivers_offered = count(
             "SELECT count(DISTINCT driver_id) FROM dispatch_offer WHERE driver_id IS NOT NULL"
         )
+        queries = count("SELECT count(*) FROM dispatch_dispatchattempt")
     finally:
-        if worker is not None:
-            worker_stop(worker)
+        for process in reversed(processes):
+            process_stop(process)
         connection.creation.destroy_test_db(old_name, verbosity=0)
         broker.flushdb()
 
-    n = len(booking_ids)
+    n = burst["bookings"]
     offered = statuses.get("offered", 0) + statuses.get("accepted", 0)
     no_driver = statuses.get("no_driver", 0)
-    timed_out = remaining > 0
+    failed = burst["remaining"] > 0
     print(
-        f"\nDispatch burst: {n:,} bookings, {args.drivers:,} online drivers in {len(CITIES)} "
-        f"cities, celery worker --concurrency={args.concurrency} on Redis, "
-        f"PostgreSQL {connection.pg_version // 10000}"
+        f"\nDispatch: {args.drivers:,} online drivers in {len(CITIES)} cities, "
+        f"celery worker --concurrency={args.concurrency} on Redis, one dispatcher "
+        f"(manage.py run_dispatcher), PostgreSQL {connection.pg_version // 10000}"
     )
     print("-" * 79)
-    rows = [
-        (f"hand over {n:,} bookings (batched by the handover thread)", f"{enqueued_s:.2f} s"),
-        ("every booking out of confirmed", f"{dispatched_s:.2f} s"),
-        ("dispatch rate", f"{n / dispatched_s:.0f} bookings/s"),
-        ("job cards sent (SMS + WhatsApp)", f"{cards:,} by {drained_s:.2f} s"),
-        ("offered / no_driver / still confirmed", f"{offered:,} / {no_driver:,} / {remaining:,}"),
+    rows = []
+    if sustained is not None:
+        latencies = sustained["latencies"]
+        failed |= sustained["decided"] < sustained["bookings"]
+        rows += [
+            (
+                f"sustained: {sustained['achieved_rate']:.1f} bookings/s for "
+                f"{args.sustained_seconds:g} s",
+                f"{sustained['decided'] - sustained['no_driver']:,} offered, "
+                f"{sustained['no_driver']:,} no_driver, of {sustained['bookings']:,}",
+            ),
+            (
+                "commit to first offer (or no_driver), p50/p99/max",
+                f"{percentile(latencies, 0.5) * 1000:.0f} / "
+                f"{percentile(latencies, 0.99) * 1000:.0f} / {max(latencies) * 1000:.0f} ms"
+                if latencies
+                else "-",
+            ),
+        ]
+    cpu_ms = (burst["cpu_ours"] + burst["cpu_postgres"]) * 1000 / n
+    rows += [
+        (f"burst: {n:,} bookings committed in one statement", f"{burst['committed_s']:.2f} s"),
+        ("every booking out of confirmed, after the commit", f"{burst['drained_s']:.2f} s"),
+        ("drain rate", f"{n / burst['drained_s']:.0f} bookings/s"),
+        (
+            "CPU per booking: workers+dispatcher / PostgreSQL",
+            f"{burst['cpu_ours'] * 1000 / n:.1f} + {burst['cpu_postgres'] * 1000 / n:.1f}"
+            f" = {cpu_ms:.1f} ms",
+        ),
+        ("job cards sent (SMS + WhatsApp)", f"{burst['cards']:,} by {burst['cards_s']:.2f} s"),
+        (
+            "offered / no_driver / still confirmed",
+            f"{offered:,} / {no_driver:,} / {burst['remaining']:,}",
+        ),
         ("offers made / distinct drivers offered", f"{offers_total:,} / {drivers_offered:,}"),
-        (f"invariant samples during the run ({samples})", f"{violations_during_run} violations"),
+        ("dispatch trail rows", f"{queries:,}"),
+        (
+            f"invariant samples during the burst ({burst['samples']})",
+            f"{burst['violations']} violations",
+        ),
     ]
     for label, value in rows:
-        print(f"{label:<52}{value:>27}")
+        print(f"{label:<50}{value:>29}")
     print("-" * 79)
-    failed = timed_out
     for name, violations in checks:
         failed |= violations > 0
         verdict = "PASS" if violations == 0 else f"FAIL ({violations})"
         print(f"{name:<52}{verdict:>27}")
-    failed |= violations_during_run > 0
+    failed |= burst["violations"] > 0
     print("-" * 79)
     print(
         f"every booking offered to one driver at a time, no driver double-booked: "
         f"{'FAIL' if failed else 'PASS'}"
     )
-    if timed_out or worker.returncode not in (0, None, -signal.SIGTERM):
-        print(f"worker log: {log.name}")
+    if failed:
+        print(f"worker and dispatcher log: {log.name}")
     else:
         log.close()
         os.unlink(log.name)

@@ -19,7 +19,10 @@ FULL = [
     ("HTTP: quote and instant booking vs reference view", ["http_bench.py"]),
     ("MCP: estimate_fare vs POST /v1/quote under ASGI, and ASGI vs WSGI", ["mcp_bench.py"]),
     ("dispatch: candidate selection", ["bench_dispatch.py"]),
-    ("dispatch: 1,000-booking burst through a real Celery worker", ["bench_dispatch_burst.py"]),
+    (
+        "dispatch: 20 bookings/s sustained, then a 1,000-booking burst (workers + dispatcher)",
+        ["bench_dispatch_burst.py"],
+    ),
     ("intake: partner batches", ["bench_intake.py"]),
     ("billing: weekly invoicing", ["bench_billing.py"]),
 ]
@@ -27,7 +30,14 @@ QUICK_ARGS = {
     "bench_billing.py": ["--drivers", "5000", "--records", "100000"],
     "http_bench.py": ["--duration", "5"],
     "mcp_bench.py": ["--duration", "5", "--rounds", "2"],
-    "bench_dispatch_burst.py": ["--bookings", "200", "--drivers", "500"],
+    "bench_dispatch_burst.py": [
+        "--bookings",
+        "200",
+        "--drivers",
+        "600",
+        "--sustained-seconds",
+        "5",
+    ],
 }
 
 

@@ -157,6 +157,9 @@ class Booking(models.Model):
         db_index=False,
     )
     cancel_reason = models.CharField(max_length=500, blank=True)
+    # The booking row is dispatch's outbox: a confirmed network booking with no start time
+    # is waiting for the dispatcher (dispatch/relay.py), which sets it when it claims one.
+    dispatch_started_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -178,6 +181,17 @@ class Booking(models.Model):
                 fields=["account", "created_at"],
                 condition=~Q(job_ref=""),
                 name="booking_intake_by_day",
+            ),
+            # The dispatcher's queue: only the bookings still waiting for it, so claiming
+            # reads a handful of index entries however many bookings the table holds.
+            models.Index(
+                fields=["id"],
+                condition=Q(
+                    dispatch_started_at__isnull=True,
+                    status=BookingStatus.CONFIRMED,
+                    dispatch_queue=DispatchQueue.NETWORK,
+                ),
+                name="booking_dispatch_pending",
             ),
         ]
 

@@ -1,4 +1,4 @@
-"""The Celery application: dispatch notifications, offer timeouts, webhooks, invoicing."""
+"""The Celery application: dispatch, notifications, offer timeouts, webhooks, invoicing."""
 
 import logging
 import os
@@ -19,22 +19,23 @@ class PublishSafeTask(Task):
     pick up what was never handed over (``bookings_dispatch_overdue``,
     ``webhook_deliveries_due_send``, ``offers_expire_overdue``). A broker that is down
     must therefore not turn a committed booking into a 500 (contract 1.4).
+
+    A caller whose own transaction must roll back when the message is not sent (the
+    dispatcher's claim, ``dispatch.relay``) passes ``raise_broker_errors=True``.
     """
 
-    def apply_async(self, *args, **kwargs):
+    def apply_async(self, *args, raise_broker_errors: bool = False, **kwargs):
         try:
             return super().apply_async(*args, **kwargs)
         except OperationalError as exc:
-            if self.app.conf.task_always_eager:
-                raise  # the task itself failed, in-process: not a publishing problem
+            if raise_broker_errors or self.app.conf.task_always_eager:
+                raise  # the caller rolls back, or the task itself failed in-process
             logger.error("broker unreachable: %s not published (%s)", self.name, exc)
             return None
 
 
 app = Celery("taxi", task_cls=PublishSafeTask)
-# The CELERY_* Django settings, read once when Celery first needs its configuration
-# (config.celery_settings) rather than looked up on Django's settings object, where
-# every option Celery asks for and we do not set costs a failed attribute lookup: a
-# dozen of them for each task sent.
-app.config_from_object("config.celery_settings")
+# Celery's options are the CELERY_* Django settings (CELERY_TASK_ALWAYS_EAGER is
+# task_always_eager, and so on).
+app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()

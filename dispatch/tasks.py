@@ -12,15 +12,8 @@ from dispatch.services import job_cards, offers
 
 @shared_task
 def booking_dispatch_start(booking_id: int) -> None:
-    """A new network booking enters dispatch (from the booking.created receiver)."""
+    """A new network booking enters dispatch (published by the dispatcher, dispatch.relay)."""
     offers.booking_dispatch_next(booking_id=booking_id)
-
-
-@shared_task
-def bookings_dispatch_start(booking_ids: list[int]) -> None:
-    """Many new bookings at once (a partner batch): one dispatch task each, from here."""
-    for booking_id in booking_ids:
-        booking_dispatch_start.delay(booking_id)
 
 
 @shared_task
@@ -59,7 +52,7 @@ def offers_expire_overdue() -> int:
 
 @shared_task
 def bookings_dispatch_overdue() -> int:
-    """Periodic (beat) sweep for new bookings whose handover to dispatch was lost."""
+    """Periodic (beat) sweep for bookings claimed by the dispatcher whose task was lost."""
     return len(offers.bookings_dispatch_overdue())
 
 

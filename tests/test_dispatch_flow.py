@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+import time_machine
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -43,6 +45,9 @@ def create_booking(queue="network"):
     return booking_create(draft=draft, priced=priced)
 
 
+# A Wednesday morning: the job is picked up two hours later in the same week, whatever the
+# day the suite runs (on a Sunday night the pickup would fall into next week's totals).
+@time_machine.travel(dt.datetime(2026, 11, 18, 9, 0, tzinfo=dt.UTC), tick=True)
 def test_new_booking_is_dispatched_accepted_driven_settled_and_reconciled(
     tariffs, django_capture_on_commit_callbacks
 ):

@@ -659,48 +659,6 @@ def test_get_on_the_jobs_path_is_the_driver_feed_not_partner_intake(api_client, 
     assert response["Content-Type"] == "application/problem+json"
 
 
-# --- hand-over to dispatch ----------------------------------------------------------------
-
-
-# Each job commits on its own, so the hand-over must be seen with real commits.
-@pytest.mark.django_db(transaction=True)
-def test_a_batch_reaches_dispatch_in_one_broker_message(keyed, partner, monkeypatch):
-    from dispatch import tasks
-
-    # Given a recorder in place of the broker
-    batches: list[list[int]] = []
-    shown: list[str] = []
-    singles: list[int] = []
-
-    def publish(args, **options):
-        batches.append(args[0])
-        shown.append(options["argsrepr"])
-
-    monkeypatch.setattr(tasks.bookings_dispatch_start, "apply_async", publish)
-    monkeypatch.setattr(tasks.booking_dispatch_start, "delay", singles.append)
-
-    # When a batch of three new jobs is applied
-    response = push(keyed, [partner_job(jobRef=f"ONE-MSG-{i}") for i in range(3)])
-
-    # Then one message carries all three new bookings, and none went one by one
-    assert response.status_code == 200
-    created = list(Booking.objects.filter(account=partner).values_list("id", flat=True))
-    assert len(created) == 3
-    assert len(batches) == 1
-    assert sorted(batches[0]) == sorted(created)
-    assert shown == ["[3 booking ids]"]  # no repr of every id in the message headers
-    assert singles == []
-
-
-def test_the_batch_message_fans_out_to_one_dispatch_task_per_booking(monkeypatch):
-    from dispatch import tasks
-
-    started: list[int] = []
-    monkeypatch.setattr(tasks.booking_dispatch_start, "delay", started.append)
-    tasks.bookings_dispatch_start.run([11, 12, 13])
-    assert started == [11, 12, 13]
-
-
 # --- the reconciliation feed (contract 4.2) -----------------------------------------------------
 
 

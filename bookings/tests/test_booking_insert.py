@@ -17,7 +17,6 @@ from django.utils import timezone
 from bookings import services
 from bookings.models import Booking, BookingEvent, Passenger
 from bookings.services import BookingDraft, PassengerDetails, booking_create
-from dispatch.receivers import dispatch_handover_batched
 from pricing.services import quote_price
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -60,9 +59,9 @@ def test_a_new_booking_is_stored_with_its_created_event(priced):
 
 
 @pytest.mark.postgres
-def test_on_postgresql_the_booking_and_its_event_are_one_statement(priced):
-    # Dispatch (eager in tests) is handed the booking when the outer block ends.
-    with dispatch_handover_batched(), CaptureQueriesContext(connection) as queries:
+def test_on_postgresql_the_booking_and_its_event_are_one_statement(priced, settings):
+    settings.DISPATCH_IN_PROCESS = False  # the dispatcher process hands it over, later
+    with CaptureQueriesContext(connection) as queries:
         booking_create(draft=draft(), priced=priced)
 
     writes = [q["sql"] for q in queries.captured_queries]

@@ -197,8 +197,6 @@ TIME_ZONE = "UTC"
 # The one local time zone (core/localtime.py): tariff bands, billing weeks, daily limits
 # and every time shown on pages, in emails and on job cards (contract section 1).
 LOCAL_TIME_ZONE = "Europe/London"
-# Read by dispatch/services/matching.py only, until it asks core.localtime.local_zone().
-TARIFF_TIME_ZONE = LOCAL_TIME_ZONE
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
@@ -357,15 +355,25 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's default. Tasks here are short (tens of ms); at 1, a pool process that finished
+# a task waited for the worker to fetch the next message from Redis, and a burst drained
+# at 41 bookings/s instead of 72-75 (bench/bench_dispatch_burst.py, same machine, same
+# minute). Pool processes are handed reserved tasks only when idle, so a slow task does
+# not hold the others back.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 4
 CELERY_TIMEZONE = LOCAL_TIME_ZONE
+# Celery's Django fixup closes every database connection before and after each task
+# unless this is set; then it closes them once every this many tasks. Reconnecting for
+# each task (a PostgreSQL backend started, authenticated, its prepared statements lost)
+# cost more than most tasks' own work (bench/bench_dispatch_burst.py).
+CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=100)
 CELERY_BEAT_SCHEDULE: dict = {
     # Safety net behind the per-offer countdown: expire offers whose timeout passed.
     "dispatch-offers-expire-overdue": {
         "task": "dispatch.tasks.offers_expire_overdue",
         "schedule": 30.0,
     },
-    # New bookings whose handover to dispatch was lost (broker down, process killed).
+    # Bookings the dispatcher handed over whose task message was lost (a broker restart).
     "dispatch-bookings-overdue": {
         "task": "dispatch.tasks.bookings_dispatch_overdue",
         "schedule": 60.0,
@@ -403,12 +411,10 @@ DISPATCH_FLEET_OFFER_TIMEOUT_SECONDS = env.int("DISPATCH_FLEET_OFFER_TIMEOUT_SEC
 # A driver not seen for this long is not offered jobs, even if marked online.
 DISPATCH_DRIVER_SEEN_WITHIN_SECONDS = env.int("DISPATCH_DRIVER_SEEN_WITHIN_SECONDS", default=300)
 DISPATCH_SEARCH_RINGS_KM = (2, 6, 18, 50)
-# Web processes publish new bookings to dispatch in batches, gathering those committed
-# within this window into one message (dispatch/handover.py); 0 publishes each at once.
-# Eager Celery (no broker) always publishes at once.
-DISPATCH_HANDOVER_WINDOW_MS = (
-    0 if CELERY_TASK_ALWAYS_EAGER else env.int("DISPATCH_HANDOVER_WINDOW_MS", default=50)
-)
+# False: the dispatcher process (manage.py run_dispatcher, dispatch/relay.py) hands new
+# bookings to the Celery workers. True: each web process dispatches its own bookings after
+# commit, in process: the local configuration (eager Celery, no broker, no dispatcher).
+DISPATCH_IN_PROCESS = env.bool("DISPATCH_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER)
 DISPATCH_HANDOVER_GRACE_SECONDS = env.int("DISPATCH_HANDOVER_GRACE_SECONDS", default=120)
 DISPATCH_NATIONAL_PICKUP_RADIUS_KM = 80
 DISPATCH_TRAIL_SKIPPED_LIMIT = 25

@@ -62,27 +62,18 @@ def job_card_send(*, offer_id: int, channel: str) -> NotificationLog | None:
     offer = Offer.objects.select_related("booking", "driver").filter(pk=offer_id).first()
     if offer is None or offer.driver is None:
         return None
-    log = NotificationLog.objects.filter(offer=offer, channel=channel).first()
+    log = _log_create_claimed(offer, channel) if offer.status == OfferStatus.OPEN else None
     if log is None:
-        if offer.status != OfferStatus.OPEN:
-            return None  # nobody to tell any more
-        try:
-            with transaction.atomic():
-                log = NotificationLog.objects.create(
-                    offer=offer,
-                    booking=offer.booking,
-                    driver=offer.driver,
-                    channel=channel,
-                    to=offer.driver.phone,
-                    body=job_card_body(offer=offer),
-                )
-        except IntegrityError:
-            log = NotificationLog.objects.get(offer=offer, channel=channel)
-    claimed = NotificationLog.objects.filter(
-        pk=log.pk, status__in=[NotificationStatus.PENDING, NotificationStatus.FAILED]
-    ).update(status=NotificationStatus.SENDING, attempts=F("attempts") + 1)
-    if not claimed:
-        return log  # already sent, or another worker is sending it right now
+        # A retry, a duplicate task, or an offer no longer open: send only a card that is
+        # still pending or failed, and only by winning the guarded claim.
+        log = NotificationLog.objects.filter(offer=offer, channel=channel).first()
+        if log is None:
+            return None  # the offer closed before its card was written: nobody to tell
+        claimed = NotificationLog.objects.filter(
+            pk=log.pk, status__in=[NotificationStatus.PENDING, NotificationStatus.FAILED]
+        ).update(status=NotificationStatus.SENDING, attempts=F("attempts") + 1)
+        if not claimed:
+            return log  # already sent, or another worker is sending it right now
     try:
         sid = job_card_backend().send(channel=channel, to=log.to, body=log.body)
     except Exception as exc:
@@ -93,17 +84,38 @@ def job_card_send(*, offer_id: int, channel: str) -> NotificationLog | None:
         if isinstance(exc, JobCardSendError):
             raise
         raise JobCardSendError(str(exc)[:300]) from exc
-    NotificationLog.objects.filter(pk=log.pk).update(
-        status=NotificationStatus.SENT,
-        provider_sid=sid[:64],
-        error="",
-        cost_gbp=NOTIFICATION_COST_GBP[channel],
-        sent_at=timezone.now(),
-    )
-    log.refresh_from_db()
+    sent = {
+        "status": NotificationStatus.SENT,
+        "provider_sid": sid[:64],
+        "error": "",
+        "cost_gbp": NOTIFICATION_COST_GBP[channel],
+        "sent_at": timezone.now(),
+    }
+    NotificationLog.objects.filter(pk=log.pk).update(**sent)
+    for name, value in sent.items():
+        setattr(log, name, value)
     if channel == NotificationChannel.SMS and log.driver_id:
         # Seed 8.5: each SMS is passed through to the driver; billing keeps the record.
         sms_usage_record(
             driver_id=log.driver_id, occurred_at=log.created_at, reference=f"job-card:{log.pk}"
         )
     return log
+
+
+def _log_create_claimed(offer: Offer, channel: str) -> NotificationLog | None:
+    """Write the card's log already claimed for sending (the first send of a card: one
+    INSERT, no separate claim); None when it exists (the unique (offer, channel))."""
+    try:
+        with transaction.atomic():
+            return NotificationLog.objects.create(
+                offer=offer,
+                booking=offer.booking,
+                driver=offer.driver,
+                channel=channel,
+                to=offer.driver.phone,
+                body=job_card_body(offer=offer),
+                status=NotificationStatus.SENDING,
+                attempts=1,
+            )
+    except IntegrityError:
+        return None

@@ -27,13 +27,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
-from zoneinfo import ZoneInfo
 
-from django.conf import settings
 from django.db import connection
 from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Value, When
 from django.db.models import CharField as CharFieldType
 
+from core.localtime import local_datetime
 from dispatch import conf
 from dispatch.geo import (
     KM_PER_DEGREE,
@@ -66,7 +65,7 @@ class JobRequirements:
     @classmethod
     def for_booking(cls, booking) -> JobRequirements:
         # Licences and plates expire at the end of a UK calendar day.
-        local = booking.pickup_time.astimezone(ZoneInfo(settings.TARIFF_TIME_ZONE))
+        local = local_datetime(booking.pickup_time)
         return cls(
             pickup_lat=booking.pickup_lat,
             pickup_lng=booking.pickup_lng,
@@ -439,11 +438,14 @@ def driver_candidates(
 
 
 def driver_skipped(
-    *, tier: int, job: JobRequirements, now: datetime, limit: int
+    *, tier: int, job: JobRequirements, now: datetime, limit: int, within_km: float | None = None
 ) -> list[Candidate]:
-    """Drivers of a tier near the pickup that fail a filter, each with the first reason."""
+    """Drivers of a tier near the pickup that fail a filter, each with the first reason:
+    within ``within_km`` of the pickup, else within the tier's reach."""
     if not job.located:
         return []
+    reach = _rings(tier)[-1]
+    radius_km = reach if within_km is None else min(within_km, reach)
     rules = _driver_rules(job=job, now=now)
     reason = Case(
         *[When(fails, then=Value(str(code))) for code, fails in rules],
@@ -451,7 +453,7 @@ def driver_skipped(
         output_field=CharFieldType(),
     )
     rows = (
-        _vehicle_pool(tier=tier, job=job, radius_km=_rings(tier)[-1], online_only=False)
+        _vehicle_pool(tier=tier, job=job, radius_km=radius_km, online_only=False)
         .annotate(skip_reason=reason)
         .exclude(skip_reason="")
         .order_by("dead_sq", "driver_id", "id")[:limit]
@@ -531,9 +533,14 @@ def candidate_next(
     return found[0] if found else None
 
 
-def skipped_candidates(*, tier: int, job: JobRequirements, now: datetime) -> list[Candidate]:
-    """Candidates of a tier that were passed over, with reasons, for the dispatch trail."""
+def skipped_candidates(
+    *, tier: int, job: JobRequirements, now: datetime, within_km: float | None = None
+) -> list[Candidate]:
+    """Candidates of a tier that were passed over, with reasons, for the dispatch trail:
+    drivers within ``within_km`` of the pickup (the distance of the driver offered the
+    job: anyone further was not passed over, only further away), else within the tier's
+    reach. Every fleet that fails a rule, as fleets are not ranked by distance alone."""
     limit = conf.trail_skipped_limit()
     if tier == Tier.FLEET:
         return fleet_candidates(job=job, include_skipped=True)[:limit]
-    return driver_skipped(tier=tier, job=job, now=now, limit=limit)
+    return driver_skipped(tier=tier, job=job, now=now, limit=limit, within_km=within_km)

@@ -73,26 +73,45 @@ def _enqueue(task_name: str, *args, countdown: int | None = None) -> None:
         transaction.on_commit(lambda: task.apply_async(args, countdown=countdown), robust=True)
 
 
-def _record_tier_search(
-    booking: Booking, round_: int, tier: int, job: JobRequirements, now
-) -> None:
-    """Write the skipped candidates of a tier once per round (the trail the admin shows)."""
-    already = DispatchAttempt.objects.filter(
-        booking=booking, round=round_, tier=tier, outcome=AttemptOutcome.SEARCHED
-    ).exists()
-    if already:
-        return
+def _round_and_searched_tiers(booking: Booking) -> tuple[int, set[int]]:
+    """The current round (one more than the rounds exhausted) and the tiers whose trail
+    it already holds (a dispatch step after a decline does not write it again)."""
+    attempts = DispatchAttempt.objects.filter(
+        booking=booking, outcome__in=[AttemptOutcome.EXHAUSTED, AttemptOutcome.SEARCHED]
+    ).values_list("outcome", "round", "tier")
+    round_ = 1 + sum(outcome == AttemptOutcome.EXHAUSTED for outcome, _, _ in attempts)
+    searched = {
+        tier for outcome, r, tier in attempts if outcome == AttemptOutcome.SEARCHED and r == round_
+    }
+    return round_, searched
+
+
+def _tier_trail(
+    booking: Booking,
+    round_: int,
+    tier: int,
+    job: JobRequirements,
+    now: datetime,
+    offered: Candidate | None,
+) -> list[DispatchAttempt]:
+    """The trail of a tier's search (unsaved; written with the step's other attempts in one
+    INSERT): who was passed over and why, nearest first, then the search itself. With a
+    driver ``offered``, only those nearer than that driver were passed over."""
+    trail = []
     if tier != Tier.FLEET and not job.located:
-        _attempt(
-            booking,
-            round_,
-            AttemptOutcome.SKIPPED,
-            tier=tier,
-            reason=matching.SkipReason.PICKUP_NOT_LOCATED,
-            detail="The pickup has no coordinates.",
+        trail.append(
+            DispatchAttempt(
+                booking=booking,
+                round=round_,
+                tier=tier,
+                outcome=AttemptOutcome.SKIPPED,
+                reason=matching.SkipReason.PICKUP_NOT_LOCATED,
+                detail="The pickup has no coordinates.",
+            )
         )
-    skipped = matching.skipped_candidates(tier=tier, job=job, now=now)
-    DispatchAttempt.objects.bulk_create(
+    within_km = offered.dead_km if offered is not None else None
+    skipped = matching.skipped_candidates(tier=tier, job=job, now=now, within_km=within_km)
+    trail.extend(
         DispatchAttempt(
             booking=booking,
             round=round_,
@@ -106,7 +125,16 @@ def _record_tier_search(
         )
         for c in skipped
     )
-    _attempt(booking, round_, AttemptOutcome.SEARCHED, tier=tier, detail=f"{len(skipped)} skipped")
+    trail.append(
+        DispatchAttempt(
+            booking=booking,
+            round=round_,
+            tier=tier,
+            outcome=AttemptOutcome.SEARCHED,
+            detail=f"{len(skipped)} skipped",
+        )
+    )
+    return trail
 
 
 def _driver_still_free(driver_id: int) -> bool:
@@ -116,15 +144,49 @@ def _driver_still_free(driver_id: int) -> bool:
     for this step. Waiting instead could deadlock two steps that met their candidates in
     opposite orders.
     """
-    driver = (
-        Driver.objects.select_for_update(no_key=True, skip_locked=True).filter(pk=driver_id).first()
+    state = (
+        Driver.objects.select_for_update(no_key=True, skip_locked=True)
+        .filter(pk=driver_id)
+        .annotate(
+            card_pending=Exists(
+                Offer.objects.filter(driver_id=OuterRef("pk"), status=OfferStatus.OPEN)
+            )
+        )
+        .values_list("current_jobs", "max_jobs", "card_pending")
+        .first()
     )
-    if driver is None or driver.current_jobs >= driver.max_jobs:
+    if state is None:
         return False
-    return not Offer.objects.filter(driver_id=driver_id, status=OfferStatus.OPEN).exists()
+    current_jobs, max_jobs, card_pending = state
+    return current_jobs < max_jobs and not card_pending
 
 
-def _offer_make(booking: Booking, candidate: Candidate, round_: int, now: datetime) -> Offer:
+def _candidate_free(
+    *, tier: int, job: JobRequirements, now: datetime, tried_drivers: set, tried_fleets: set
+) -> Candidate | None:
+    """The tier's best candidate not tried yet that is still free once locked."""
+    while True:
+        candidate = matching.candidate_next(
+            tier=tier,
+            job=job,
+            now=now,
+            exclude_driver_ids=tried_drivers,
+            exclude_fleet_ids=tried_fleets,
+        )
+        if candidate is None or candidate.driver is None:
+            return candidate
+        if _driver_still_free(candidate.driver.pk):
+            return candidate
+        tried_drivers.add(candidate.driver.pk)  # taken by another booking meanwhile
+
+
+def _offer_make(
+    booking: Booking,
+    candidate: Candidate,
+    round_: int,
+    now: datetime,
+    trail: list[DispatchAttempt],
+) -> Offer:
     timeout = (
         conf.fleet_offer_timeout_seconds()
         if candidate.tier == Tier.FLEET
@@ -151,10 +213,10 @@ def _offer_make(booking: Booking, candidate: Candidate, round_: int, now: dateti
         actor=DISPATCH_ACTOR,
         detail={"offerId": offer.pk, "tier": candidate.tier},
     )
-    _attempt(
-        booking,
-        round_,
-        AttemptOutcome.OFFERED,
+    offered = DispatchAttempt(
+        booking=booking,
+        round=round_,
+        outcome=AttemptOutcome.OFFERED,
         tier=candidate.tier,
         driver=candidate.driver,
         vehicle=candidate.vehicle,
@@ -162,6 +224,7 @@ def _offer_make(booking: Booking, candidate: Candidate, round_: int, now: dateti
         offer=offer,
         dead_miles=offer.dead_miles,
     )
+    DispatchAttempt.objects.bulk_create([*trail, offered])
     _enqueue("offer_expire", offer.pk, countdown=timeout)
     if offer.driver_id is not None:
         _enqueue("job_card_send", offer.pk, "sms")
@@ -191,41 +254,58 @@ def booking_dispatch_next(
             return None
         if booking.status == BookingStatus.NO_DRIVER and not new_round:
             return None
-        if Offer.objects.filter(booking=booking, status=OfferStatus.OPEN).exists():
+        # Every offer the booking had, in one query: any still open ends the step.
+        earlier = list(
+            Offer.objects.filter(booking=booking).values_list(
+                "status", "round", "driver_id", "fleet_id"
+            )
+        )
+        if any(status == OfferStatus.OPEN for status, _, _, _ in earlier):
             return None
-        round_ = _current_round(booking)
-        tried = Offer.objects.filter(booking=booking, round=round_)
-        tried_drivers = {d for d in tried.values_list("driver_id", flat=True) if d}
-        tried_fleets = {f for f in tried.values_list("fleet_id", flat=True) if f}
+        if booking.dispatch_started_at is None:
+            # Dispatched without the dispatcher (in process, the sweep): it must not claim it.
+            Booking.objects.filter(pk=booking.pk).update(dispatch_started_at=now)
+        round_, searched_tiers = _round_and_searched_tiers(booking)
+        tried_drivers = {d for _, r, d, _ in earlier if r == round_ and d}
+        tried_fleets = {f for _, r, _, f in earlier if r == round_ and f}
         job = JobRequirements.for_booking(booking)
+        trail: list[DispatchAttempt] = []
         for tier in matching.TIERS:
-            _record_tier_search(booking, round_, tier, job, now)
             while True:
-                candidate = matching.candidate_next(
+                candidate = _candidate_free(
                     tier=tier,
                     job=job,
                     now=now,
-                    exclude_driver_ids=tried_drivers,
-                    exclude_fleet_ids=tried_fleets,
+                    tried_drivers=tried_drivers,
+                    tried_fleets=tried_fleets,
+                )
+                tier_trail = (
+                    []
+                    if tier in searched_tiers
+                    else _tier_trail(booking, round_, tier, job, now, offered=candidate)
                 )
                 if candidate is None:
+                    trail.extend(tier_trail)
                     break
-                if candidate.driver is not None and not _driver_still_free(candidate.driver.pk):
-                    tried_drivers.add(candidate.driver.pk)  # taken by another booking meanwhile
-                    continue
                 try:
-                    return _offer_make(booking, candidate, round_, now)
+                    return _offer_make(booking, candidate, round_, now, [*trail, *tier_trail])
                 except IntegrityError:
                     if candidate.driver is not None:
                         tried_drivers.add(candidate.driver.pk)
                     else:
                         tried_fleets.add(candidate.fleet.pk)
-        _dispatch_exhausted(booking, round_)
+        _dispatch_exhausted(booking, round_, trail)
         return None
 
 
-def _dispatch_exhausted(booking: Booking, round_: int) -> None:
-    _attempt(booking, round_, AttemptOutcome.EXHAUSTED, detail="Every tier exhausted.")
+def _dispatch_exhausted(booking: Booking, round_: int, trail: list[DispatchAttempt]) -> None:
+    exhausted = DispatchAttempt(
+        booking=booking,
+        round=round_,
+        outcome=AttemptOutcome.EXHAUSTED,
+        detail="Every tier exhausted.",
+    )
+    DispatchAttempt.objects.bulk_create([*trail, exhausted])
     if booking.status != BookingStatus.NO_DRIVER:
         booking_status_change(
             booking=booking,
@@ -415,11 +495,11 @@ def offers_expire_overdue(*, now: datetime | None = None) -> int:
 
 
 def bookings_dispatch_overdue(*, now: datetime | None = None) -> list[int]:
-    """Network bookings that never reached dispatch: their handover was lost (a broker
-    outage when they committed, a web process killed before publishing). Starts dispatch
-    for each and returns their ids. A booking counts once it is older than the grace
-    (its handover may still be on its way) and younger than a day (older ones are for
-    the desk, not for automatic offers); dispatch that ran left a DispatchAttempt.
+    """Network bookings that never reached dispatch: the dispatcher handed them over but
+    the task message was lost (a broker restart without persistence), or no dispatcher ran.
+    Starts dispatch for each and returns their ids. A booking counts once it is older
+    than the grace (its task may still be on its way) and younger than a day (older ones
+    are for the desk, not for automatic offers); dispatch that ran left a DispatchAttempt.
     """
     now = now or timezone.now()
     grace = timedelta(seconds=conf.handover_grace_seconds())

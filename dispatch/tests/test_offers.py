@@ -324,3 +324,42 @@ def test_cancelling_an_accepted_booking_frees_the_driver_once(dispatch_now):
     assert offers.driver_job_release(booking_id=booking.pk) is False
     driver.refresh_from_db()
     assert driver.current_jobs == 0
+
+
+def test_the_trail_of_an_offer_names_the_nearer_drivers_passed_over_not_the_further_ones(
+    dispatch_now,
+):
+    # Given a nearer driver who fails a filter, the driver offered, and a further one who
+    # fails a filter too
+    expired = timezone.localdate() - timedelta(days=1)
+    nearer = driver_at(north_of(LEEDS, 1), licence_expiry=expired)
+    chosen = driver_at(north_of(LEEDS, 3))
+    driver_at(north_of(LEEDS, 6), licence_expiry=expired)
+    booking = BookingFactory()
+
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+
+    # Then the trail holds the nearer one (and why), the search, then the offer
+    assert offer.driver == chosen
+    trail = list(
+        DispatchAttempt.objects.filter(booking=booking)
+        .order_by("pk")
+        .values_list("outcome", "driver_id", "reason")
+    )
+    assert trail == [
+        (AttemptOutcome.SKIPPED, nearer.pk, SkipReason.LICENCE_EXPIRED),
+        (AttemptOutcome.SEARCHED, None, ""),
+        (AttemptOutcome.OFFERED, chosen.pk, ""),
+    ]
+
+
+def test_a_dispatch_step_after_a_decline_does_not_write_the_trail_again(dispatch_now):
+    first, second = driver_at(north_of(LEEDS, 1)), driver_at(north_of(LEEDS, 2))
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+
+    dispatch_now(offers.offer_decline, offer_id=offer.pk, driver=first)
+
+    assert Offer.objects.get(booking=booking, status=OfferStatus.OPEN).driver == second
+    searched = DispatchAttempt.objects.filter(booking=booking, outcome=AttemptOutcome.SEARCHED)
+    assert searched.count() == 1

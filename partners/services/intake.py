@@ -33,7 +33,6 @@ from bookings.services import (
 from bookings.services import booking_create as booking_create_service
 from core.errors import DomainError, LimitReached
 from core.localtime import local_day_bounds, local_today
-from dispatch.receivers import dispatch_handover_batched
 from partners.models import Account
 
 MAX_BATCH = 100  # seed section 8: up to 100 jobs per batch
@@ -208,14 +207,12 @@ def intake_batch_apply(
         new_allowance=allowance,
         actor=f"account:{account.slug}",
     )
-    # New bookings reach dispatch in one broker message for the whole batch.
-    with dispatch_handover_batched():
-        results = []
-        for job in jobs:
-            if job.job_ref in state.pending:
-                _creations_flush(state)  # this job builds on one not written yet
-            results.append(_job_result(state=state, job=job, now=now))
-        _creations_flush(state)
+    results = []
+    for job in jobs:
+        if job.job_ref in state.pending:
+            _creations_flush(state)  # this job builds on one not written yet
+        results.append(_job_result(state=state, job=job, now=now))
+    _creations_flush(state)
     return results
 
 

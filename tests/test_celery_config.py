@@ -1,0 +1,68 @@
+"""Celery's configuration, pinned to what the installed Celery does with it."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from celery.fixups.django import DjangoWorkerFixup
+from django.conf import settings
+from django.db import connection
+
+from config.celery import app
+
+
+def test_celery_reads_its_options_from_the_django_settings():
+    assert app.conf.task_always_eager == settings.CELERY_TASK_ALWAYS_EAGER
+    assert app.conf.task_acks_late is True
+    assert app.conf.worker_prefetch_multiplier == 4
+    assert app.conf.timezone == "Europe/London"
+
+
+# Real commits: the fixup would close the connection the test transaction runs in.
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_keeps_its_database_connection_from_one_task_to_the_next():
+    # Celery's Django fixup closes every connection around each task unless
+    # CELERY_DB_REUSE_MAX is set (celery/fixups/django.py); reconnecting per task cost
+    # more than a dispatch step (bench/bench_dispatch_burst.py).
+    fixup = DjangoWorkerFixup(app)
+    assert fixup.db_reuse_max == settings.CELERY_DB_REUSE_MAX > 1
+    task = SimpleNamespace(request=SimpleNamespace(is_eager=False))
+    connection.ensure_connection()
+    before = connection.connection
+
+    for _ in range(settings.CELERY_DB_REUSE_MAX - 1):
+        fixup.on_task_prerun(sender=task)
+        fixup.on_task_postrun(sender=task)
+
+    assert connection.connection is before
+
+
+@pytest.fixture
+def publishing_for_real():
+    """Tasks go through the (in-memory) broker instead of running eagerly."""
+    eager = app.conf.task_always_eager
+    app.conf.task_always_eager = False
+    yield
+    app.conf.task_always_eager = eager
+
+
+@pytest.mark.usefixtures("publishing_for_real")
+def test_the_dispatcher_publishes_one_task_message_per_booking():
+    # Through a real kombu transport (memory://), as a worker would read them.
+    from dispatch.relay import dispatch_publish
+
+    with app.connection_for_write() as conn:
+        queue = conn.SimpleQueue("celery")
+        while queue.qsize():
+            queue.get(timeout=1).ack()
+
+        dispatch_publish([11, 12, 13])
+
+        messages = [queue.get(timeout=1) for _ in range(3)]
+        tasks = [m.headers["task"] for m in messages]
+        assert tasks == ["dispatch.tasks.booking_dispatch_start"] * 3
+        assert [m.payload[0] for m in messages] == [[11], [12], [13]]
+        for message in messages:
+            message.ack()
+        queue.close()
