@@ -135,3 +135,16 @@ def test_body_size_and_media_type_errors_are_documented(schema):
         for method, operation in item.items():
             if isinstance(operation, dict) and "requestBody" in operation:
                 assert {"413", "415"} <= set(operation["responses"]), f"{method} {path}"
+
+
+def test_the_operator_guide_documents_its_errors(schema):
+    """Issue 13: "`GET /v1/operator/jobs` documents no 4xx." """
+    responses = schema["paths"]["/api/public/v1/operator/jobs"]["get"]["responses"]
+    assert {"406", "429"} <= set(responses)
+    assert "application/problem+json" in responses["429"]["content"]
+
+
+def test_the_operator_guide_is_rate_limited_per_client(client, settings):
+    settings.RATELIMITS = {**settings.RATELIMITS, "lookup": "2/m"}
+    answers = [client.get("/api/public/v1/operator/jobs").status_code for _ in range(3)]
+    assert answers == [200, 200, 429]

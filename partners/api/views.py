@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 
 from api.callers import caller_from_request
 from api.input_serializers import validated_input
+from api.ratelimits import ratelimit_enforce
 from api.schema import problem_responses
 from api.views import PublicAPIView
 from drivers.api.serializers import DriverJobsFeedOutputSerializer
@@ -297,9 +298,16 @@ class OperatorJobsView(PublicAPIView):
         operation_id="operator_jobs_guide",
         summary="How an operator connects its bridge (no key needed)",
         auth=[],
-        responses={200: OperatorIntakeGuideOutputSerializer},
+        responses={
+            200: OperatorIntakeGuideOutputSerializer,
+            **problem_responses(
+                406, 429, s406="The client accepts no JSON (send Accept: application/json)."
+            ),
+        },
     )
     def get(self, request):
+        # Anyone may read the guide, as often as the lookups of one client IP may run.
+        ratelimit_enforce(request, "lookup")
         return Response(OperatorIntakeGuideOutputSerializer(operator_intake_guide()).data)
 
     @extend_schema(
