@@ -45,42 +45,32 @@ def _next_url(request) -> str:
     return reverse("agents:authorized")
 
 
+def _sign_in_page(request, form, *, status: int = 200):
+    context = {"form": form, "next": _next_url(request)}
+    return render(request, "agents/sign_in.html", context, status=status)
+
+
 class SignInView(View):
     """Step 1: the passenger's email (input ``email``); step 2: the emailed code (``code``)."""
 
     def get(self, request):
-        return render(
-            request, "agents/sign_in.html", {"form": EmailForm(), "next": _next_url(request)}
-        )
+        return _sign_in_page(request, EmailForm())
 
     def post(self, request):
         if "code" in request.POST:
             return self._check_code(request)
         form = EmailForm(request.POST)
         if not form.is_valid():
-            return render(
-                request,
-                "agents/sign_in.html",
-                {"form": form, "next": _next_url(request)},
-                status=400,
-            )
+            return _sign_in_page(request, form, status=400)
         caller = Caller(ip=client_ip(request), source="agent", path=request.path)
         try:
             email = services.sign_in_code_send(caller=caller, email=form.cleaned_data["email"])
         except DomainError as error:
             form.add_error("email", error.detail)
-            return render(
-                request,
-                "agents/sign_in.html",
-                {"form": form, "next": _next_url(request)},
-                status=400,
-            )
+            return _sign_in_page(request, form, status=400)
         request.session[PENDING_EMAIL] = email
-        return render(
-            request,
-            "agents/sign_in_code.html",
-            {"form": CodeForm(), "email": email, "next": _next_url(request)},
-        )
+        context = {"form": CodeForm(), "email": email, "next": _next_url(request)}
+        return render(request, "agents/sign_in_code.html", context)
 
     def _check_code(self, request):
         email = request.session.get(PENDING_EMAIL, "")
