@@ -66,7 +66,7 @@ lint-imports: install
 # mutates only these functions, runs the tests that reach each one, prints the kill rate.
 # A few minutes; not part of CI. Survivors: .venv/bin/mutmut show NAME.
 MUTATE_RULES ?= 'pricing.fares.x_fare_compute__*' 'pricing.fares.x__extras__*' \
-  'pricing.fares.x__money__*' 'pricing.fares.x__ceil_units__*' \
+  'core.money.*' 'pricing.fares.x__ceil_units__*' \
   'pricing.fares.x*CompiledTariff*band_at__*' 'pricing.fares.x*Windows*precedence__*' \
   'billing.fees.*' 'bookings.services.x_booking_redeem_quote__*'
 mutate: install
