@@ -87,11 +87,6 @@ class InputSerializer(serializers.Serializer):
         return value
 
 
-def input_serializer(serializer_class: type, data) -> serializers.Serializer:
-    """``serializer_class(data=data)``: a serializer of one request body."""
-    return serializer_class(data=data)
-
-
 def validated_input(serializer_class: type, data) -> dict:
     """The validated body of a request; 400 ``invalid_body`` for a body that is not a JSON
     object, 400 ``invalid_input`` naming the fields otherwise (contract 1, 1.1)."""

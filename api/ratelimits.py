@@ -25,13 +25,6 @@ from core.errors import LimitReached
 logger = logging.getLogger(__name__)
 
 
-def caller_key(request) -> str:
-    """What limits count for an HTTP request's caller (see ``Caller.limit_key``)."""
-    from api.callers import caller_from_request
-
-    return caller_from_request(request).limit_key
-
-
 def rate_for(caller: Caller, scope: str) -> str:
     return caller.rate_limit_override or settings.RATELIMITS[scope]
 

@@ -224,12 +224,3 @@ def text_screen(
         "system, which is not accepted in booking details.",
         errors={hit.field: ["Content rejected by screening."]},
     )
-
-
-def screening_enforce(
-    request, values: Mapping[str, object], fields: Iterable[str] = FREE_TEXT_FIELDS
-) -> None:
-    """The edge's shorthand: :func:`text_screen` for the caller of an HTTP request."""
-    from api.callers import caller_from_request
-
-    text_screen(caller_from_request(request), values, fields)
