@@ -28,16 +28,28 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 UK = "GB"
 
 
+# What a resolved place is, most precise first (contract 2.1: ``precision``).
+PRECISIONS = ("address", "postcode", "venue", "station", "airport", "town")
+
+
 @dataclass(frozen=True, slots=True)
 class Place:
-    """A resolved address: where it is and what it is."""
+    """A resolved address: where it is, what it is and who said so.
+
+    ``kind`` is the contract's ``precision``; ``source`` names the backend that placed it
+    (``gazetteer``, ``postcodes``, ``nominatim``, ``photon``). ``fallback`` marks a town
+    that stands in for text naming something inside it ("10 Downing Street, London").
+    """
 
     label: str
     lat: float
     lng: float
     country: str
-    kind: str  # "place", "airport", "station", "postcode"
+    kind: str  # one of PRECISIONS
     code: str = ""  # IATA code for airports, postcode for postcodes
+    source: str = "gazetteer"
+    population: int = 0
+    fallback: bool = False
 
     @property
     def in_uk(self) -> bool:
@@ -46,6 +58,20 @@ class Place:
     @property
     def is_airport(self) -> bool:
         return self.kind == "airport"
+
+    @property
+    def precision(self) -> str:
+        return self.kind
+
+    def as_json(self) -> dict:
+        """The contract 2.1 shape of ``pickupPlace`` / ``dropoffPlace``."""
+        return {
+            "label": self.label,
+            "lat": round(self.lat, 5),
+            "lng": round(self.lng, 5),
+            "precision": self.kind,
+            "source": self.source,
+        }
 
 
 _APOSTROPHES = re.compile(r"['\u2019`]")
@@ -67,41 +93,54 @@ _AIRPORT_WORDS = {"airport", "international", "intl", "aerodrome", "airfield", "
 
 @dataclass(slots=True)
 class Gazetteer:
-    uk_places: dict[str, Place]
-    uk_alternates: dict[str, Place]
+    """Normalised name -> places. ``uk_names`` holds every UK place under its own name
+    and its alternates, most important first (population, then a place's own name before
+    another's alternate), so a shared name means the biggest place and the others stay
+    at hand for a journey whose other end is near one of them."""
+
+    uk_names: dict[str, tuple[Place, ...]]
     world_places: dict[str, Place]
     uk_airports: dict[str, Place]
     world_airports: dict[str, Place]
     iata: dict[str, Place]
     stations: dict[str, Place]
     town_stations: dict[str, Place]
+    venues: dict[str, Place]
 
     @classmethod
     def build(cls) -> Gazetteer:
-        uk_places: dict[str, Place] = {}
-        uk_alternates: dict[str, Place] = {}
+        ranked: dict[str, list[tuple[int, int, int, Place]]] = {}
         world_places: dict[str, Place] = {}
         with open(DATA_DIR / "places.tsv", encoding="utf8") as f:
-            for line in f:
+            for order, line in enumerate(f):
                 if line.startswith("#"):
                     continue
-                name, alternates, lat, lng, country, _population, _admin1 = line.rstrip("\n").split(
-                    "\t"
-                )
-                # Rows are sorted by population, so the first place to claim a key keeps it.
-                place = Place(name, float(lat), float(lng), country, "place")
-                target = uk_places if country == UK else world_places
-                target.setdefault(normalise(name), place)
-                if alternates:
-                    alternate_target = uk_alternates if country == UK else world_places
-                    for alternate in alternates.split("|"):
-                        alternate_target.setdefault(normalise(alternate), place)
-        for key in uk_places.keys() & uk_alternates.keys():
-            del uk_alternates[key]  # a real name beats another place's alternate
+                name, alternates, lat, lng, country, population, _admin1 = line.rstrip(
+                    "\n"
+                ).split("\t")
+                if country != UK:
+                    place = Place(name, float(lat), float(lng), country, "town")
+                    # Rows are sorted by population, so the first place to claim a key keeps it.
+                    for alias in (name, *alternates.split("|")) if alternates else (name,):
+                        world_places.setdefault(normalise(alias), place)
+                    continue
+                people = int(population or 0)
+                place = Place(name, float(lat), float(lng), UK, "town", population=people)
+                own = normalise(name)
+                ranked.setdefault(own, []).append((-people, 0, order, place))
+                for alternate in alternates.split("|") if alternates else ():
+                    key = normalise(alternate)
+                    if key and key != own:
+                        ranked.setdefault(key, []).append((-people, 1, order, place))
+        uk_names = {
+            key: tuple(dict.fromkeys(p for *_, p in sorted(entries)))
+            for key, entries in ranked.items()
+        }
 
         uk_airports: dict[str, Place] = {}
         world_airports: dict[str, Place] = {}
         iata: dict[str, Place] = {}
+        by_city: list[tuple[dict[str, Place], str, Place]] = []
         path = Path(airportsdata.__file__).parent / "airports.csv"
         with open(path, encoding="utf8") as f:
             reader = csv.reader(f)
@@ -110,11 +149,19 @@ class Gazetteer:
                 code, name, city, country = row[1], row[2], row[3], row[5]
                 if not code:
                     continue
-                place = Place(name, float(row[7]), float(row[8]), country, "airport", code)
+                label = f"{name} ({code})"
+                place = Place(label, float(row[7]), float(row[8]), country, "airport", code)
                 iata.setdefault(code.lower(), place)
                 target = uk_airports if country == UK else world_airports
-                for key in _airport_keys(name, city):
+                for key in _airport_name_keys(name, city):
                     target.setdefault(key, place)
+                by_city.append((target, normalise(city), place))
+        # "<city> airport" names an airport only after every airport's own name has
+        # claimed its keys: "Glasgow Airport" is Glasgow International, not "Glasgow
+        # Prestwick Airport" (whose city is Glasgow too).
+        for target, city_key, place in by_city:
+            if city_key:
+                target.setdefault(city_key + " airport", place)
 
         stations: dict[str, Place] = {}
         town_stations: dict[str, Place] = {}
@@ -122,32 +169,42 @@ class Gazetteer:
             for station in json.load(f)["stations"]:
                 place = Place(station["name"], station["lat"], station["lng"], UK, "station")
                 for name in (station["name"], *station["aliases"]):
-                    key = normalise(name)
-                    stations.setdefault(key, place)
+                    stations.setdefault(normalise(name), place)
                 if station.get("town"):
                     town_stations[normalise(station["town"])] = place
+
+        venues: dict[str, Place] = {}
+        with open(DATA_DIR / "uk_venues.json", encoding="utf8") as f:
+            for venue in json.load(f)["venues"]:
+                label = f"{venue['name']}, {venue['town']}"
+                place = Place(label, venue["lat"], venue["lng"], UK, "venue")
+                for name in (venue["name"], *venue.get("aliases", [])):
+                    venues.setdefault(normalise(name), place)
+                    venues.setdefault(normalise(f"{name} {venue['town']}"), place)
         return cls(
-            uk_places,
-            uk_alternates,
+            uk_names,
             world_places,
             uk_airports,
             world_airports,
             iata,
             stations,
             town_stations,
+            venues,
         )
 
 
-def _airport_keys(name: str, city: str) -> list[str]:
+def _airport_name_keys(name: str, city: str) -> list[str]:
     full = normalise(name)
     core = " ".join(w for w in full.split() if w not in _AIRPORT_WORDS)
-    keys = [full, core]
+    keys = [full, core, core + " airport"]
     city_key = normalise(city)
     if city_key and core.startswith(city_key + " "):
         keys.append(core[len(city_key) + 1 :])  # "london heathrow" -> "heathrow"
-    if city_key and core != city_key:
-        keys.append(city_key + " airport")  # "leeds airport" -> Leeds Bradford
-    return [k for k in keys if k]
+        keys.append(core[len(city_key) + 1 :] + " airport")
+    elif city_key and f" {city_key} " in f" {core} ":
+        tail = core[core.index(city_key) :]  # "george best belfast city" -> "belfast city"
+        keys += [tail, tail + " airport"]
+    return [k for k in keys if k and k != "airport"]
 
 
 _index: Gazetteer | None = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 import requests
@@ -18,6 +19,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from pricing.gazetteer import Gazetteer, Place, gazetteer_get, normalise
+from pricing.routing import great_circle_m
 
 logger = logging.getLogger(__name__)
 
@@ -73,19 +75,48 @@ _STREET_WORDS = {
 
 
 class Geocoder:
-    """Interface: ``geocode(text, *, worldwide=False) -> Place | None``.
+    """Interface: ``geocode(text, *, worldwide=False, near=None) -> Place | None``.
 
     Implementations may return a non-UK place whatever ``worldwide`` says; the caller
-    decides whether that is outside the service area (contract 2.1).
+    decides whether that is outside the service area (contract 2.1). ``near`` is the
+    journey's other end, when known: a name shared by several places then means the one
+    near it (a taxi journey is local), else the most important one.
     """
 
-    def geocode(self, text: str, *, worldwide: bool = False) -> Place | None:
+    def geocode(
+        self, text: str, *, worldwide: bool = False, near: Place | None = None
+    ) -> Place | None:
         raise NotImplementedError
 
 
+# A shared name means the namesake within this distance of the journey's other end
+# before the most important namesake further away ("Llanfairpwllgwyngyll" -> "Bangor" is
+# Bangor, Gwynedd, 4 miles away; not Bangor, County Down, the bigger town).
+NEAR_KM = 50.0
+
+
+def _nearest(candidates: tuple[Place, ...], near: Place | None) -> Place:
+    primary = candidates[0]
+    if near is None or len(candidates) == 1:
+        return primary
+
+    def km(place: Place) -> float:
+        return great_circle_m(place.lat, place.lng, near.lat, near.lng) / 1000
+
+    if km(primary) <= NEAR_KM:
+        return primary
+    nearest = min(candidates, key=km)
+    return nearest if km(nearest) <= NEAR_KM else primary
+
+
+# An airport known by a bare name ("Stansted", "Heathrow") is what that name means unless
+# a town of at least this many people bears it ("Luton", "Newcastle").
+AIRPORT_BEATS_TOWN = 10_000
+
+
 class OfflineGeocoder(Geocoder):
-    """Airports (name or IATA), UK towns and villages, major rail stations, world cities;
-    "<street or venue>, <town>" falls back to the town."""
+    """Airports (name or IATA), stations, venues, UK towns and villages, world cities;
+    "<street or venue>, <town>" falls back to the town (marked ``fallback``)."""
 
     # Answers remembered per process: the data never changes while it runs, Place is
     # immutable, and the same stations and airports come up again and again.
@@ -93,66 +124,83 @@ class OfflineGeocoder(Geocoder):
 
     def __init__(self, index: Gazetteer | None = None) -> None:
         self._index = index
-        self._answers: dict[tuple[str, bool], Place | None] = {}
+        self._answers: dict[tuple[str, bool], tuple[Place, ...]] = {}
 
     @property
     def index(self) -> Gazetteer:
         return self._index or gazetteer_get()
 
-    def geocode(self, text: str, *, worldwide: bool = False) -> Place | None:
+    def geocode(
+        self, text: str, *, worldwide: bool = False, near: Place | None = None
+    ) -> Place | None:
+        candidates = self.candidates(text, worldwide=worldwide)
+        return _nearest(candidates, near) if candidates else None
+
+    def candidates(self, text: str, *, worldwide: bool = False) -> tuple[Place, ...]:
+        """Every place ``text`` may mean, the most important first (empty: none)."""
         key = (text, worldwide)
         try:
             return self._answers[key]
         except KeyError:
             pass
-        place = self._geocode(text, worldwide=worldwide)
+        places = self._geocode(text, worldwide=worldwide)
         if len(self._answers) >= self.CACHE_SIZE:
             self._answers.clear()
-        self._answers[key] = place
-        return place
+        self._answers[key] = places
+        return places
 
-    def _geocode(self, text: str, *, worldwide: bool) -> Place | None:
+    def _geocode(self, text: str, *, worldwide: bool) -> tuple[Place, ...]:
         raw_parts = [p for p in re.split(r"[,\n;]+", text) if p.strip()]
         # Postcodes need the online backend; drop them so "Leeds LS1 4DY" finds Leeds.
         parts = []
+        dropped = False
         for raw in raw_parts:
             raw = raw.strip()
             if FULL_POSTCODE_RE.match(raw):
+                dropped = True
                 continue
-            key = normalise(_drop_postcode(raw))
+            without = _drop_postcode(raw)
+            dropped = dropped or without != raw
+            key = normalise(without)
             if key and key not in _COUNTRY_WORDS:
                 parts.append((raw, key))
         if not parts:
-            return None
+            return ()
+        whole = " ".join(k for _, k in parts)
         candidates = []
         if len(parts) > 1:
-            candidates.append((text.strip(), " ".join(k for _, k in parts)))
+            candidates.append((text.strip(), whole))
         candidates.extend(parts)
-        # A part naming an airport or station beats a town named elsewhere in the text.
+        # A part naming an airport, station or venue beats a town named elsewhere.
         for raw, key in candidates:
             place = self._lookup_transport(raw, key)
             if place is not None:
-                return place
+                return (place,)
         for _raw, key in candidates:
             if _looks_like_street(key):
                 continue
-            place = self._lookup_place(key, worldwide)
-            if place is not None:
-                return place
-        return None
+            places = self._lookup_place(key, worldwide)
+            if places:
+                if dropped or key != whole:
+                    # The text named something in this town that we cannot place.
+                    places = tuple(replace(p, fallback=True) for p in places)
+                return places
+        return ()
 
     def _lookup_transport(self, raw: str, key: str) -> Place | None:
         index = self.index
         if key in index.stations:
             return index.stations[key]
+        if key in index.venues:
+            return index.venues[key]
         core = _strip(key, _STATION_SUFFIXES)
         if core != key:
-            return (
-                index.stations.get(core)
-                or index.town_stations.get(core)
-                or (index.uk_places.get(core))
-            )
-        if len(key) == 3 and key in index.iata and (raw.isupper() or key not in index.uk_places):
+            station = index.stations.get(core) or index.town_stations.get(core)
+            if station is not None:
+                return station
+            towns = index.uk_names.get(core)
+            return towns[0] if towns else None
+        if len(key) == 3 and key in index.iata and (raw.isupper() or key not in index.uk_names):
             return index.iata[key]
         core = _strip(key, _AIRPORT_SUFFIXES)
         words = key.split()
@@ -162,22 +210,25 @@ class OfflineGeocoder(Geocoder):
                 break
         if core != key:
             for table in (index.uk_airports, index.world_airports):
-                place = table.get(key) or table.get(core) or table.get(core + " airport")
+                place = table.get(key) or table.get(core + " airport") or table.get(core)
                 if place is not None:
                     return place
         return None
 
-    def _lookup_place(self, key: str, worldwide: bool) -> Place | None:
+    def _lookup_place(self, key: str, worldwide: bool) -> tuple[Place, ...]:
         index = self.index
         key = key.removeprefix("the ")
-        # A place's own name, then an airport ("Stansted"), then an alternate name ("Brum").
-        place = (
-            index.uk_places.get(key) or index.uk_airports.get(key) or (index.uk_alternates.get(key))
-        )
-        if place is not None:
-            return place
+        # A place's name (most important first), then an airport ("Luton" is the town);
+        # an airport's own short name beats a village ("Stansted" is the airport).
+        places = index.uk_names.get(key, ())
+        airport = index.uk_airports.get(key)
+        if airport is not None and (not places or places[0].population < AIRPORT_BEATS_TOWN):
+            return (airport, *places)
+        if places:
+            return places
         # Found abroad even without worldwide: the caller answers outside_service_area.
-        return index.world_places.get(key) or index.world_airports.get(key)
+        place = index.world_places.get(key) or index.world_airports.get(key)
+        return (place,) if place is not None else ()
 
 
 def _strip(key: str, suffixes: tuple[str, ...]) -> str:
@@ -213,7 +264,15 @@ class PostcodesIoGeocoder(Geocoder):
         self.timeout = timeout or settings.PRICING_GEOCODER_TIMEOUT
         self.offline = OfflineGeocoder()
 
-    def geocode(self, text: str, *, worldwide: bool = False) -> Place | None:
+    def geocode(
+        self, text: str, *, worldwide: bool = False, near: Place | None = None
+    ) -> Place | None:
+        place = self._postcode_in(text)
+        if place is not None:
+            return place
+        return self.offline.geocode(text, worldwide=worldwide, near=near)
+
+    def _postcode_in(self, text: str) -> Place | None:
         for match in POSTCODE_RE.finditer(text):
             outward, inward = match.group(1).upper(), (match.group(2) or "").upper()
             if not any(c.isdigit() for c in outward):
@@ -221,7 +280,7 @@ class PostcodesIoGeocoder(Geocoder):
             place = self._postcode(outward, inward)
             if place is not None:
                 return place
-        return self.offline.geocode(text, worldwide=worldwide)
+        return None
 
     def _postcode(self, outward: str, inward: str) -> Place | None:
         if inward:
@@ -243,7 +302,13 @@ class PostcodesIoGeocoder(Geocoder):
             town = town[0] if town else None
         label = f"{code}, {town}" if town else code
         return Place(
-            label, float(result["latitude"]), float(result["longitude"]), "GB", "postcode", code
+            label,
+            float(result["latitude"]),
+            float(result["longitude"]),
+            "GB",
+            "postcode",
+            code,
+            source="postcodes",
         )
 
 
