@@ -88,6 +88,14 @@ def normalise(text: str) -> str:
     return _NON_WORD.sub(" ", text).strip()
 
 
+# Names airports go by today that airportsdata does not (yet) carry: renamed airports.
+AIRPORT_ALIASES = {
+    "Teesside International Airport": "MME",  # Durham Tees Valley until 2019
+    "Teesside Airport": "MME",
+    "John Lennon Airport": "LPL",
+    "George Best Airport": "BHD",
+}
+
 _AIRPORT_WORDS = {"airport", "international", "intl", "aerodrome", "airfield", "terminal"}
 
 
@@ -99,6 +107,7 @@ class Gazetteer:
     at hand for a journey whose other end is near one of them."""
 
     uk_names: dict[str, tuple[Place, ...]]
+    uk_own_names: frozenset[str]  # keys that are some UK place's own name, not an alternate
     world_places: dict[str, Place]
     uk_airports: dict[str, Place]
     world_airports: dict[str, Place]
@@ -115,9 +124,9 @@ class Gazetteer:
             for order, line in enumerate(f):
                 if line.startswith("#"):
                     continue
-                name, alternates, lat, lng, country, population, _admin1 = line.rstrip(
-                    "\n"
-                ).split("\t")
+                name, alternates, lat, lng, country, population, _admin1 = line.rstrip("\n").split(
+                    "\t"
+                )
                 if country != UK:
                     place = Place(name, float(lat), float(lng), country, "town")
                     # Rows are sorted by population, so the first place to claim a key keeps it.
@@ -136,6 +145,9 @@ class Gazetteer:
             key: tuple(dict.fromkeys(p for *_, p in sorted(entries)))
             for key, entries in ranked.items()
         }
+        uk_own_names = frozenset(
+            key for key, entries in ranked.items() if any(e[1] == 0 for e in entries)
+        )
 
         uk_airports: dict[str, Place] = {}
         world_airports: dict[str, Place] = {}
@@ -162,6 +174,8 @@ class Gazetteer:
         for target, city_key, place in by_city:
             if city_key:
                 target.setdefault(city_key + " airport", place)
+        for alias, code in AIRPORT_ALIASES.items():
+            uk_airports.setdefault(normalise(alias), iata[code.lower()])
 
         stations: dict[str, Place] = {}
         town_stations: dict[str, Place] = {}
@@ -183,6 +197,7 @@ class Gazetteer:
                     venues.setdefault(normalise(f"{name} {venue['town']}"), place)
         return cls(
             uk_names,
+            uk_own_names,
             world_places,
             uk_airports,
             world_airports,

@@ -10,6 +10,7 @@ service turns that into 422 ``address_not_found``.
 from __future__ import annotations
 
 import logging
+import math
 import re
 from dataclasses import replace
 from functools import lru_cache
@@ -18,6 +19,7 @@ import requests
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from core.errors import DomainError
 from pricing.gazetteer import Gazetteer, Place, gazetteer_get, normalise
 from pricing.routing import great_circle_m
 
@@ -110,7 +112,7 @@ def _nearest(candidates: tuple[Place, ...], near: Place | None) -> Place:
 
 
 # An airport known by a bare name ("Stansted", "Heathrow") is what that name means unless
-# a town of at least this many people bears it ("Luton", "Newcastle").
+# it is a place's own name, or the alternate name of a place of at least this many people.
 AIRPORT_BEATS_TOWN = 10_000
 
 
@@ -218,11 +220,15 @@ class OfflineGeocoder(Geocoder):
     def _lookup_place(self, key: str, worldwide: bool) -> tuple[Place, ...]:
         index = self.index
         key = key.removeprefix("the ")
-        # A place's name (most important first), then an airport ("Luton" is the town);
-        # an airport's own short name beats a village ("Stansted" is the airport).
+        # A place's own name (most important first) beats an airport ("Luton", "Oban" are
+        # the towns); an airport's short name beats a small place's alternate name
+        # ("Stansted" is the airport, not Stansted Mountfitchet).
         places = index.uk_names.get(key, ())
         airport = index.uk_airports.get(key)
-        if airport is not None and (not places or places[0].population < AIRPORT_BEATS_TOWN):
+        if airport is not None and (
+            not places
+            or (key not in index.uk_own_names and places[0].population < AIRPORT_BEATS_TOWN)
+        ):
             return (airport, *places)
         if places:
             return places
@@ -309,6 +315,52 @@ class PostcodesIoGeocoder(Geocoder):
             "postcode",
             code,
             source="postcodes",
+        )
+
+
+# Two ends closer than this are one point (contract 2.1.1).
+SAME_POINT_M = 50.0
+
+
+def town_radius_km(town: Place) -> float:
+    """How far a town's centre stands for the town: 1.5 km for a village, growing with
+    the log of the population to 8 km for a city the size of London."""
+    people = max(town.population, 1000)
+    return min(8.0, 1.5 + 2 * math.log10(people / 1000))
+
+
+def places_require_precise(
+    *, pickup: Place, dropoff: Place, pickup_text: str, dropoff_text: str
+) -> None:
+    """Refuse a journey the resolved places cannot price (contract 2.1.1, issue 15).
+
+    422 ``address_not_precise`` when two different texts land on one point, or when an
+    end is only a town's centre and the other end lies inside that town while naming
+    something more precise or standing in for a street itself ("10 Downing Street,
+    London" -> "British Museum, London"): the fare would measure the town, not the
+    journey. Town to town ("Harrogate" -> "Knaresborough") is centre to centre, as asked.
+    """
+    metres = great_circle_m(pickup.lat, pickup.lng, dropoff.lat, dropoff.lng)
+    coarse: dict[str, list[str]] = {}
+    if metres < SAME_POINT_M and normalise(pickup_text) != normalise(dropoff_text):
+        message = f"Resolves to the same point as the other end ({pickup.label})."
+        coarse = {"pickup": [message], "dropoff": [message]}
+    for field_name, end, other in (("pickup", pickup, dropoff), ("dropoff", dropoff, pickup)):
+        if (
+            end.kind == "town"
+            and (end.fallback or other.kind != "town" or other.fallback)
+            and metres < town_radius_km(end) * 1000
+        ):
+            coarse.setdefault(field_name, []).append(
+                f"Only placed as far as {end.label} (precision town), too coarse for a "
+                "journey within it; give a station, venue, airport or postcode."
+            )
+    if coarse:
+        raise DomainError(
+            "address_not_precise",
+            "The pickup and dropoff cannot be told apart precisely enough to price the "
+            f"journey ({pickup.label} -> {dropoff.label}).",
+            errors=coarse,
         )
 
 

@@ -15,7 +15,7 @@ from core.errors import DomainError
 from core.money import gbp
 from pricing.fares import FareOptions, TariffIncomplete, fare_compute
 from pricing.gazetteer import Place
-from pricing.geocoding import geocoder_get
+from pricing.geocoding import geocoder_get, places_require_precise
 from pricing.models import Quote
 from pricing.routing import router_get
 from pricing.selectors import tariff_select
@@ -52,8 +52,8 @@ def _rename(errors: dict[str, list[str]], field_names: Mapping[str, str] | None)
     return {field_names.get(k, k): v for k, v in errors.items()}
 
 
-def _locate(text: str, *, field_name: str, worldwide: bool) -> Place:
-    place = geocoder_get().geocode(text, worldwide=worldwide)
+def _locate(text: str, *, field_name: str, worldwide: bool, near: Place | None = None) -> Place:
+    place = geocoder_get().geocode(text, worldwide=worldwide, near=near)
     if place is None:
         raise DomainError(
             "address_not_found",
@@ -73,6 +73,18 @@ def _locate(text: str, *, field_name: str, worldwide: bool) -> Place:
             errors={field_name: ["Outside the UK; set worldwide to true."]},
         )
     return place
+
+
+def meet_and_greet_require_airport(*, meet_and_greet: bool, pickup: Place) -> None:
+    """Meet and greet is for airport pickups only (contract 2.1): every door that takes
+    ``meetAndGreet`` (v1 quote and booking, the MCP tools) prices through here."""
+    if meet_and_greet and not pickup.is_airport:
+        raise DomainError(
+            "invalid_input",
+            f"Meet and greet is for airport pickups only; the pickup is {pickup.label} "
+            f"(precision {pickup.kind}).",
+            errors={"meetAndGreet": ["Only for airport pickups."]},
+        )
 
 
 def quote_price(
@@ -110,7 +122,14 @@ def quote_price(
         elif timezone.is_naive(depart_at):
             depart_at = depart_at.replace(tzinfo=dt.UTC)  # contract 2.1: departAt is UTC
         origin = _locate(pickup, field_name="pickup", worldwide=worldwide)
-        destination = _locate(dropoff, field_name="dropoff", worldwide=worldwide)
+        destination = _locate(dropoff, field_name="dropoff", worldwide=worldwide, near=origin)
+        # A shared pickup name means the namesake near the dropoff ("Bangor" ->
+        # "Llanfairpwllgwyngyll"); answers are cached, so this costs a dict lookup.
+        origin = _locate(pickup, field_name="pickup", worldwide=worldwide, near=destination)
+        places_require_precise(
+            pickup=origin, dropoff=destination, pickup_text=pickup, dropoff_text=dropoff
+        )
+        meet_and_greet_require_airport(meet_and_greet=meet_and_greet, pickup=origin)
     except DomainError as problem:
         if problem.errors:
             problem.errors = _rename(problem.errors, field_names)
@@ -226,6 +245,8 @@ def quote_create(
         dropoff_label=priced.dropoff.label[:300],
         dropoff_lat=priced.dropoff.lat,
         dropoff_lng=priced.dropoff.lng,
+        pickup_place=priced.pickup.as_json(),
+        dropoff_place=priced.dropoff.as_json(),
         passengers=priced.passengers,
         vehicle_type=priced.vehicle_type,
         depart_at=priced.depart_at,

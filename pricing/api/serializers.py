@@ -14,6 +14,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.input_serializers import InputSerializer
+from pricing.gazetteer import PRECISIONS
 from pricing.models import TariffKind
 from pricing.vehicles import MAX_PASSENGERS, VehicleType
 
@@ -93,6 +94,20 @@ class TariffSourceSerializer(FrozenJSONSerializer):
     band = serializers.CharField(required=False, help_text="The tariff band that applied.")
 
 
+class ResolvedPlaceSerializer(FrozenJSONSerializer):
+    """Where an end of the journey was placed (contract 2.1), stored when it was priced;
+    null for quotes and bookings made before places were kept."""
+
+    label = serializers.CharField()
+    lat = serializers.FloatField()
+    lng = serializers.FloatField()
+    precision = serializers.ChoiceField(choices=list(PRECISIONS))
+    source = serializers.CharField(help_text="gazetteer, postcodes, nominatim or photon.")
+
+    def to_representation(self, instance):
+        return instance or None
+
+
 class QuoteV1ResponseSerializer(serializers.Serializer):
     quote_id = serializers.UUIDField(source="pk")
     fareGBP = serializers.FloatField(source="fare")
@@ -106,6 +121,8 @@ class QuoteV1ResponseSerializer(serializers.Serializer):
         many=True, source="applied_rules", help_text="Sums to fareGBP."
     )
     tariffSource = TariffSourceSerializer(source="tariff_source")
+    pickupPlace = ResolvedPlaceSerializer(source="pickup_place", allow_null=True)
+    dropoffPlace = ResolvedPlaceSerializer(source="dropoff_place", allow_null=True)
     bookingUrl = BookingUrlField()
     expiresAt = QuoteTimeField(source="expires_at")
 
