@@ -115,6 +115,21 @@ class Gazetteer:
     stations: dict[str, Place]
     town_stations: dict[str, Place]
     venues: dict[str, Place]
+    # Licensing authority -> (place, radius km) of each circle of its area.
+    licensing_areas: dict[str, tuple[tuple[Place, float], ...]]
+
+    def licensing_authority_at(self, lat: float, lng: float) -> str | None:
+        """The licensing authority whose area holds the point (the most central when
+        circles overlap), from pricing/data/uk_licensing_areas.json."""
+        from pricing.routing import great_circle_m  # routing imports Place from here
+
+        best, best_ratio = None, 1.0
+        for authority, circles in self.licensing_areas.items():
+            for centre, radius_km in circles:
+                ratio = great_circle_m(lat, lng, centre.lat, centre.lng) / (radius_km * 1000)
+                if ratio <= best_ratio:
+                    best, best_ratio = authority, ratio
+        return best
 
     @classmethod
     def build(cls) -> Gazetteer:
@@ -195,6 +210,19 @@ class Gazetteer:
                 for name in (venue["name"], *venue.get("aliases", [])):
                     venues.setdefault(normalise(name), place)
                     venues.setdefault(normalise(f"{name} {venue['town']}"), place)
+        licensing_areas = {}
+        for authority, circles in licensing_areas_load().items():
+            placed = []
+            for name, radius_km in circles:
+                key = normalise(name)
+                centre = (
+                    stations.get(key)
+                    or uk_airports.get(key)
+                    or next(iter(uk_names.get(key, ())), None)
+                )
+                if centre is not None:
+                    placed.append((centre, float(radius_km)))
+            licensing_areas[authority] = tuple(placed)
         return cls(
             uk_names,
             uk_own_names,
@@ -205,7 +233,15 @@ class Gazetteer:
             stations,
             town_stations,
             venues,
+            licensing_areas,
         )
+
+
+def licensing_areas_load() -> dict[str, list[tuple[str, float]]]:
+    """Licensing authority -> [(place name, radius km)] (pricing/data/uk_licensing_areas.json)."""
+    with open(DATA_DIR / "uk_licensing_areas.json", encoding="utf8") as f:
+        areas = json.load(f)["areas"]
+    return {authority: [(name, km) for name, km in circles] for authority, circles in areas.items()}
 
 
 def _airport_name_keys(name: str, city: str) -> list[str]:

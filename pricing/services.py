@@ -14,7 +14,7 @@ from core import fast_paths
 from core.errors import DomainError
 from core.money import gbp
 from pricing.fares import FareOptions, TariffIncomplete, fare_compute
-from pricing.gazetteer import Place
+from pricing.gazetteer import Place, gazetteer_get
 from pricing.geocoding import geocoder_get, places_require_precise
 from pricing.models import Quote
 from pricing.routing import router_get
@@ -85,6 +85,15 @@ def meet_and_greet_require_airport(*, meet_and_greet: bool, pickup: Place) -> No
             f"(precision {pickup.kind}).",
             errors={"meetAndGreet": ["Only for airport pickups."]},
         )
+
+
+def _unloaded_licensing_authority(tariff, pickup: Place) -> str | None:
+    """The council whose licensing area holds the pickup when the network's own rate
+    prices it instead (issue 15: "Leeds station" is Leeds City Council's), so the quote
+    says whose table is missing rather than let the network rate pass for the council's."""
+    if tariff.kind != "operator" or tariff.account_id is not None or not pickup.in_uk:
+        return None
+    return gazetteer_get().licensing_authority_at(pickup.lat, pickup.lng)
 
 
 def quote_price(
@@ -180,7 +189,15 @@ def quote_price(
         uncertain = list(tariff.source["uncertain"]) + [
             u for u in result.uncertain if u not in tariff.source["uncertain"]
         ]
+        authority = _unloaded_licensing_authority(tariff, origin)
+        if authority is not None:
+            uncertain.append(
+                f"The pickup is in {authority}'s licensing area, which has no current, complete "
+                "table of fares loaded; priced at the network's approved rate."
+            )
         source = {**tariff.source, "uncertain": uncertain, "band": result.band}
+        if authority is not None:
+            source["licensingAuthority"] = authority
         band = result.band
     return PricedJourney(
         fare=fare,

@@ -92,6 +92,13 @@ class TariffSourceSerializer(FrozenJSONSerializer):
     )
     sourceUrl = serializers.URLField(allow_null=True)
     band = serializers.CharField(required=False, help_text="The tariff band that applied.")
+    licensingAuthority = serializers.CharField(
+        required=False,
+        help_text=(
+            "Only when the network's rate priced a pickup inside a council's licensing "
+            "area whose table is not loaded: that council."
+        ),
+    )
 
 
 class ResolvedPlaceSerializer(FrozenJSONSerializer):
