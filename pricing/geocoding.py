@@ -318,6 +318,96 @@ class PostcodesIoGeocoder(Geocoder):
         )
 
 
+# What an OpenStreetMap feature is, as contract 2.1 names precision.
+_OSM_TOWNS = {"city", "town", "village", "hamlet", "suburb", "municipality", "locality"}
+_OSM_PRECISION = {"railway": "station", "aeroway": "airport", "place": "town"}
+_OSM_VENUES = {"amenity", "tourism", "leisure", "historic", "shop", "office", "building"}
+
+
+def _osm_precision(osm_class: str, osm_type: str) -> str:
+    if osm_type in _OSM_TOWNS:
+        return "town"
+    if osm_class in _OSM_PRECISION:
+        return _OSM_PRECISION[osm_class]
+    return "venue" if osm_class in _OSM_VENUES else "address"
+
+
+class AddressGeocoder(PostcodesIoGeocoder):
+    """Postcodes (postcodes.io), then the offline index, then full street addresses
+    through a Nominatim or Photon service (``PRICING_ADDRESS_SERVICE``) via geopy.
+
+    Used only when configured (contract 2.1.1): ``PRICING_GEOCODER =
+    "pricing.geocoding.AddressGeocoder"``. The service is asked only for text the offline
+    index cannot place, or can place only as the town it names ("10 Downing Street,
+    London"); when the service fails or finds nothing, the offline answer stands.
+    """
+
+    def __init__(self, service=None) -> None:
+        super().__init__()
+        self.service_name = settings.PRICING_ADDRESS_SERVICE
+        self.service = service or self._service()
+
+    def _service(self):
+        from geopy.adapters import RequestsAdapter
+        from geopy.geocoders import Nominatim, Photon
+
+        options = {
+            "user_agent": settings.PRICING_ADDRESS_USER_AGENT,
+            "timeout": self.timeout,
+            "scheme": settings.PRICING_ADDRESS_SCHEME,
+            "adapter_factory": RequestsAdapter,
+        }
+        if settings.PRICING_ADDRESS_DOMAIN:
+            options["domain"] = settings.PRICING_ADDRESS_DOMAIN
+        service = {"nominatim": Nominatim, "photon": Photon}[self.service_name]
+        return service(**options)
+
+    def geocode(
+        self, text: str, *, worldwide: bool = False, near: Place | None = None
+    ) -> Place | None:
+        place = self._postcode_in(text)
+        if place is not None:
+            return place
+        offline = self.offline.geocode(text, worldwide=worldwide, near=near)
+        if offline is not None and not offline.fallback:
+            return offline
+        return self._address(text, worldwide=worldwide) or offline
+
+    def _address(self, text: str, *, worldwide: bool) -> Place | None:
+        from geopy.exc import GeopyError
+
+        try:
+            if self.service_name == "photon":
+                found = self.service.geocode(text, exactly_one=True)
+            else:
+                countries = None if worldwide else "gb"
+                found = self.service.geocode(
+                    text, exactly_one=True, country_codes=countries, addressdetails=True
+                )
+        except GeopyError as exc:
+            logger.warning("%s unreachable for an address: %s", self.service_name, exc)
+            return None
+        if found is None:
+            return None
+        raw = found.raw
+        if self.service_name == "photon":
+            props = raw.get("properties", {})
+            country = (props.get("countrycode") or "").upper()
+            osm_class, osm_type = props.get("osm_key", ""), props.get("type", "")
+        else:
+            address = raw.get("address") or {}
+            country = (address.get("country_code") or "gb").upper()
+            osm_class, osm_type = raw.get("class", ""), raw.get("addresstype", raw.get("type", ""))
+        return Place(
+            found.address[:200],
+            float(found.latitude),
+            float(found.longitude),
+            country or "GB",
+            _osm_precision(osm_class, osm_type),
+            source=self.service_name,
+        )
+
+
 # Two ends closer than this are one point (contract 2.1.1).
 SAME_POINT_M = 50.0
 
