@@ -157,7 +157,9 @@ class Gazetteer:
                     if key and key != own:
                         ranked.setdefault(key, []).append((-people, 1, order, place))
         uk_names = {
-            key: tuple(dict.fromkeys(p for *_, p in sorted(entries)))
+            key: (entries[0][3],)
+            if len(entries) == 1
+            else tuple(dict.fromkeys(p for *_, p in sorted(entries)))
             for key, entries in ranked.items()
         }
         uk_own_names = frozenset(
