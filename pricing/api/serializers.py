@@ -21,7 +21,11 @@ from pricing.vehicles import MAX_PASSENGERS, VehicleType
 
 class QuoteV1RequestSerializer(InputSerializer):
     pickup = serializers.CharField(
-        max_length=300, help_text="Address, station, postcode or airport."
+        max_length=300,
+        help_text=(
+            "Address, venue, station, postcode, town or airport (name or IATA code). "
+            "Where it resolved to comes back as pickupPlace."
+        ),
     )
     dropoff = serializers.CharField(max_length=300)
     departAt = serializers.DateTimeField(
@@ -41,7 +45,11 @@ class QuoteV1RequestSerializer(InputSerializer):
     )
     passengers = serializers.IntegerField(min_value=1, max_value=MAX_PASSENGERS, default=1)
     meetAndGreet = serializers.BooleanField(
-        default=False, help_text="Airport meet and greet, adds 25 GBP."
+        default=False,
+        help_text=(
+            "Airport meet and greet, adds 25 GBP. Only for a pickup that resolves to an "
+            "airport (pickupPlace.precision airport); elsewhere 400 invalid_input."
+        ),
     )
     worldwide = serializers.BooleanField(default=False, help_text="True for journeys abroad.")
 
