@@ -14,12 +14,14 @@ Lookups are dictionary hits on a normalised key, so they cost microseconds.
 
 from __future__ import annotations
 
+import bisect
 import csv
+import itertools
 import json
 import re
 import threading
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import airportsdata
@@ -117,6 +119,39 @@ class Gazetteer:
     venues: dict[str, Place]
     # Licensing authority -> (place, radius km) of each circle of its area.
     licensing_areas: dict[str, tuple[tuple[Place, float], ...]]
+    # Every UK key, sorted, for prefix search (suggestions); built on first use.
+    _suggest_keys: list[str] = field(default_factory=list)
+
+    def suggest(self, text: str, *, limit: int = 8) -> list[Place]:
+        """UK places whose name starts with ``text`` (a place-suggestion box): airports,
+        stations and venues first, then towns by population; one entry per place.
+        Names are matched as the geocoder reads them, so a suggestion's label geocodes
+        back to the same place."""
+        prefix = normalise(text)
+        if len(prefix) < 2 or limit < 1:
+            return []
+        if not self._suggest_keys:
+            self._suggest_keys = sorted(
+                {*self.uk_names, *self.uk_airports, *self.stations, *self.venues}
+            )
+        keys = self._suggest_keys
+        found: dict[Place, tuple] = {}
+        start = bisect.bisect_left(keys, prefix)
+        for key in itertools.islice(keys, start, start + 400):
+            if not key.startswith(prefix):
+                break
+            for place in self._places_for(key):
+                rank = (_SUGGEST_ORDER.get(place.kind, 9), -place.population, len(key))
+                if place not in found or rank < found[place]:
+                    found[place] = rank
+        return sorted(found, key=found.__getitem__)[:limit]
+
+    def _places_for(self, key: str) -> list[Place]:
+        places = [t[key] for t in (self.uk_airports, self.stations, self.venues) if key in t]
+        towns = self.uk_names.get(key)
+        if towns:
+            places.append(towns[0])
+        return places
 
     def licensing_authority_at(self, lat: float, lng: float) -> str | None:
         """The licensing authority whose area holds the point (the most central when
@@ -259,6 +294,8 @@ def _airport_name_keys(name: str, city: str) -> list[str]:
         keys += [tail, tail + " airport"]
     return [k for k in keys if k and k != "airport"]
 
+
+_SUGGEST_ORDER = {"airport": 0, "station": 1, "venue": 2, "town": 3}
 
 _index: Gazetteer | None = None
 _lock = threading.Lock()

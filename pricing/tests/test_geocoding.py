@@ -129,3 +129,15 @@ def test_answers_are_remembered_and_the_memory_is_bounded(monkeypatch):
     assert len(fresh._answers) <= 2
     fresh.geocode("Leeds station")
     assert looked_up[-1] == "Leeds station"  # forgotten when the memory was cleared
+
+
+def test_suggestions_start_with_the_text_and_geocode_back_to_themselves():
+    from pricing.gazetteer import gazetteer_get
+
+    suggestions = gazetteer_get().suggest("Lee", limit=5)
+    labels = [p.label for p in suggestions]
+    assert labels[:2] == ["Leeds Bradford Airport (LBA)", "Leeds station"]  # transport first
+    assert "Leeds" in labels
+    for place in suggestions:
+        assert geocoder.geocode(place.label) == place
+    assert gazetteer_get().suggest("L") == []  # too short to mean anything
