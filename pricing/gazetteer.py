@@ -7,7 +7,9 @@ Built once per process, lazily, from data that ships with the project or its pac
   ``manage.py pricing_build_gazetteer`` (parsing the package's 80 MB JSON per process
   would take seconds and hundreds of MB);
 - airportsdata: every airport with an IATA code, by code and by name;
-- ``pricing/data/uk_rail_stations.json``: major UK rail stations (curated).
+- ``pricing/data/uk_rail_stations.json``: major UK rail stations (curated);
+- ``pricing/data/uk_venues.json``: well-known venues (curated);
+- ``pricing/data/uk_licensing_areas.json``: where each licensing authority's table applies.
 
 Lookups are dictionary hits on a normalised key, so they cost microseconds.
 """

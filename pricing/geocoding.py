@@ -3,8 +3,10 @@
 The backend is a setting, ``PRICING_GEOCODER`` (dotted path), read through
 :func:`geocoder_get`. The default :class:`OfflineGeocoder` needs no network; the
 :class:`PostcodesIoGeocoder` adds UK postcodes through postcodes.io and falls back to the
-offline index for everything else. A geocoder returns None for text it cannot place; the
-service turns that into 422 ``address_not_found``.
+offline index for everything else; :class:`AddressGeocoder` adds full street addresses
+through Nominatim or Photon. A geocoder returns None for text it cannot place; the
+service turns that into 422 ``address_not_found``. What a journey's two resolved ends may
+be is one rule here, :func:`places_require_precise` (422 ``address_not_precise``).
 """
 
 from __future__ import annotations
