@@ -101,6 +101,16 @@ STATUTORY_COLUMNS = [
 ]
 
 
+def place_summary(place: dict) -> str:
+    """A resolved place as the back office reads it (contract 2.1 pickupPlace)."""
+    if not place:
+        return "-"
+    return (
+        f"{place['label']} ({place['precision']}, {place['source']}) "
+        f"at {place['lat']:.5f}, {place['lng']:.5f}"
+    )
+
+
 @admin.register(Booking)
 class BookingAdmin(admin.ModelAdmin):
     list_display = (
@@ -135,10 +145,21 @@ class BookingAdmin(admin.ModelAdmin):
         "fare",
         "applied_rules",
         "tariff_source",
+        "pickup_resolved",
+        "dropoff_resolved",
         "created_at",
         "updated_at",
     )
     inlines = [BookingEventInline, PaymentRecordInline]
+
+    @admin.display(description="Pickup resolved to")
+    def pickup_resolved(self, booking) -> str:
+        return place_summary(booking.pickup_place)
+
+    @admin.display(description="Dropoff resolved to")
+    def dropoff_resolved(self, booking) -> str:
+        return place_summary(booking.dropoff_place)
+
     actions = ["status_change", "export_statutory_record", "block_passenger"]
 
     def has_delete_permission(self, request, obj=None) -> bool:

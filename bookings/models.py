@@ -117,6 +117,10 @@ class Booking(models.Model):
     pickup_lng = models.FloatField(null=True, blank=True)
     dropoff_lat = models.FloatField(null=True, blank=True)
     dropoff_lng = models.FloatField(null=True, blank=True)
+    # Where the fare was measured between (contract 2.1), as the quote resolved them:
+    # {label, lat, lng, precision, source}; empty on bookings made before they were kept.
+    pickup_place = models.JSONField(default=dict, blank=True)
+    dropoff_place = models.JSONField(default=dict, blank=True)
     pickup_time = models.DateTimeField()
     passengers = models.PositiveSmallIntegerField(default=1)
     vehicle_type = models.CharField(max_length=20, default="saloon")

@@ -3,21 +3,27 @@
 The backend is a setting, ``PRICING_GEOCODER`` (dotted path), read through
 :func:`geocoder_get`. The default :class:`OfflineGeocoder` needs no network; the
 :class:`PostcodesIoGeocoder` adds UK postcodes through postcodes.io and falls back to the
-offline index for everything else. A geocoder returns None for text it cannot place; the
-service turns that into 422 ``address_not_found``.
+offline index for everything else; :class:`AddressGeocoder` adds full street addresses
+through Nominatim or Photon. A geocoder returns None for text it cannot place; the
+service turns that into 422 ``address_not_found``. What a journey's two resolved ends may
+be is one rule here, :func:`places_require_precise` (422 ``address_not_precise``).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 import requests
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from core.errors import DomainError
 from pricing.gazetteer import Gazetteer, Place, gazetteer_get, normalise
+from pricing.routing import great_circle_m
 
 logger = logging.getLogger(__name__)
 
@@ -73,19 +79,48 @@ _STREET_WORDS = {
 
 
 class Geocoder:
-    """Interface: ``geocode(text, *, worldwide=False) -> Place | None``.
+    """Interface: ``geocode(text, *, worldwide=False, near=None) -> Place | None``.
 
     Implementations may return a non-UK place whatever ``worldwide`` says; the caller
-    decides whether that is outside the service area (contract 2.1).
+    decides whether that is outside the service area (contract 2.1). ``near`` is the
+    journey's other end, when known: a name shared by several places then means the one
+    near it (a taxi journey is local), else the most important one.
     """
 
-    def geocode(self, text: str, *, worldwide: bool = False) -> Place | None:
+    def geocode(
+        self, text: str, *, worldwide: bool = False, near: Place | None = None
+    ) -> Place | None:
         raise NotImplementedError
 
 
+# A shared name means the namesake within this distance of the journey's other end
+# before the most important namesake further away ("Llanfairpwllgwyngyll" -> "Bangor" is
+# Bangor, Gwynedd, 4 miles away; not Bangor, County Down, the bigger town).
+NEAR_KM = 50.0
+
+
+def _nearest(candidates: tuple[Place, ...], near: Place | None) -> Place:
+    primary = candidates[0]
+    if near is None or len(candidates) == 1:
+        return primary
+
+    def km(place: Place) -> float:
+        return great_circle_m(place.lat, place.lng, near.lat, near.lng) / 1000
+
+    if km(primary) <= NEAR_KM:
+        return primary
+    nearest = min(candidates, key=km)
+    return nearest if km(nearest) <= NEAR_KM else primary
+
+
+# An airport known by a bare name ("Stansted", "Heathrow") is what that name means unless
+# it is a place's own name, or the alternate name of a place of at least this many people.
+AIRPORT_BEATS_TOWN = 10_000
+
+
 class OfflineGeocoder(Geocoder):
-    """Airports (name or IATA), UK towns and villages, major rail stations, world cities;
-    "<street or venue>, <town>" falls back to the town."""
+    """Airports (name or IATA), stations, venues, UK towns and villages, world cities;
+    "<street or venue>, <town>" falls back to the town (marked ``fallback``)."""
 
     # Answers remembered per process: the data never changes while it runs, Place is
     # immutable, and the same stations and airports come up again and again.
@@ -93,66 +128,83 @@ class OfflineGeocoder(Geocoder):
 
     def __init__(self, index: Gazetteer | None = None) -> None:
         self._index = index
-        self._answers: dict[tuple[str, bool], Place | None] = {}
+        self._answers: dict[tuple[str, bool], tuple[Place, ...]] = {}
 
     @property
     def index(self) -> Gazetteer:
         return self._index or gazetteer_get()
 
-    def geocode(self, text: str, *, worldwide: bool = False) -> Place | None:
+    def geocode(
+        self, text: str, *, worldwide: bool = False, near: Place | None = None
+    ) -> Place | None:
+        candidates = self.candidates(text, worldwide=worldwide)
+        return _nearest(candidates, near) if candidates else None
+
+    def candidates(self, text: str, *, worldwide: bool = False) -> tuple[Place, ...]:
+        """Every place ``text`` may mean, the most important first (empty: none)."""
         key = (text, worldwide)
         try:
             return self._answers[key]
         except KeyError:
             pass
-        place = self._geocode(text, worldwide=worldwide)
+        places = self._geocode(text, worldwide=worldwide)
         if len(self._answers) >= self.CACHE_SIZE:
             self._answers.clear()
-        self._answers[key] = place
-        return place
+        self._answers[key] = places
+        return places
 
-    def _geocode(self, text: str, *, worldwide: bool) -> Place | None:
+    def _geocode(self, text: str, *, worldwide: bool) -> tuple[Place, ...]:
         raw_parts = [p for p in re.split(r"[,\n;]+", text) if p.strip()]
         # Postcodes need the online backend; drop them so "Leeds LS1 4DY" finds Leeds.
         parts = []
+        dropped = False
         for raw in raw_parts:
             raw = raw.strip()
             if FULL_POSTCODE_RE.match(raw):
+                dropped = True
                 continue
-            key = normalise(_drop_postcode(raw))
+            without = _drop_postcode(raw)
+            dropped = dropped or without != raw
+            key = normalise(without)
             if key and key not in _COUNTRY_WORDS:
                 parts.append((raw, key))
         if not parts:
-            return None
+            return ()
+        whole = " ".join(k for _, k in parts)
         candidates = []
         if len(parts) > 1:
-            candidates.append((text.strip(), " ".join(k for _, k in parts)))
+            candidates.append((text.strip(), whole))
         candidates.extend(parts)
-        # A part naming an airport or station beats a town named elsewhere in the text.
+        # A part naming an airport, station or venue beats a town named elsewhere.
         for raw, key in candidates:
             place = self._lookup_transport(raw, key)
             if place is not None:
-                return place
+                return (place,)
         for _raw, key in candidates:
             if _looks_like_street(key):
                 continue
-            place = self._lookup_place(key, worldwide)
-            if place is not None:
-                return place
-        return None
+            places = self._lookup_place(key, worldwide)
+            if places:
+                if dropped or key != whole:
+                    # The text named something in this town that we cannot place.
+                    places = tuple(replace(p, fallback=True) for p in places)
+                return places
+        return ()
 
     def _lookup_transport(self, raw: str, key: str) -> Place | None:
         index = self.index
         if key in index.stations:
             return index.stations[key]
+        if key in index.venues:
+            return index.venues[key]
         core = _strip(key, _STATION_SUFFIXES)
         if core != key:
-            return (
-                index.stations.get(core)
-                or index.town_stations.get(core)
-                or (index.uk_places.get(core))
-            )
-        if len(key) == 3 and key in index.iata and (raw.isupper() or key not in index.uk_places):
+            station = index.stations.get(core) or index.town_stations.get(core)
+            if station is not None:
+                return station
+            towns = index.uk_names.get(core)
+            return towns[0] if towns else None
+        if len(key) == 3 and key in index.iata and (raw.isupper() or key not in index.uk_names):
             return index.iata[key]
         core = _strip(key, _AIRPORT_SUFFIXES)
         words = key.split()
@@ -162,22 +214,29 @@ class OfflineGeocoder(Geocoder):
                 break
         if core != key:
             for table in (index.uk_airports, index.world_airports):
-                place = table.get(key) or table.get(core) or table.get(core + " airport")
+                place = table.get(key) or table.get(core + " airport") or table.get(core)
                 if place is not None:
                     return place
         return None
 
-    def _lookup_place(self, key: str, worldwide: bool) -> Place | None:
+    def _lookup_place(self, key: str, worldwide: bool) -> tuple[Place, ...]:
         index = self.index
         key = key.removeprefix("the ")
-        # A place's own name, then an airport ("Stansted"), then an alternate name ("Brum").
-        place = (
-            index.uk_places.get(key) or index.uk_airports.get(key) or (index.uk_alternates.get(key))
-        )
-        if place is not None:
-            return place
+        # A place's own name (most important first) beats an airport ("Luton", "Oban" are
+        # the towns); an airport's short name beats a small place's alternate name
+        # ("Stansted" is the airport, not Stansted Mountfitchet).
+        places = index.uk_names.get(key, ())
+        airport = index.uk_airports.get(key)
+        if airport is not None and (
+            not places
+            or (key not in index.uk_own_names and places[0].population < AIRPORT_BEATS_TOWN)
+        ):
+            return (airport, *places)
+        if places:
+            return places
         # Found abroad even without worldwide: the caller answers outside_service_area.
-        return index.world_places.get(key) or index.world_airports.get(key)
+        place = index.world_places.get(key) or index.world_airports.get(key)
+        return (place,) if place is not None else ()
 
 
 def _strip(key: str, suffixes: tuple[str, ...]) -> str:
@@ -213,7 +272,15 @@ class PostcodesIoGeocoder(Geocoder):
         self.timeout = timeout or settings.PRICING_GEOCODER_TIMEOUT
         self.offline = OfflineGeocoder()
 
-    def geocode(self, text: str, *, worldwide: bool = False) -> Place | None:
+    def geocode(
+        self, text: str, *, worldwide: bool = False, near: Place | None = None
+    ) -> Place | None:
+        place = self._postcode_in(text)
+        if place is not None:
+            return place
+        return self.offline.geocode(text, worldwide=worldwide, near=near)
+
+    def _postcode_in(self, text: str) -> Place | None:
         for match in POSTCODE_RE.finditer(text):
             outward, inward = match.group(1).upper(), (match.group(2) or "").upper()
             if not any(c.isdigit() for c in outward):
@@ -221,7 +288,7 @@ class PostcodesIoGeocoder(Geocoder):
             place = self._postcode(outward, inward)
             if place is not None:
                 return place
-        return self.offline.geocode(text, worldwide=worldwide)
+        return None
 
     def _postcode(self, outward: str, inward: str) -> Place | None:
         if inward:
@@ -243,7 +310,149 @@ class PostcodesIoGeocoder(Geocoder):
             town = town[0] if town else None
         label = f"{code}, {town}" if town else code
         return Place(
-            label, float(result["latitude"]), float(result["longitude"]), "GB", "postcode", code
+            label,
+            float(result["latitude"]),
+            float(result["longitude"]),
+            "GB",
+            "postcode",
+            code,
+            source="postcodes",
+        )
+
+
+# What an OpenStreetMap feature is, as contract 2.1 names precision.
+_OSM_TOWNS = {"city", "town", "village", "hamlet", "suburb", "municipality", "locality"}
+_OSM_PRECISION = {"railway": "station", "aeroway": "airport", "place": "town"}
+_OSM_VENUES = {"amenity", "tourism", "leisure", "historic", "shop", "office", "building"}
+
+
+def _osm_precision(osm_class: str, osm_type: str) -> str:
+    if osm_type in _OSM_TOWNS:
+        return "town"
+    if osm_class in _OSM_PRECISION:
+        return _OSM_PRECISION[osm_class]
+    return "venue" if osm_class in _OSM_VENUES else "address"
+
+
+class AddressGeocoder(PostcodesIoGeocoder):
+    """Postcodes (postcodes.io), then the offline index, then full street addresses
+    through a Nominatim or Photon service (``PRICING_ADDRESS_SERVICE``) via geopy.
+
+    Used only when configured (contract 2.1.1): ``PRICING_GEOCODER =
+    "pricing.geocoding.AddressGeocoder"``. The service is asked only for text the offline
+    index cannot place, or can place only as the town it names ("10 Downing Street,
+    London"); when the service fails or finds nothing, the offline answer stands.
+    """
+
+    def __init__(self, service=None) -> None:
+        super().__init__()
+        self.service_name = settings.PRICING_ADDRESS_SERVICE
+        self.service = service or self._service()
+
+    def _service(self):
+        from geopy.adapters import RequestsAdapter
+        from geopy.geocoders import Nominatim, Photon
+
+        options = {
+            "user_agent": settings.PRICING_ADDRESS_USER_AGENT,
+            "timeout": self.timeout,
+            "scheme": settings.PRICING_ADDRESS_SCHEME,
+            "adapter_factory": RequestsAdapter,
+        }
+        if settings.PRICING_ADDRESS_DOMAIN:
+            options["domain"] = settings.PRICING_ADDRESS_DOMAIN
+        service = {"nominatim": Nominatim, "photon": Photon}[self.service_name]
+        return service(**options)
+
+    def geocode(
+        self, text: str, *, worldwide: bool = False, near: Place | None = None
+    ) -> Place | None:
+        place = self._postcode_in(text)
+        if place is not None:
+            return place
+        offline = self.offline.geocode(text, worldwide=worldwide, near=near)
+        if offline is not None and not offline.fallback:
+            return offline
+        return self._address(text, worldwide=worldwide) or offline
+
+    def _address(self, text: str, *, worldwide: bool) -> Place | None:
+        from geopy.exc import GeopyError
+
+        try:
+            if self.service_name == "photon":
+                found = self.service.geocode(text, exactly_one=True)
+            else:
+                countries = None if worldwide else "gb"
+                found = self.service.geocode(
+                    text, exactly_one=True, country_codes=countries, addressdetails=True
+                )
+        except GeopyError as exc:
+            logger.warning("%s unreachable for an address: %s", self.service_name, exc)
+            return None
+        if found is None:
+            return None
+        raw = found.raw
+        if self.service_name == "photon":
+            props = raw.get("properties", {})
+            country = (props.get("countrycode") or "").upper()
+            osm_class, osm_type = props.get("osm_key", ""), props.get("type", "")
+        else:
+            address = raw.get("address") or {}
+            country = (address.get("country_code") or "gb").upper()
+            osm_class, osm_type = raw.get("class", ""), raw.get("addresstype", raw.get("type", ""))
+        return Place(
+            found.address[:200],
+            float(found.latitude),
+            float(found.longitude),
+            country or "GB",
+            _osm_precision(osm_class, osm_type),
+            source=self.service_name,
+        )
+
+
+# Two ends closer than this are one point (contract 2.1.1).
+SAME_POINT_M = 50.0
+
+
+def town_radius_km(town: Place) -> float:
+    """How far a town's centre stands for the town: 1.5 km for a village, growing with
+    the log of the population to 8 km for a city the size of London."""
+    people = max(town.population, 1000)
+    return min(8.0, 1.5 + 2 * math.log10(people / 1000))
+
+
+def places_require_precise(
+    *, pickup: Place, dropoff: Place, pickup_text: str, dropoff_text: str
+) -> None:
+    """Refuse a journey the resolved places cannot price (contract 2.1.1, issue 15).
+
+    422 ``address_not_precise`` when two different texts land on one point, or when an
+    end is only a town's centre and the other end lies inside that town while naming
+    something more precise or standing in for a street itself ("10 Downing Street,
+    London" -> "British Museum, London"): the fare would measure the town, not the
+    journey. Town to town ("Harrogate" -> "Knaresborough") is centre to centre, as asked.
+    """
+    metres = great_circle_m(pickup.lat, pickup.lng, dropoff.lat, dropoff.lng)
+    coarse: dict[str, list[str]] = {}
+    if metres < SAME_POINT_M and normalise(pickup_text) != normalise(dropoff_text):
+        message = f"Resolves to the same point as the other end ({pickup.label})."
+        coarse = {"pickup": [message], "dropoff": [message]}
+    for field_name, end, other in (("pickup", pickup, dropoff), ("dropoff", dropoff, pickup)):
+        if (
+            end.kind == "town"
+            and (end.fallback or other.kind != "town" or other.fallback)
+            and metres < town_radius_km(end) * 1000
+        ):
+            coarse.setdefault(field_name, []).append(
+                f"Only placed as far as {end.label} (precision town), too coarse for a "
+                "journey within it; give a station, venue, airport or postcode."
+            )
+    if coarse:
+        raise DomainError(
+            "address_not_precise",
+            "The pickup and dropoff cannot be told apart precisely enough to price the "
+            f"journey ({pickup.label} -> {dropoff.label}).",
+            errors=coarse,
         )
 
 

@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from pricing.fares import special_dates_parse
+from pricing.gazetteer import licensing_areas_load
 from pricing.geocoding import OfflineGeocoder
 from pricing.models import (
     ExtraKind,
@@ -33,26 +34,10 @@ from pricing.models import (
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "council_tariffs.json"
 
-# Where each council's table applies: (town resolved by the offline geocoder, radius km).
-# Circles approximate the licensing areas; the admin can refine them per tariff.
-COUNCIL_AREAS: dict[str, list[tuple[str, int]]] = {
-    "Transport for London": [("London", 25)],
-    "Manchester City Council": [("Manchester", 9), ("Manchester Airport", 4)],
-    "Glasgow City Council": [("Glasgow", 10)],
-    "Cambridge City Council": [("Cambridge", 6)],
-    "South Gloucestershire Council": [("Yate", 8), ("Thornbury", 5), ("Bristol Parkway", 4)],
-    "Brighton & Hove City Council": [("Brighton", 5), ("Hove", 4)],
-    "North Yorkshire Council": [
-        ("Harrogate", 12),
-        ("Scarborough", 12),
-        ("Northallerton", 15),
-        ("Skipton", 12),
-        ("Selby", 10),
-        ("Ripon", 8),
-        ("Whitby", 8),
-    ],
-    "Bracknell Forest Council": [("Bracknell", 7)],
-}
+# Where each council's table applies: (place resolved by the offline geocoder, radius km),
+# from pricing/data/uk_licensing_areas.json (the gazetteer names the licensing authority
+# of a pickup from the same table). The admin can refine them per tariff.
+COUNCIL_AREAS: dict[str, list[tuple[str, float]]] = licensing_areas_load()
 
 # What each published extra means for a quote: (kind, passengers included before it applies).
 # Extras not listed here (soiling, luggage, bicycles, maxima) are loaded as on_request:

@@ -196,6 +196,10 @@ class Quote(models.Model):
     dropoff_label = models.CharField(max_length=300)
     dropoff_lat = models.FloatField()
     dropoff_lng = models.FloatField()
+    # The places the fare was measured between (contract 2.1 pickupPlace/dropoffPlace):
+    # {label, lat, lng, precision, source}; empty on quotes issued before they were kept.
+    pickup_place = models.JSONField(default=dict, blank=True)
+    dropoff_place = models.JSONField(default=dict, blank=True)
     passengers = models.PositiveSmallIntegerField()
     vehicle_type = models.CharField(max_length=16, choices=VehicleType.choices)
     depart_at = models.DateTimeField()

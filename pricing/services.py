@@ -14,8 +14,8 @@ from core import fast_paths
 from core.errors import DomainError
 from core.money import gbp
 from pricing.fares import FareOptions, TariffIncomplete, fare_compute
-from pricing.gazetteer import Place
-from pricing.geocoding import geocoder_get
+from pricing.gazetteer import Place, gazetteer_get
+from pricing.geocoding import geocoder_get, places_require_precise
 from pricing.models import Quote
 from pricing.routing import router_get
 from pricing.selectors import tariff_select
@@ -52,8 +52,8 @@ def _rename(errors: dict[str, list[str]], field_names: Mapping[str, str] | None)
     return {field_names.get(k, k): v for k, v in errors.items()}
 
 
-def _locate(text: str, *, field_name: str, worldwide: bool) -> Place:
-    place = geocoder_get().geocode(text, worldwide=worldwide)
+def _locate(text: str, *, field_name: str, worldwide: bool, near: Place | None = None) -> Place:
+    place = geocoder_get().geocode(text, worldwide=worldwide, near=near)
     if place is None:
         raise DomainError(
             "address_not_found",
@@ -73,6 +73,27 @@ def _locate(text: str, *, field_name: str, worldwide: bool) -> Place:
             errors={field_name: ["Outside the UK; set worldwide to true."]},
         )
     return place
+
+
+def meet_and_greet_require_airport(*, meet_and_greet: bool, pickup: Place) -> None:
+    """Meet and greet is for airport pickups only (contract 2.1): every door that takes
+    ``meetAndGreet`` (v1 quote and booking, the MCP tools) prices through here."""
+    if meet_and_greet and not pickup.is_airport:
+        raise DomainError(
+            "invalid_input",
+            f"Meet and greet is for airport pickups only; the pickup is {pickup.label} "
+            f"(precision {pickup.kind}).",
+            errors={"meetAndGreet": ["Only for airport pickups."]},
+        )
+
+
+def _unloaded_licensing_authority(tariff, pickup: Place) -> str | None:
+    """The council whose licensing area holds the pickup when the network's own rate
+    prices it instead (issue 15: "Leeds station" is Leeds City Council's), so the quote
+    says whose table is missing rather than let the network rate pass for the council's."""
+    if tariff.kind != "operator" or tariff.account_id is not None or not pickup.in_uk:
+        return None
+    return gazetteer_get().licensing_authority_at(pickup.lat, pickup.lng)
 
 
 def quote_price(
@@ -110,7 +131,14 @@ def quote_price(
         elif timezone.is_naive(depart_at):
             depart_at = depart_at.replace(tzinfo=dt.UTC)  # contract 2.1: departAt is UTC
         origin = _locate(pickup, field_name="pickup", worldwide=worldwide)
-        destination = _locate(dropoff, field_name="dropoff", worldwide=worldwide)
+        destination = _locate(dropoff, field_name="dropoff", worldwide=worldwide, near=origin)
+        # A shared pickup name means the namesake near the dropoff ("Bangor" ->
+        # "Llanfairpwllgwyngyll"); answers are cached, so this costs a dict lookup.
+        origin = _locate(pickup, field_name="pickup", worldwide=worldwide, near=destination)
+        places_require_precise(
+            pickup=origin, dropoff=destination, pickup_text=pickup, dropoff_text=dropoff
+        )
+        meet_and_greet_require_airport(meet_and_greet=meet_and_greet, pickup=origin)
     except DomainError as problem:
         if problem.errors:
             problem.errors = _rename(problem.errors, field_names)
@@ -161,7 +189,15 @@ def quote_price(
         uncertain = list(tariff.source["uncertain"]) + [
             u for u in result.uncertain if u not in tariff.source["uncertain"]
         ]
+        authority = _unloaded_licensing_authority(tariff, origin)
+        if authority is not None:
+            uncertain.append(
+                f"The pickup is in {authority}'s licensing area, which has no current, complete "
+                "table of fares loaded; priced at the network's approved rate."
+            )
         source = {**tariff.source, "uncertain": uncertain, "band": result.band}
+        if authority is not None:
+            source["licensingAuthority"] = authority
         band = result.band
     return PricedJourney(
         fare=fare,
@@ -226,6 +262,8 @@ def quote_create(
         dropoff_label=priced.dropoff.label[:300],
         dropoff_lat=priced.dropoff.lat,
         dropoff_lng=priced.dropoff.lng,
+        pickup_place=priced.pickup.as_json(),
+        dropoff_place=priced.dropoff.as_json(),
         passengers=priced.passengers,
         vehicle_type=priced.vehicle_type,
         depart_at=priced.depart_at,

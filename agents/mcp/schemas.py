@@ -21,6 +21,16 @@ class AppliedRule(_Body):
     amountGBP: float
 
 
+class ResolvedPlace(_Body):
+    """Where an end of the journey was placed (contract 2.1)."""
+
+    label: str
+    lat: float
+    lng: float
+    precision: str = Field(description="address, postcode, venue, station, airport or town.")
+    source: str
+
+
 class QuoteBody(_Body):
     """The v1 quote (contract 2.1)."""
 
@@ -34,6 +44,8 @@ class QuoteBody(_Body):
     departAt: str
     appliedRules: list[AppliedRule]
     tariffSource: dict[str, Any]
+    pickupPlace: ResolvedPlace | None = None
+    dropoffPlace: ResolvedPlace | None = None
     bookingUrl: str
     expiresAt: str
 

@@ -202,7 +202,10 @@ def test_an_agent_quotes_previews_books_once_looks_up_and_cancels(server, tariff
         "fareGBP",
         "currency",
         "pickupTime",
+        "pickupPlace",
+        "dropoffPlace",
     }
+    assert confirmed["pickupPlace"] == http_quote["pickupPlace"]
     bookings = list(Booking.objects.filter(passenger_email=EMAIL))
     assert len(bookings) == 1
     assert bookings[0].agent == "Test Assistant"

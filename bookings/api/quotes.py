@@ -23,7 +23,21 @@ class QuoteV1View(PublicAPIView):
         operation_id="quote_v1",
         summary="Price a journey (current form)",
         request=s.QuoteV1RequestSerializer,
-        responses={200: s.QuoteV1ResponseSerializer, **problem_responses(400, 401, 422, 429)},
+        responses={
+            200: s.QuoteV1ResponseSerializer,
+            **problem_responses(
+                400,
+                401,
+                422,
+                429,
+                s400="Invalid input, e.g. meetAndGreet for a pickup that is not an airport.",
+                s422=(
+                    "address_not_found (an end cannot be placed), outside_service_area, or "
+                    "address_not_precise (both ends resolve to one point from different "
+                    "text, or an end is only its town's centre inside that town)."
+                ),
+            ),
+        },
         tags=["quotes"],
     )
     def post(self, request):

@@ -12,6 +12,7 @@ from api.input_serializers import InputSerializer
 from bookings.passengers import phone_to_e164
 from bookings.services import booking_pay_driver_url, booking_status_url, payment_state
 from drivers.selectors import driver_public_summary
+from pricing.api.serializers import ResolvedPlaceSerializer
 from pricing.vehicles import VehicleType
 
 # The alias forms list six classes (seed 2.2, 2.6); every class of the current form is
@@ -163,6 +164,8 @@ class V1BookingResponseSerializer(serializers.Serializer):
     fareGBP = serializers.FloatField(source="fare")
     currency = serializers.CharField()
     pickupTime = UTCDateTimeField(source="pickup_time")
+    pickupPlace = ResolvedPlaceSerializer(source="pickup_place", allow_null=True)
+    dropoffPlace = ResolvedPlaceSerializer(source="dropoff_place", allow_null=True)
 
 
 class BookingCancelRequestSerializer(InputSerializer):
@@ -221,6 +224,8 @@ class BookingLookupResponseSerializer(serializers.Serializer):
     pickupTime = UTCDateTimeField(source="pickup_time")
     pickup = serializers.CharField()
     dropoff = serializers.CharField()
+    pickupPlace = ResolvedPlaceSerializer(source="pickup_place", allow_null=True)
+    dropoffPlace = ResolvedPlaceSerializer(source="dropoff_place", allow_null=True)
     passengers = serializers.IntegerField()
     vehicleType = serializers.CharField(source="vehicle_type")
     fareGBP = serializers.FloatField(source="fare")

@@ -315,6 +315,13 @@ PRICING_GEOCODER = env("PRICING_GEOCODER", default="pricing.geocoding.OfflineGeo
 PRICING_ROUTER = env("PRICING_ROUTER", default="pricing.routing.GreatCircleRouter")
 PRICING_POSTCODES_IO_URL = env("PRICING_POSTCODES_IO_URL", default="https://api.postcodes.io")
 PRICING_GEOCODER_TIMEOUT = env.float("PRICING_GEOCODER_TIMEOUT", default=3.0)
+# Full street addresses (PRICING_GEOCODER=pricing.geocoding.AddressGeocoder): a Nominatim
+# or Photon service through geopy; empty domain = the service's public host, whose usage
+# policy asks for an identifying user agent and at most one request a second.
+PRICING_ADDRESS_SERVICE = env("PRICING_ADDRESS_SERVICE", default="nominatim")
+PRICING_ADDRESS_DOMAIN = env("PRICING_ADDRESS_DOMAIN", default="")
+PRICING_ADDRESS_SCHEME = env("PRICING_ADDRESS_SCHEME", default="https")
+PRICING_ADDRESS_USER_AGENT = env("PRICING_ADDRESS_USER_AGENT", default="direct-to-driver-taxi")
 # Road distance = great-circle distance x this factor.
 PRICING_ROAD_FACTOR = env.float("PRICING_ROAD_FACTOR", default=1.3)
 # (up to this many miles of the journey, at this many mph); the last band has no limit.

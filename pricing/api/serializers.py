@@ -14,13 +14,18 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.input_serializers import InputSerializer
+from pricing.gazetteer import PRECISIONS
 from pricing.models import TariffKind
 from pricing.vehicles import MAX_PASSENGERS, VehicleType
 
 
 class QuoteV1RequestSerializer(InputSerializer):
     pickup = serializers.CharField(
-        max_length=300, help_text="Address, station, postcode or airport."
+        max_length=300,
+        help_text=(
+            "Address, venue, station, postcode, town or airport (name or IATA code). "
+            "Where it resolved to comes back as pickupPlace."
+        ),
     )
     dropoff = serializers.CharField(max_length=300)
     departAt = serializers.DateTimeField(
@@ -40,7 +45,11 @@ class QuoteV1RequestSerializer(InputSerializer):
     )
     passengers = serializers.IntegerField(min_value=1, max_value=MAX_PASSENGERS, default=1)
     meetAndGreet = serializers.BooleanField(
-        default=False, help_text="Airport meet and greet, adds 25 GBP."
+        default=False,
+        help_text=(
+            "Airport meet and greet, adds 25 GBP. Only for a pickup that resolves to an "
+            "airport (pickupPlace.precision airport); elsewhere 400 invalid_input."
+        ),
     )
     worldwide = serializers.BooleanField(default=False, help_text="True for journeys abroad.")
 
@@ -91,6 +100,27 @@ class TariffSourceSerializer(FrozenJSONSerializer):
     )
     sourceUrl = serializers.URLField(allow_null=True)
     band = serializers.CharField(required=False, help_text="The tariff band that applied.")
+    licensingAuthority = serializers.CharField(
+        required=False,
+        help_text=(
+            "Only when the network's rate priced a pickup inside a council's licensing "
+            "area whose table is not loaded: that council."
+        ),
+    )
+
+
+class ResolvedPlaceSerializer(FrozenJSONSerializer):
+    """Where an end of the journey was placed (contract 2.1), stored when it was priced;
+    null for quotes and bookings made before places were kept."""
+
+    label = serializers.CharField()
+    lat = serializers.FloatField()
+    lng = serializers.FloatField()
+    precision = serializers.ChoiceField(choices=list(PRECISIONS))
+    source = serializers.CharField(help_text="gazetteer, postcodes, nominatim or photon.")
+
+    def to_representation(self, instance):
+        return instance or None
 
 
 class QuoteV1ResponseSerializer(serializers.Serializer):
@@ -106,6 +136,8 @@ class QuoteV1ResponseSerializer(serializers.Serializer):
         many=True, source="applied_rules", help_text="Sums to fareGBP."
     )
     tariffSource = TariffSourceSerializer(source="tariff_source")
+    pickupPlace = ResolvedPlaceSerializer(source="pickup_place", allow_null=True)
+    dropoffPlace = ResolvedPlaceSerializer(source="dropoff_place", allow_null=True)
     bookingUrl = BookingUrlField()
     expiresAt = QuoteTimeField(source="expires_at")
 

@@ -55,9 +55,20 @@ def test_v1_quote_response_shape(client, tariffs):
         "departAt",
         "appliedRules",
         "tariffSource",
+        "pickupPlace",
+        "dropoffPlace",
         "bookingUrl",
         "expiresAt",
     }
+    assert body["pickupPlace"] == {
+        "label": "Manchester Piccadilly",
+        "lat": 53.4774,
+        "lng": -2.2309,
+        "precision": "station",
+        "source": "gazetteer",
+    }
+    assert body["dropoffPlace"]["precision"] == "airport"
+    assert body["dropoffPlace"]["label"] == "Manchester Airport (MAN)"
     quote_id = str(uuid.UUID(body["quote_id"]))
     assert isinstance(body["fareGBP"], float | int)
     assert body["currency"] == "GBP"

@@ -11,24 +11,24 @@ geocoder = OfflineGeocoder()
 @pytest.mark.parametrize(
     ("text", "kind", "label"),
     [
-        ("Heathrow Airport", "airport", "London Heathrow Airport"),
-        ("LHR", "airport", "London Heathrow Airport"),
-        ("Manchester Airport", "airport", "Manchester Airport"),
-        ("manchester airport.", "airport", "Manchester Airport"),
-        ("Leeds", "place", "Leeds"),
-        ("York", "place", "York"),
-        ("Harrogate", "place", "Harrogate"),
-        ("HARROGATE", "place", "Harrogate"),
-        ("Grassington", "place", "Grassington"),  # a village of ~1,800
+        ("Heathrow Airport", "airport", "London Heathrow Airport (LHR)"),
+        ("LHR", "airport", "London Heathrow Airport (LHR)"),
+        ("Manchester Airport", "airport", "Manchester Airport (MAN)"),
+        ("manchester airport.", "airport", "Manchester Airport (MAN)"),
+        ("Leeds", "town", "Leeds"),
+        ("York", "town", "York"),
+        ("Harrogate", "town", "Harrogate"),
+        ("HARROGATE", "town", "Harrogate"),
+        ("Grassington", "town", "Grassington"),  # a village of ~1,800
         ("London King's Cross", "station", "London King's Cross"),
         ("london kings cross", "station", "London King's Cross"),
         ("Leeds station", "station", "Leeds station"),
-        ("10 Downing Street, London", "place", "London"),
-        ("Station Road, Harrogate", "place", "Harrogate"),
-        ("The Grand Hotel, Brighton, UK", "place", "Brighton"),
-        ("Heathrow Terminal 5, London", "airport", "London Heathrow Airport"),
-        ("Leeds LS1 4DY", "place", "Leeds"),
-        ("Kings Lynn", "place", "King's Lynn"),
+        ("10 Downing Street, London", "town", "London"),
+        ("Station Road, Harrogate", "town", "Harrogate"),
+        ("The Grand Hotel, Brighton, UK", "town", "Brighton"),
+        ("Heathrow Terminal 5, London", "airport", "London Heathrow Airport (LHR)"),
+        ("Leeds LS1 4DY", "town", "Leeds"),
+        ("Kings Lynn", "town", "King's Lynn"),
     ],
 )
 def test_offline_geocoder_resolves_contract_cases(text, kind, label):
@@ -129,3 +129,15 @@ def test_answers_are_remembered_and_the_memory_is_bounded(monkeypatch):
     assert len(fresh._answers) <= 2
     fresh.geocode("Leeds station")
     assert looked_up[-1] == "Leeds station"  # forgotten when the memory was cleared
+
+
+def test_suggestions_start_with_the_text_and_geocode_back_to_themselves():
+    from pricing.gazetteer import gazetteer_get
+
+    suggestions = gazetteer_get().suggest("Lee", limit=5)
+    labels = [p.label for p in suggestions]
+    assert labels[:2] == ["Leeds Bradford Airport (LBA)", "Leeds station"]  # transport first
+    assert "Leeds" in labels
+    for place in suggestions:
+        assert geocoder.geocode(place.label) == place
+    assert gazetteer_get().suggest("L") == []  # too short to mean anything

@@ -214,8 +214,18 @@ def test_vehicle_classes_scale_and_wav_never_costs_more_than_saloon(tariffs, set
 
 
 @pytest.mark.django_db
-def test_meet_and_greet_adds_25_pounds(tariffs):
-    assert priced(meet_and_greet=True).fare - priced().fare == Decimal("25.00")
+def test_meet_and_greet_adds_25_pounds_to_an_airport_pickup(tariffs):
+    airport = {"pickup": "Manchester Airport", "dropoff": "Manchester Piccadilly"}
+    assert priced(**airport, meet_and_greet=True).fare - priced(**airport).fare == Decimal("25")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("pickup", ["Leeds station", "Manchester Piccadilly", "York"])
+def test_meet_and_greet_away_from_an_airport_is_invalid_input(tariffs, pickup):
+    with pytest.raises(DomainError) as caught:
+        priced(pickup=pickup, dropoff="Manchester Airport", meet_and_greet=True)
+    assert caught.value.code == "invalid_input"
+    assert caught.value.errors == {"meetAndGreet": ["Only for airport pickups."]}
 
 
 @pytest.mark.django_db

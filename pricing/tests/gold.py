@@ -1,0 +1,54 @@
+"""The geocoder's gold set (pricing/tests/data/uk_places_gold.tsv) and how it is scored.
+
+Shared by the test that holds the geocoder to it and by ``bench/bench_pricing.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pricing.routing import great_circle_m
+
+GOLD_FILE = Path(__file__).resolve().parent / "data" / "uk_places_gold.tsv"
+HIT_KM = 2.0
+
+
+@dataclass(frozen=True)
+class GoldPlace:
+    name: str
+    kind: str
+    lat: float
+    lng: float
+    note: str
+
+
+@dataclass(frozen=True)
+class GoldMiss:
+    gold: GoldPlace
+    found: str  # what the geocoder said, or "nothing"
+    km: float | None
+
+
+def gold_places() -> list[GoldPlace]:
+    rows = []
+    for line in GOLD_FILE.read_text(encoding="utf8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, kind, lat, lng, *note = line.split("\t")
+        rows.append(GoldPlace(name, kind, float(lat), float(lng), note[0] if note else ""))
+    return rows
+
+
+def gold_misses(geocoder, places: list[GoldPlace] | None = None) -> list[GoldMiss]:
+    """The gold places the geocoder puts further than HIT_KM from where they are."""
+    misses = []
+    for gold in places or gold_places():
+        place = geocoder.geocode(gold.name)
+        if place is None:
+            misses.append(GoldMiss(gold, "nothing", None))
+            continue
+        km = great_circle_m(gold.lat, gold.lng, place.lat, place.lng) / 1000
+        if km > HIT_KM:
+            misses.append(GoldMiss(gold, f"{place.label} ({place.kind})", round(km, 1)))
+    return misses

@@ -1,0 +1,108 @@
+"""Where a quote measured between (contract 2.1, 2.1.1; issue 15, "Places")."""
+
+import datetime as dt
+import json
+
+import pytest
+import time_machine
+from rest_framework.test import APIClient
+
+from api.tests.assertions import assert_problem
+
+V1 = "/api/public/v1/quote"
+NOW = dt.datetime(2030, 6, 5, 10, 0, tzinfo=dt.UTC)
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("tariffs")]
+
+
+@pytest.fixture(autouse=True)
+def _clock():
+    with time_machine.travel(NOW, tick=False):
+        yield
+
+
+def quote(pickup, dropoff, **extra):
+    body = {"pickup": pickup, "dropoff": dropoff, "passengers": 1, **extra}
+    return APIClient().post(V1, data=json.dumps(body), content_type="application/json")
+
+
+def test_glasgow_airport_is_glasgow_international_not_prestwick():
+    response = quote("Glasgow Airport", "Glasgow Central")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["pickupPlace"]["label"] == "Glasgow International Airport (GLA)"
+    assert body["pickupPlace"]["precision"] == "airport"
+    assert body["dropoffPlace"]["precision"] == "station"
+    assert 8 <= body["distanceMiles"] <= 13  # ~7 miles as the crow flies; not 35 from PIK
+
+
+def test_newcastle_is_newcastle_upon_tyne():
+    body = quote("Newcastle", "Newcastle Airport").json()
+    assert body["pickupPlace"]["label"] == "Newcastle upon Tyne"
+    assert body["pickupPlace"]["precision"] == "town"
+    assert body["distanceMiles"] < 10  # not 230 miles from County Down
+
+
+@pytest.mark.parametrize(
+    ("pickup", "dropoff"),
+    [("Llanfairpwllgwyngyll", "Bangor"), ("Bangor", "Llanfairpwllgwyngyll")],
+)
+def test_a_shared_name_means_the_namesake_near_the_other_end(pickup, dropoff):
+    body = quote(pickup, dropoff).json()
+    bangor = body["dropoffPlace"] if dropoff == "Bangor" else body["pickupPlace"]
+    assert bangor["lat"] == pytest.approx(53.227, abs=0.01)  # Gwynedd, not County Down
+    assert body["distanceMiles"] < 8
+
+
+def test_two_texts_that_fall_back_to_one_town_are_address_not_precise():
+    response = quote("10 Downing Street, London", "British Museum, London")
+    problem = assert_problem(response, 422, "address_not_precise")
+    assert "pickup" in problem["errors"]  # the end that was only placed as far as London
+    assert "dropoff" not in problem["errors"]  # the British Museum is a venue
+
+
+def test_two_spellings_of_one_station_are_address_not_precise():
+    response = quote("Kings Cross station", "London King's Cross")
+    problem = assert_problem(response, 422, "address_not_precise")
+    assert set(problem["errors"]) == {"pickup", "dropoff"}
+
+
+def test_a_town_centre_cannot_price_a_journey_to_its_own_station():
+    assert_problem(quote("Leeds", "Leeds station"), 422, "address_not_precise")
+
+
+@pytest.mark.parametrize(
+    ("pickup", "dropoff"),
+    [
+        ("Harrogate", "Knaresborough"),  # town to town is centre to centre, as asked
+        ("London", "Heathrow Airport"),
+        ("1 Station Road, Harrogate", "York"),  # a street in a town, far from the other end
+    ],
+)
+def test_journeys_between_distinct_places_are_priced(pickup, dropoff):
+    response = quote(pickup, dropoff)
+    assert response.status_code == 200, response.content
+    assert response.json()["distanceMiles"] > 2
+
+
+def test_a_street_that_falls_back_to_its_town_says_so():
+    body = quote("1 Station Road, Harrogate", "York").json()
+    assert body["pickupPlace"] == {
+        "label": "Harrogate",
+        "lat": pytest.approx(53.99, abs=0.01),
+        "lng": pytest.approx(-1.54, abs=0.01),
+        "precision": "town",
+        "source": "gazetteer",
+    }
+
+
+def test_meet_and_greet_away_from_an_airport_is_a_field_error():
+    response = quote("Leeds station", "York", meetAndGreet=True)
+    problem = assert_problem(response, 400, "invalid_input")
+    assert problem["errors"] == {"meetAndGreet": ["Only for airport pickups."]}
+
+
+def test_meet_and_greet_at_an_airport_pickup_is_charged():
+    body = quote("Leeds Bradford Airport", "York", meetAndGreet=True).json()
+    assert body["pickupPlace"]["precision"] == "airport"
+    assert [r["amountGBP"] for r in body["appliedRules"] if r["code"] == "meet_and_greet"] == [25.0]
