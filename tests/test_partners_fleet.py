@@ -3,8 +3,8 @@
 (contract 5.2).
 
 Cross-app flow: dispatch -> partners webhooks -> partners status hook -> dispatch.
-Signatures are checked by hand (hmac + base64), with the key the service documents: the
-UTF-8 bytes of the whole signing secret, ``whsec_`` prefix included.
+Signatures are checked by hand (hmac + base64), with the key the Standard Webhooks secret
+encodes ("whsec_" + base64).
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ STATUS_URL = "/api/public/hooks/booking-status"
 def verify_by_hand(secret: str, headers, body: bytes) -> bool:
     """The Standard Webhooks check, written out: any v1 entry matching is enough."""
     signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
-    expected = base64.b64encode(hmac.new(secret.encode("utf-8"), signed, hashlib.sha256).digest())
+    key = base64.b64decode(secret.removeprefix("whsec_"), validate=True)
+    expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest())
     entries = headers["webhook-signature"].split(" ")
     return any(
         version == "v1" and hmac.compare_digest(sig.encode(), expected)
