@@ -14,7 +14,6 @@ from django.db.models import Q
 from django.utils import timezone
 from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
 
-
 SECRET_PREFIX = "whsec_"
 # Standard Webhooks: the secret is "whsec_" + base64 of 24 to 64 random bytes.
 SECRET_KEY_BYTES = 32
@@ -280,7 +279,9 @@ class WebhookDelivery(models.Model):
                 fields=["account", "tariff_publication"], name="webhook_one_per_tariff_version"
             ),
             models.CheckConstraint(
-                condition=Q(event__isnull=False, offer__isnull=True, tariff_publication__isnull=True)
+                condition=Q(
+                    event__isnull=False, offer__isnull=True, tariff_publication__isnull=True
+                )
                 | Q(event__isnull=True, offer__isnull=False, tariff_publication__isnull=True)
                 | Q(event__isnull=True, offer__isnull=True, tariff_publication__isnull=False),
                 name="webhook_one_subject",

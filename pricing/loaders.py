@@ -21,7 +21,6 @@ from django.utils import timezone
 
 from pricing.fares import special_dates_parse
 from pricing.geocoding import OfflineGeocoder
-from pricing.publication import tariffs_publish_all
 from pricing.models import (
     ExtraKind,
     Tariff,
@@ -31,6 +30,7 @@ from pricing.models import (
     TariffKind,
     TariffLifecycle,
 )
+from pricing.publication import tariffs_publish_all
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "council_tariffs.json"
 

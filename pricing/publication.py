@@ -137,9 +137,9 @@ def tariff_publish(*, reference: str) -> TariffPublication | None:
     (reference, version)); the loser publishes nothing. Returns the new version, or None.
     """
     tariff = _tariffs_with_figures().filter(reference=reference).first()
-    return _publish(reference=reference, tariff=tariff, last=tariff_publication_latest(
-        reference=reference
-    ))
+    return _publish(
+        reference=reference, tariff=tariff, last=tariff_publication_latest(reference=reference)
+    )
 
 
 def _publish(

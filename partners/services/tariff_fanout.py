@@ -47,9 +47,9 @@ def tariff_update_payload_build(*, publication: TariffPublication) -> dict:
 def dispatch_platforms_connected():
     """Accounts that receive tariff.updated: marked as dispatch platforms, with a webhook
     URL whose endpoint has not been disabled (410)."""
-    return Account.objects.filter(
-        dispatch_platform=True, webhook_disabled_at__isnull=True
-    ).exclude(webhook_url="")
+    return Account.objects.filter(dispatch_platform=True, webhook_disabled_at__isnull=True).exclude(
+        webhook_url=""
+    )
 
 
 def tariff_update_deliveries_create(*, publication_id: int) -> list[WebhookDelivery]:
