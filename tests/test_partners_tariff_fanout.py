@@ -21,7 +21,7 @@ from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
 from api.tests.assertions import assert_problem
-from partners.models import WebhookDelivery, WebhookDeliveryStatus
+from partners.models import Account, WebhookDelivery, WebhookDeliveryStatus
 from pricing.catalogue import tariff_catalogue_clear
 from pricing.models import Tariff, TariffPublication
 
@@ -181,7 +181,7 @@ def test_changing_a_rate_in_the_back_office_sends_a_new_version(
         back_office,
         rate,
         django_capture_on_commit_callbacks,
-        **{f"bands-{0}-flag_fall_gbp": "3.80"},
+        **{"bands-0-flag_fall_gbp": "3.80"},
     )
 
     # then the platform receives version 2 of the operator rate, with the new figure
@@ -379,13 +379,10 @@ def test_reading_a_tariff_needs_a_key(api_client, tariffs):
     assert_problem(api_client.get(f"{TARIFFS}/network-standard"), 401, "unauthenticated")
 
 
-@pytest.mark.parametrize(
-    ("kind", "dispatch_platform"), [("agent", False), ("partner", False), ("supplier", False)]
-)
-def test_reading_a_tariff_is_for_connected_platforms_only(
-    api_client, make_account, tariffs, kind, dispatch_platform
-):
-    account = make_account(kind, name=f"Not a platform {kind}", dispatch_platform=dispatch_platform)
+@pytest.mark.parametrize("kind", ["agent", "partner", "operator", "supplier"])
+def test_reading_a_tariff_is_for_connected_platforms_only(api_client, make_account, tariffs, kind):
+    # given an account of any kind that is not marked as a connected dispatch platform
+    account = make_account(kind, name=f"Not a platform {kind}")
     api_client.credentials(HTTP_X_API_KEY=account.raw_key)
 
     response = api_client.get(f"{TARIFFS}/network-standard")
@@ -412,9 +409,6 @@ def test_create_account_marks_a_dispatch_platform(capsys):
         "--dispatch-platform",
     )
     printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-
-    from partners.models import Account
-
     account = Account.objects.get(slug=printed["slug"])
     assert account.dispatch_platform
     assert printed["signingSecret"] == account.signing_secret
