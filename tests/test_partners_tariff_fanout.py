@@ -15,6 +15,7 @@ from datetime import timedelta
 import pytest
 import responses
 from django.core.management import call_command
+from django.db import transaction
 from django.forms import BooleanField
 from django.urls import reverse
 from django.utils import timezone
@@ -24,6 +25,8 @@ from api.tests.assertions import assert_problem
 from partners.models import Account, WebhookDelivery, WebhookDeliveryStatus
 from pricing.catalogue import tariff_catalogue_clear
 from pricing.models import Tariff, TariffPublication
+from pricing.publication import tariff_publish
+from pricing.signals import tariff_published
 
 PLATFORM_HOOK = "https://platform.example/hooks/tariffs"
 PARTNER_HOOK = "https://partner.example/hooks/taxi"
@@ -301,6 +304,37 @@ def test_switching_a_tariff_off_withdraws_it_and_on_again_reinstates_it(
 
 
 # --- delivery guarantees ------------------------------------------------------------------
+
+
+def test_a_change_that_rolls_back_is_never_sent(
+    platform, tariffs, django_capture_on_commit_callbacks
+):
+    def change_that_fails() -> None:
+        with transaction.atomic():
+            Tariff.objects.filter(reference="network-standard").update(name="Renamed")
+            assert tariff_publish(reference="network-standard").version == 2
+            raise RuntimeError("the rest of the change failed")
+
+    announced = []
+
+    def listener(sender, publication, **kwargs):
+        announced.append(publication.version)
+
+    tariff_published.connect(listener, dispatch_uid="test-listener")
+    # given a change published inside a transaction that then fails
+    with (
+        django_capture_on_commit_callbacks(execute=True) as callbacks,
+        pytest.raises(RuntimeError, match="rest of the change"),
+    ):
+        change_that_fails()
+
+    tariff_published.disconnect(dispatch_uid="test-listener")
+
+    # then nothing was announced and no version was kept
+    assert announced == []
+    assert callbacks == []
+    assert not WebhookDelivery.objects.exists()
+    assert not TariffPublication.objects.filter(version=2).exists()
 
 
 @responses.activate
