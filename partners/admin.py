@@ -118,6 +118,9 @@ class AccountAdmin(admin.ModelAdmin):
         """The secret exactly as a webhook receiver passes it to a Standard Webhooks library
         (contract 5.1). A legacy secret also shows the string it was issued as, which
         still keys inbound x-signature HMACs (contract 1.2)."""
+        if account.pk is None:
+            # The unsaved form's default is not the secret the saved account will get.
+            return "Issued when the account is saved; shown here afterwards."
         return _secret_html(account.signing_secret, element_id="signing-secret")
 
     @admin.display(description="Previous signing secret (rotating out)")

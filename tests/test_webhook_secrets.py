@@ -174,6 +174,14 @@ def test_a_rotated_out_secret_stops_signing_after_the_rotation_period(
         assert old not in page.content.decode()
 
 
+def test_the_add_page_shows_no_secret_before_one_is_issued(back_office):
+    page = back_office.get(reverse("admin:partners_account_add"))
+
+    assert page.status_code == 200
+    assert "Issued when the account is saved" in page.content.decode()
+    assert 'id="signing-secret"' not in page.content.decode()
+
+
 def test_the_rotate_command_prints_the_new_secret_once(partner, capsys):
     call_command("rotate_signing_secret", "--slug", partner.slug)
 
