@@ -1,6 +1,7 @@
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.utils.html import format_html
 from rest_framework_api_key.admin import APIKeyModelAdmin
 
 from partners.models import (
@@ -9,6 +10,8 @@ from partners.models import (
     OperatorUser,
     WebhookAttempt,
     WebhookDelivery,
+    signing_secret_is_legacy,
+    webhook_secret_for_receivers,
 )
 from partners.services.accounts import (
     account_created,
@@ -63,16 +66,22 @@ class AccountAdmin(admin.ModelAdmin):
         "kind",
         "approved",
         "paused",
+        "dispatch_platform",
         "daily_job_limit",
         "subscription__trial_ends_at",
         "webhook_url",
         "webhook_disabled_at",
         "created_at",
     )
-    list_filter = ("kind", "approved", "paused")
+    list_filter = ("kind", "approved", "paused", "dispatch_platform")
     search_fields = ("name", "slug", "contact_email")
     prepopulated_fields = {"slug": ("name",)}
-    readonly_fields = ("signing_secret", "previous_signing_secret", "webhook_disabled_at")
+    readonly_fields = (
+        "signing_secret_shown",
+        "previous_signing_secret_shown",
+        "previous_signing_secret_expires_at",
+        "webhook_disabled_at",
+    )
     fieldsets = (
         (None, {"fields": ("kind", "name", "slug", "contact_email", "created_at")}),
         # The trial lives on the account's subscription (billing), extended there.
@@ -84,8 +93,10 @@ class AccountAdmin(admin.ModelAdmin):
                 "fields": (
                     "webhook_url",
                     "webhook_disabled_at",
-                    "signing_secret",
-                    "previous_signing_secret",
+                    "dispatch_platform",
+                    "signing_secret_shown",
+                    "previous_signing_secret_shown",
+                    "previous_signing_secret_expires_at",
                 ),
             },
         ),
@@ -101,6 +112,22 @@ class AccountAdmin(admin.ModelAdmin):
         "finish_rotation",
         "enable_webhook",
     ]
+
+    @admin.display(description="Signing secret")
+    def signing_secret_shown(self, account: Account) -> str:
+        """The secret exactly as a webhook receiver passes it to a Standard Webhooks library
+        (contract 5.1). A legacy secret also shows the string it was issued as, which
+        still keys inbound x-signature HMACs (contract 1.2)."""
+        if account.pk is None:
+            # The unsaved form's default is not the secret the saved account will get.
+            return "Issued when the account is saved; shown here afterwards."
+        return _secret_html(account.signing_secret, element_id="signing-secret")
+
+    @admin.display(description="Previous signing secret (rotating out)")
+    def previous_signing_secret_shown(self, account: Account) -> str:
+        if not account.previous_signing_secret_live():
+            return "-"
+        return _secret_html(account.previous_signing_secret, element_id="previous-signing-secret")
 
     def get_inlines(self, request, obj):
         if obj is not None and obj.kind == Account.Kind.OPERATOR:
@@ -144,9 +171,11 @@ class AccountAdmin(admin.ModelAdmin):
     def rotate_secret(self, request, queryset):
         for account in queryset:
             secret = account_signing_secret_rotate(account=account)
+            until = account.previous_signing_secret_expires_at
             self.message_user(
                 request,
-                f"{account.slug}: new signing secret {secret}",
+                f"{account.slug}: new signing secret {webhook_secret_for_receivers(secret)}; "
+                f"the previous one stays valid until {until:%Y-%m-%d %H:%M} UTC.",
                 messages.WARNING,
             )
 
@@ -159,6 +188,19 @@ class AccountAdmin(admin.ModelAdmin):
     def enable_webhook(self, request, queryset):
         for account in queryset:
             account_webhook_enable(account=account)
+
+
+def _secret_html(secret: str, *, element_id: str) -> str:
+    shown = format_html('<code id="{}">{}</code>', element_id, webhook_secret_for_receivers(secret))
+    if not signing_secret_is_legacy(secret):
+        return shown
+    return format_html(
+        "{}<br>Legacy secret, issued as <code>{}</code>: webhook receivers use the value "
+        "above (it encodes the same key); inbound x-signature HMACs are keyed by the value "
+        "as issued. Rotate to issue a standard one.",
+        shown,
+        secret,
+    )
 
 
 @admin.register(AccountKey)
@@ -209,6 +251,7 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         "booking",
         "event",
         "offer",
+        "tariff_publication",
         "webhook_id",
         "event_type",
         "sequence",

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import secrets
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.validators import RegexValidator
@@ -11,9 +14,54 @@ from django.db.models import Q
 from django.utils import timezone
 from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
 
+SECRET_PREFIX = "whsec_"
+# Standard Webhooks: the secret is "whsec_" + base64 of 24 to 64 random bytes.
+SECRET_KEY_BYTES = 32
+SECRET_KEY_MIN_BYTES, SECRET_KEY_MAX_BYTES = 24, 64
+
 
 def new_signing_secret() -> str:
-    return "whsec_" + secrets.token_urlsafe(32)
+    """A Standard Webhooks secret: ``whsec_`` + base64 of 32 random bytes (contract 5.1)."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(SECRET_KEY_BYTES)).decode()
+
+
+def _standard_key(secret: str) -> bytes | None:
+    """The key a Standard Webhooks secret encodes, or None when ``secret`` is not one."""
+    if not secret.startswith(SECRET_PREFIX):
+        return None
+    try:
+        key = base64.b64decode(secret.removeprefix(SECRET_PREFIX), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return key if SECRET_KEY_MIN_BYTES <= len(key) <= SECRET_KEY_MAX_BYTES else None
+
+
+def webhook_signing_key(secret: str) -> bytes:
+    """The HMAC key outbound webhooks are signed with (contract 5.1).
+
+    A Standard Webhooks secret signs with the bytes it encodes, as every Standard Webhooks
+    library expects. A legacy secret (issued before secrets were base64: ``whsec_`` + a
+    URL-safe token, never valid padded base64) keeps signing with the UTF-8 bytes of the
+    whole string, as its receivers were told; :func:`webhook_secret_for_receivers` shows
+    it in the standard form that encodes those same bytes.
+    """
+    return _standard_key(secret) or secret.encode()
+
+
+def webhook_secret_for_receivers(secret: str) -> str:
+    """The secret exactly as a receiver passes it to a Standard Webhooks library.
+
+    A standard secret is itself; a legacy one is ``whsec_`` + base64 of its UTF-8 bytes
+    (the key its deliveries have always been signed with), so existing receivers keep
+    verifying and new ones can use the official libraries without a rotation.
+    """
+    if _standard_key(secret) is not None:
+        return secret
+    return SECRET_PREFIX + base64.b64encode(secret.encode()).decode()
+
+
+def signing_secret_is_legacy(secret: str) -> bool:
+    return bool(secret) and _standard_key(secret) is None
 
 
 class Account(models.Model):
@@ -57,11 +105,24 @@ class Account(models.Model):
         ],
         help_text='Per-key request limit overriding the defaults, e.g. "6000/m". Blank: defaults.',
     )
+    dispatch_platform = models.BooleanField(
+        default=False,
+        help_text=(
+            "A connected dispatch platform: receives tariff.updated events for council "
+            "tariffs and operator rates at its webhook URL and may read them "
+            "(GET /api/public/v1/tariffs/{tariffId}) with its key (contract 5.3)."
+        ),
+    )
     webhook_url = models.URLField(blank=True, max_length=500)
     webhook_disabled_at = models.DateTimeField(null=True, blank=True)
     # Kept readable (not hashed): it signs outbound webhooks and verifies inbound HMAC.
     signing_secret = models.CharField(max_length=100, default=new_signing_secret)
     previous_signing_secret = models.CharField(max_length=100, blank=True)
+    previous_signing_secret_expires_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Until when the previous secret still verifies and co-signs (rotation).",
+    )
     contact_email = models.EmailField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -71,12 +132,28 @@ class Account(models.Model):
     def __str__(self) -> str:
         return f"{self.name} ({self.kind})"
 
-    def signing_secrets(self) -> list[str]:
-        """Secrets accepted or used for signing: the current first, then the one rotating out."""
-        return [s for s in (self.signing_secret, self.previous_signing_secret) if s]
+    def previous_signing_secret_live(self, now=None) -> bool:
+        """The secret rotating out still verifies and co-signs until its expiry (a rotation
+        started before expiries existed has none and lasts until it is finished)."""
+        if not self.previous_signing_secret:
+            return False
+        expires = self.previous_signing_secret_expires_at
+        return expires is None or (now or timezone.now()) < expires
 
-    def rotate_signing_secret(self) -> str:
+    def signing_secrets(self) -> list[str]:
+        """Secrets accepted or used for signing: the current first, then the one rotating
+        out while it is live."""
+        if self.previous_signing_secret_live():
+            return [s for s in (self.signing_secret, self.previous_signing_secret) if s]
+        return [self.signing_secret] if self.signing_secret else []
+
+    def rotate_signing_secret(self, now=None) -> str:
+        """Issue a new (standard) secret; the current one stays live for the setting
+        WEBHOOK_SECRET_ROTATION_HOURS, then stops verifying and co-signing."""
         self.previous_signing_secret = self.signing_secret
+        self.previous_signing_secret_expires_at = (now or timezone.now()) + timedelta(
+            hours=settings.WEBHOOK_SECRET_ROTATION_HOURS
+        )
         self.signing_secret = new_signing_secret()
         return self.signing_secret
 
@@ -128,8 +205,11 @@ class WebhookDeliveryStatus(models.TextChoices):
 class WebhookDelivery(models.Model):
     """One message to deliver to one account's webhook URL (contract 5.1).
 
-    Either a booking event to the booking's sender (``event``) or a tier-3 job offer to a
-    partner fleet (``offer``, type ``booking.offered``); exactly one of the two is set.
+    A booking event to the booking's sender or to the partner fleet holding the job
+    (``event``), a tier-3 job offer to a partner fleet (``offer``, type
+    ``booking.offered``), or a version of a tariff to a connected dispatch platform
+    (``tariff_publication``, type ``tariff.updated``, contract 5.3, no booking); exactly
+    one of the three is set.
     The body is frozen when the message is created so that every retry sends the same
     bytes under the same ``webhook_id``; long waits between retries live in
     ``next_attempt_at`` and a periodic task picks them up, never in broker countdowns.
@@ -139,7 +219,11 @@ class WebhookDelivery(models.Model):
         Account, on_delete=models.CASCADE, related_name="webhook_deliveries"
     )
     booking = models.ForeignKey(
-        "bookings.Booking", on_delete=models.CASCADE, related_name="webhook_deliveries"
+        "bookings.Booking",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="webhook_deliveries",
     )
     event = models.ForeignKey(
         "bookings.BookingEvent",
@@ -155,6 +239,14 @@ class WebhookDelivery(models.Model):
         on_delete=models.CASCADE,
         related_name="webhook_deliveries",
         help_text="The fleet offer this delivery carries (booking.offered).",
+    )
+    tariff_publication = models.ForeignKey(
+        "pricing.TariffPublication",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="webhook_deliveries",
+        help_text="The tariff version this delivery carries (tariff.updated).",
     )
     webhook_id = models.CharField(max_length=64, unique=True)
     event_type = models.CharField(max_length=40)
@@ -182,10 +274,17 @@ class WebhookDelivery(models.Model):
             models.UniqueConstraint(fields=["account", "event"], name="webhook_one_per_event"),
             # Likewise the fleet_offer_made receiver: one delivery per (account, offer).
             models.UniqueConstraint(fields=["account", "offer"], name="webhook_one_per_offer"),
+            # Likewise the tariff fanout: one delivery per (platform, tariff version).
+            models.UniqueConstraint(
+                fields=["account", "tariff_publication"], name="webhook_one_per_tariff_version"
+            ),
             models.CheckConstraint(
-                condition=Q(event__isnull=False, offer__isnull=True)
-                | Q(event__isnull=True, offer__isnull=False),
-                name="webhook_event_or_offer",
+                condition=Q(
+                    event__isnull=False, offer__isnull=True, tariff_publication__isnull=True
+                )
+                | Q(event__isnull=True, offer__isnull=False, tariff_publication__isnull=True)
+                | Q(event__isnull=True, offer__isnull=True, tariff_publication__isnull=False),
+                name="webhook_one_subject",
             ),
         ]
         indexes = [models.Index(fields=["status", "next_attempt_at"], name="webhook_due")]

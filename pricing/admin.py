@@ -6,7 +6,15 @@ from __future__ import annotations
 from django.contrib import admin
 
 from pricing.catalogue import tariff_compiled_get
-from pricing.models import Quote, Tariff, TariffArea, TariffBand, TariffExtra
+from pricing.models import (
+    Quote,
+    Tariff,
+    TariffArea,
+    TariffBand,
+    TariffExtra,
+    TariffPublication,
+)
+from pricing.publication import tariff_publish
 
 
 class TariffBandInline(admin.StackedInline):
@@ -68,11 +76,49 @@ class TariffAdmin(admin.ModelAdmin):
     readonly_fields = ("created_at", "updated_at", "raw")
     inlines = [TariffBandInline, TariffExtraInline, TariffAreaInline]
 
+    def save_related(self, request, form, formsets, change):
+        # Bands and extras are saved with the inlines, after the tariff itself: publish
+        # only once everything is saved (contract 5.3, pricing.publication).
+        super().save_related(request, form, formsets, change)
+        tariff = form.instance
+        if change and "reference" in form.changed_data:
+            tariff_publish(reference=form.initial["reference"])  # the old id is withdrawn
+        tariff_publish(reference=tariff.reference)
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        tariff_publish(reference=obj.reference)
+
+    def delete_queryset(self, request, queryset):
+        references = list(queryset.values_list("reference", flat=True))
+        super().delete_queryset(request, queryset)
+        for reference in references:
+            tariff_publish(reference=reference)
+
     @admin.display(boolean=True, description="All figures known")
     def complete(self, tariff: Tariff) -> bool:
         compiled = tariff_compiled_get(tariff)
         bands = compiled.time_bands + compiled.tail_bands
         return all(b.is_complete or b.multiplier is not None for b in bands)
+
+
+@admin.register(TariffPublication)
+class TariffPublicationAdmin(admin.ModelAdmin):
+    """What connected dispatch platforms were sent (contract 5.3); read-only."""
+
+    list_display = ("reference", "version", "withdrawn", "published_at")
+    list_filter = ("withdrawn",)
+    search_fields = ("reference",)
+    readonly_fields = ("reference", "version", "content_hash", "withdrawn", "data", "published_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(Quote)

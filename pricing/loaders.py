@@ -31,6 +31,7 @@ from pricing.models import (
     TariffKind,
     TariffLifecycle,
 )
+from pricing.publication import tariffs_publish_all
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "council_tariffs.json"
 
@@ -270,7 +271,11 @@ def _create_tariff(record: dict, *, kind: str, stdout=None, geocoder=None) -> Ta
 def tariffs_load(stdout=None) -> int:
     """Load every council tariff in pricing/data/council_tariffs.json, plus the network's
     default operator rate and the worldwide rate. Idempotent: a tariff whose reference
-    already exists is left as it is (admin edits survive). Returns how many were created."""
+    already exists is left as it is (admin edits survive). Returns how many were created.
+
+    Then every tariff is published to connected dispatch platforms
+    (:func:`pricing.publication.tariffs_publish_all`, contract 5.3): new ones as version 1,
+    changed ones as a new version; a second run with unchanged data publishes nothing."""
     with open(DATA_FILE, encoding="utf8") as f:
         data = json.load(f, parse_float=Decimal)
     records = [(r, TariffKind.COUNCIL) for r in data["tariffs"]]
@@ -287,4 +292,7 @@ def tariffs_load(stdout=None) -> int:
         created += 1
         if stdout:
             stdout.write(f"Loaded tariff {tariff.reference} ({tariff.get_lifecycle_display()})\n")
+    published = tariffs_publish_all()
+    if stdout and published:
+        stdout.write(f"Published {len(published)} tariff version(s) to dispatch platforms.\n")
     return created

@@ -231,3 +231,32 @@ class Quote(models.Model):
 
     def is_expired(self, now=None) -> bool:
         return (now or timezone.now()) >= self.expires_at
+
+
+class TariffPublication(models.Model):
+    """One version of a council tariff or operator rate as connected dispatch platforms
+    receive it (contract 5.3): the ``data`` of its ``tariff.updated`` event, frozen.
+
+    Append-only; the highest ``version`` of a reference is what platforms hold now. Keyed
+    by the reference (``tariffSource.reference`` in quotes), not a foreign key, so that
+    the withdrawal of a deleted tariff outlives it. ``content_hash`` covers everything
+    but the version: publishing unchanged figures again publishes nothing.
+    """
+
+    reference = models.SlugField(max_length=80, help_text="tariffId: the tariff's reference.")
+    version = models.PositiveIntegerField()
+    content_hash = models.CharField(max_length=64)
+    withdrawn = models.BooleanField(default=False)
+    data = models.JSONField(help_text="The tariff.updated event's data, exactly as sent.")
+    published_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["reference", "-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["reference", "version"], name="tariff_publication_version"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reference} v{self.version}{' (withdrawn)' if self.withdrawn else ''}"

@@ -16,6 +16,7 @@ PUBLIC_PATHS = [
     "/api/public/v1/jobs",
     "/api/public/v1/operator/jobs",
     "/api/public/hooks/booking-status",
+    "/api/public/v1/tariffs/{tariffId}",
     "/api/public/openapi.json",
 ]
 

@@ -3,8 +3,8 @@
 (contract 5.2).
 
 Cross-app flow: dispatch -> partners webhooks -> partners status hook -> dispatch.
-Signatures are checked by hand (hmac + base64), with the key the service documents: the
-UTF-8 bytes of the whole signing secret, ``whsec_`` prefix included.
+Signatures are checked by hand (hmac + base64), with the key the Standard Webhooks secret
+encodes ("whsec_" + base64).
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ STATUS_URL = "/api/public/hooks/booking-status"
 def verify_by_hand(secret: str, headers, body: bytes) -> bool:
     """The Standard Webhooks check, written out: any v1 entry matching is enough."""
     signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
-    expected = base64.b64encode(hmac.new(secret.encode("utf-8"), signed, hashlib.sha256).digest())
+    key = base64.b64decode(secret.removeprefix("whsec_"), validate=True)
+    expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest())
     entries = headers["webhook-signature"].split(" ")
     return any(
         version == "v1" and hmac.compare_digest(sig.encode(), expected)
@@ -376,3 +377,193 @@ def test_declined_is_only_an_answer_to_a_fleet_offer(
     # then it is not a status a booking can take
     assert_problem(response, 409, "invalid_transition")
     assert Booking.objects.get(pk=booking.pk).status == BookingStatus.CONFIRMED
+
+
+# --- the fleet holds the job: passenger contact, amendments and cancellation ---------------
+
+
+def bodies_to(url: str) -> list[dict]:
+    return [json.loads(c.request.body) for c in calls_to(url)]
+
+
+@pytest.fixture
+def recorded():
+    """Outbound HTTP recorded from the fixtures on (``@responses.activate`` starts with the
+    test body, after the fixtures)."""
+    responses.start()
+    yield
+    responses.stop()
+    responses.reset()
+
+
+@pytest.fixture
+def accepted_by_fleet(
+    recorded, client, fleet, offered_to_fleet, make_account, django_capture_on_commit_callbacks
+):
+    """A partner's job, with its passenger's contact, offered to and accepted by the fleet."""
+    responses.post(FLEET_HOOK, status=204)
+    responses.post(SENDER_HOOK, status=204)
+    sender = make_account("partner", name="Sender", slug="sender", webhook_url=SENDER_HOOK)
+    booking, _ = offered_to_fleet(
+        account=sender,
+        source="partner",
+        job_ref="ACME-9",
+        passenger_name="Jo Bloggs",
+        passenger_phone="+447700900123",
+        passenger_email="jo.bloggs@example.co.uk",
+    )
+    response = report(
+        client,
+        fleet.account,
+        django_capture_on_commit_callbacks,
+        bookingReference=booking.reference,
+        status="accepted",
+    )
+    assert response.status_code == 200, response.content
+    booking.refresh_from_db()
+    return booking, sender
+
+
+def push_as(api_client, account, django_capture_on_commit_callbacks, job: dict):
+    api_client.credentials(HTTP_X_API_KEY=account.raw_key)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api_client.post("/api/public/v1/jobs", data=job, format="json")
+    assert response.status_code == 200, response.content
+    return response.json()["results"][0]
+
+
+def test_when_the_fleet_accepts_its_webhook_receives_the_passengers_name_and_phone(
+    fleet, accepted_by_fleet
+):
+    # given a job the fleet was offered without the passenger's contact
+    booking, _ = accepted_by_fleet
+
+    # then, on accepting, the fleet's webhook receives the acceptance with the passenger
+    offered, accepted = bodies_to(FLEET_HOOK)
+    assert offered["type"] == "booking.offered"
+    assert accepted["type"] == "booking.status_changed"
+    assert accepted["data"]["status"] == "accepted"
+    assert accepted["data"]["bookingReference"] == booking.reference
+    assert accepted["data"]["passenger"] == {"name": "Jo Bloggs", "phone": "+447700900123"}
+    assert accepted["data"]["job"]["pickup"] == "Leeds station"
+    # and the delivery is signed with the fleet's secret like every webhook
+    call = calls_to(FLEET_HOOK)[1]
+    assert verify_by_hand(fleet.account.signing_secret, call.request.headers, call.request.body)
+
+
+def test_the_passengers_contact_goes_to_the_holding_fleet_only(accepted_by_fleet):
+    # given the fleet accepted the job
+    booking, _ = accepted_by_fleet
+
+    # then no other receiver (the sender here) was sent the passenger's contact
+    for body in bodies_to(SENDER_HOOK):
+        assert "passenger" not in body["data"]
+        for detail in ("Jo Bloggs", "+447700900123", "jo.bloggs@example.co.uk"):
+            assert detail not in json.dumps(body)
+    # and the sender still heard of the acceptance, as before
+    assert bodies_to(SENDER_HOOK)[-1]["data"]["status"] == "accepted"
+    # and the fleet's copy went to the fleet's account and no one else's
+    fleet_copies = WebhookDelivery.objects.filter(booking=booking, body__contains="+447700900123")
+    assert {d.url for d in fleet_copies} == {FLEET_HOOK}
+
+
+@responses.activate
+def test_a_fleet_that_declined_never_receives_the_passengers_contact(
+    client, fleet, offered_to_fleet, django_capture_on_commit_callbacks
+):
+    # given two fleets; the first declines, the second accepts
+    responses.post(FLEET_HOOK, status=204)
+    responses.post(OTHER_FLEET_HOOK, status=204)
+    other = PartnerFleetFactory(account__webhook_url=OTHER_FLEET_HOOK)
+    booking, _ = offered_to_fleet(passenger_name="Jo Bloggs", passenger_phone="+447700900123")
+    report(
+        client,
+        fleet.account,
+        django_capture_on_commit_callbacks,
+        bookingReference=booking.reference,
+        status="declined",
+    )
+    report(
+        client,
+        other.account,
+        django_capture_on_commit_callbacks,
+        bookingReference=booking.reference,
+        status="accepted",
+    )
+
+    # then only the fleet that holds the job got the passenger's contact
+    assert all("+447700900123" not in json.dumps(b) for b in bodies_to(FLEET_HOOK))
+    assert bodies_to(OTHER_FLEET_HOOK)[-1]["data"]["passenger"]["phone"] == "+447700900123"
+
+
+def test_an_amendment_reaches_the_fleet_as_well_as_the_sender(
+    api_client, fleet, accepted_by_fleet, django_capture_on_commit_callbacks
+):
+    # given the fleet holds the sender's job
+    booking, sender = accepted_by_fleet
+
+    # when the sender amends it
+    result = push_as(
+        api_client,
+        sender,
+        django_capture_on_commit_callbacks,
+        {"jobRef": "ACME-9", "action": "amend", "notes": "Meet at gate 4"},
+    )
+    assert result["outcome"] == "amended"
+
+    # then both receive booking.amended, the fleet's copy with the job as it now stands
+    [to_sender] = [b for b in bodies_to(SENDER_HOOK) if b["type"] == "booking.amended"]
+    [to_fleet] = [b for b in bodies_to(FLEET_HOOK) if b["type"] == "booking.amended"]
+    assert to_sender["data"]["sequence"] == to_fleet["data"]["sequence"]
+    assert to_fleet["data"]["changedFields"] == ["notes"]
+    assert to_fleet["data"]["job"]["notes"] == "Meet at gate 4"
+    assert to_fleet["data"]["passenger"]["name"] == "Jo Bloggs"
+    assert "passenger" not in to_sender["data"]
+    assert (
+        WebhookDelivery.objects.filter(booking=booking, event_type="booking.amended").count() == 2
+    )
+
+
+def test_a_cancellation_reaches_the_fleet_as_well_as_the_sender(
+    api_client, fleet, accepted_by_fleet, django_capture_on_commit_callbacks
+):
+    # given the fleet holds the sender's job
+    booking, sender = accepted_by_fleet
+
+    # when the sender cancels it
+    result = push_as(
+        api_client,
+        sender,
+        django_capture_on_commit_callbacks,
+        {"jobRef": "ACME-9", "action": "cancel"},
+    )
+    assert result["outcome"] == "cancelled"
+
+    # then both are told, each on its own delivery with the same event
+    [to_sender] = [b for b in bodies_to(SENDER_HOOK) if b["type"] == "booking.cancelled"]
+    [to_fleet] = [b for b in bodies_to(FLEET_HOOK) if b["type"] == "booking.cancelled"]
+    assert to_sender["data"]["status"] == to_fleet["data"]["status"] == "cancelled"
+    deliveries = WebhookDelivery.objects.filter(booking=booking, event_type="booking.cancelled")
+    assert {d.account_id for d in deliveries} == {sender.pk, fleet.account_id}
+    assert all(d.status == WebhookDeliveryStatus.DELIVERED for d in deliveries)
+
+
+def test_the_fleets_own_progress_reports_are_not_echoed_back_to_it(
+    client, fleet, accepted_by_fleet, django_capture_on_commit_callbacks
+):
+    # given the fleet holds the job
+    booking, _ = accepted_by_fleet
+    before = len(calls_to(FLEET_HOOK))
+
+    # when it reports its driver on the way
+    report(
+        client,
+        fleet.account,
+        django_capture_on_commit_callbacks,
+        bookingReference=booking.reference,
+        status="en_route",
+    )
+
+    # then only the sender is told; the fleet knows what it reported
+    assert len(calls_to(FLEET_HOOK)) == before
+    assert bodies_to(SENDER_HOOK)[-1]["data"]["status"] == "en_route"

@@ -2,7 +2,7 @@
 
 Signatures are checked by an independent implementation of the Standard Webhooks
 verification (hmac + base64 by hand) and by the ``standardwebhooks`` package, both given
-the key the service documents: the UTF-8 bytes of the whole signing secret.
+the signing secret as a Standard Webhooks secret ("whsec_" + base64 of the key).
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ pytestmark = pytest.mark.django_db
 def verify_by_hand(secret: str, headers, body: bytes) -> bool:
     """The Standard Webhooks check, written out: any v1 entry matching is enough."""
     signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
-    expected = base64.b64encode(hmac.new(secret.encode("utf-8"), signed, hashlib.sha256).digest())
+    key = base64.b64decode(secret.removeprefix("whsec_"), validate=True)
+    expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest())
     entries = headers["webhook-signature"].split(" ")
     return any(
         version == "v1" and hmac.compare_digest(sig.encode(), expected)
@@ -97,7 +98,7 @@ def test_created_event_is_delivered_signed_and_verifiable(
     assert headers["webhook-id"].startswith("msg_")
     assert abs(int(headers["webhook-timestamp"]) - timezone.now().timestamp()) < 10
     assert verify_by_hand(partner.signing_secret, headers, body)
-    Webhook(partner.signing_secret.encode()).verify(body, dict(headers))
+    Webhook(partner.signing_secret).verify(body, dict(headers))
     payload = json.loads(body)
     assert payload["type"] == "booking.created"
     assert payload["timestamp"].endswith("Z")
@@ -120,7 +121,11 @@ def test_a_wrong_key_does_not_verify(keyed, partner, django_capture_on_commit_ca
     booking = push_one(keyed, django_capture_on_commit_callbacks)
     [call] = calls_for(created_delivery(booking))
     assert verify_by_hand(partner.signing_secret, call.request.headers, call.request.body)
-    assert not verify_by_hand("whsec_other", call.request.headers, call.request.body)
+    assert not verify_by_hand(
+        "whsec_" + base64.b64encode(b"another secret of 24+ bytes").decode(),
+        call.request.headers,
+        call.request.body,
+    )
     assert not verify_by_hand(
         partner.signing_secret, call.request.headers, call.request.body + b" "
     )
@@ -171,8 +176,8 @@ def test_during_rotation_each_message_carries_two_signatures(
     assert len(headers["webhook-signature"].split(" ")) == 2
     assert verify_by_hand(old, headers, body)
     assert verify_by_hand(new, headers, body)
-    Webhook(old.encode()).verify(body, dict(headers))
-    Webhook(new.encode()).verify(body, dict(headers))
+    Webhook(old).verify(body, dict(headers))
+    Webhook(new).verify(body, dict(headers))
 
 
 @responses.activate

@@ -354,6 +354,9 @@ TWILIO_SMS_FROM = env("TWILIO_SMS_FROM", default="")
 TWILIO_WHATSAPP_FROM = env("TWILIO_WHATSAPP_FROM", default="")
 
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", default=False)
+# How long a rotated-out signing secret still verifies inbound HMAC and co-signs outbound
+# webhooks (contract 5.1: several signatures while a secret is being rotated).
+WEBHOOK_SECRET_ROTATION_HOURS = env.int("WEBHOOK_SECRET_ROTATION_HOURS", default=24)
 
 # --- Celery ----------------------------------------------------------------------------
 

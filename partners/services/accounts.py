@@ -19,6 +19,7 @@ def account_create(
     webhook_url: str = "",
     daily_job_limit: int | None = None,
     rate_limit: str = "",
+    dispatch_platform: bool = False,
 ) -> tuple[Account, str]:
     """Create an account with one API key; returns the account and the raw key (shown once).
 
@@ -32,6 +33,7 @@ def account_create(
         approved=approved,
         webhook_url=webhook_url,
         rate_limit=rate_limit,
+        dispatch_platform=dispatch_platform,
     )
     if daily_job_limit is not None:
         account.daily_job_limit = daily_job_limit
@@ -59,18 +61,24 @@ def account_keys_revoke(*, account: Account) -> int:
     return AccountKey.objects.filter(account=account, revoked=False).update(revoked=True)
 
 
+SECRET_FIELDS = ["signing_secret", "previous_signing_secret", "previous_signing_secret_expires_at"]
+
+
 def account_signing_secret_rotate(*, account: Account) -> str:
-    """Start a rotation: new secret signs and verifies, the previous one still verifies
-    (inbound HMAC) and co-signs outbound webhooks until the rotation is finished."""
+    """Start a rotation: a new Standard Webhooks secret signs and verifies at once; the
+    previous one still verifies (inbound HMAC) and co-signs outbound webhooks (several
+    ``v1,`` entries) for WEBHOOK_SECRET_ROTATION_HOURS, or until the rotation is finished.
+    Rotating a legacy (non-base64) secret is how an account moves to the standard format."""
     secret = account.rotate_signing_secret()
-    account.save(update_fields=["signing_secret", "previous_signing_secret"])
+    account.save(update_fields=SECRET_FIELDS)
     return secret
 
 
 def account_signing_secret_rotation_finish(*, account: Account) -> None:
     """Drop the previous secret once receivers have switched to the new one."""
     account.previous_signing_secret = ""
-    account.save(update_fields=["previous_signing_secret"])
+    account.previous_signing_secret_expires_at = None
+    account.save(update_fields=SECRET_FIELDS[1:])
 
 
 def account_webhook_enable(*, account: Account) -> None:

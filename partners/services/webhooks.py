@@ -1,16 +1,21 @@
 """Outbound booking status webhooks, Standard Webhooks style (contract 5.1).
 
 Signing: ``webhook-signature`` is ``v1,<base64(HMAC-SHA256(key, "{id}.{timestamp}.{body}"))>``.
-The Standard Webhooks libraries take a secret "whsec_<base64>" and use the decoded bytes
-as the key; our secrets are "whsec_" + URL-safe token, so we DEFINE the HMAC key as the
-UTF-8 bytes of the whole secret string, prefix included. A receiver using a Standard
-Webhooks library passes ``secret.encode()`` (raw bytes) as the key; the README documents it.
-While a secret is being rotated every message carries one signature per secret, separated
-by spaces, the current one first.
+Secrets are Standard Webhooks secrets ("whsec_" + base64 of 32 random bytes) and the key
+is the bytes they encode, so the official libraries verify with the secret string as the
+back office shows it. Legacy secrets (issued before, not base64) keep their old key, the
+UTF-8 bytes of the whole string (``partners.models.webhook_signing_key``); the back office
+shows them in the standard form that encodes that key. While a secret is being rotated
+every message carries one signature per live secret, separated by spaces, the current
+one first.
 
 Tier-3 dispatch (seed 1.3) rides on the same machinery: a job offered to a partner fleet
 is a ``booking.offered`` delivery to the fleet's account, signed and retried exactly like
-a status webhook; the fleet answers through the booking-status hook (contract 5.2).
+a status webhook; the fleet answers through the booking-status hook (contract 5.2). Once
+the fleet holds the job, it is its job too (contract 5.1, last paragraph): its own
+acceptance brings it the passenger's name and phone, and the booking's amendments and
+cancellation reach it as well as the sender (:func:`fleet_job_delivery_create`). The
+passenger's contact is in the fleet's copy only, never in the sender's.
 
 Delivery: a :class:`WebhookDelivery` row per (account, event) or (account, offer) freezes
 the body and the ``webhook-id``; attempts happen outside any transaction; a failure sets
@@ -42,6 +47,7 @@ from django.db.models import F
 from django.utils import timezone
 from requests.adapters import HTTPAdapter
 
+from bookings import events as booking_events
 from bookings.models import Booking, BookingEvent, BookingStatus
 from dispatch.models import Offer, OfferStatus
 from drivers.selectors import driver_public_summary
@@ -50,6 +56,7 @@ from partners.models import (
     WebhookAttempt,
     WebhookDelivery,
     WebhookDeliveryStatus,
+    webhook_signing_key,
 )
 
 logger = logging.getLogger(__name__)
@@ -82,9 +89,9 @@ OFFERED = "booking.offered"
 
 
 def webhook_signature(*, secret: str, webhook_id: str, timestamp: int, body: str) -> str:
-    """One ``v1,<base64>`` entry; the key is the UTF-8 bytes of the whole secret."""
+    """One ``v1,<base64>`` entry, keyed by :func:`partners.models.webhook_signing_key`."""
     signed = f"{webhook_id}.{timestamp}.{body}".encode()
-    digest = hmac.new(secret.encode(), signed, hashlib.sha256).digest()
+    digest = hmac.new(webhook_signing_key(secret), signed, hashlib.sha256).digest()
     return "v1," + base64.b64encode(digest).decode()
 
 
@@ -316,6 +323,96 @@ def fleet_offer_delivery_create(*, offer_id: int) -> WebhookDelivery | None:
             )
     except IntegrityError:
         return None  # already created for this offer
+
+
+# Booking events a partner fleet holding the job receives besides the sender (contract
+# 5.1): its own acceptance (with the passenger's contact), amendments and cancellation.
+FLEET_JOB_EVENT_TYPES = frozenset({booking_events.AMENDED, booking_events.CANCELLED})
+
+
+def fleet_job_payload_build(*, event: BookingEvent, booking: Booking) -> dict:
+    """The fleet's copy of a booking event: the sender's body, plus what the fleet needs
+    to do the job as it now stands: the passenger's name and phone (to the holding fleet
+    only) and the journey; an amendment also names the fields it changed."""
+    payload = webhook_payload_build(event=event, booking=booking)
+    data = payload["data"]
+    data["passenger"] = {
+        "name": booking.passenger_name or None,
+        "phone": booking.passenger_phone or None,
+    }
+    data["job"] = {
+        "pickup": booking.pickup,
+        "dropoff": booking.dropoff,
+        "pickupTime": _iso_utc(booking.pickup_time),
+        "passengers": booking.passengers,
+        "vehicleType": booking.vehicle_type,
+        "wheelchairAccess": booking.wheelchair_access,
+        "flightNumber": booking.flight_number or None,
+        "notes": booking.notes,
+        "fareGBP": float(booking.fare),
+        "currency": booking.currency,
+    }
+    if event.type == booking_events.AMENDED:
+        data["changedFields"] = list((event.detail or {}).get("fields", []))
+    return payload
+
+
+def _fleet_holding_job(booking: Booking) -> Account | None:
+    """The partner fleet's account that holds ``booking`` through an accepted tier-3 offer
+    (not a national operator a driver works for), when it has a live webhook."""
+    if booking.subcontracted_to_id is None:
+        return None
+    latest_accepted = (
+        Offer.objects.filter(booking_id=booking.pk, status=OfferStatus.ACCEPTED)
+        .order_by("-pk")
+        .values_list("fleet__account_id", flat=True)
+        .first()
+    )
+    if latest_accepted != booking.subcontracted_to_id:
+        return None
+    return (
+        Account.objects.filter(pk=booking.subcontracted_to_id, webhook_disabled_at__isnull=True)
+        .exclude(webhook_url="")
+        .first()
+    )
+
+
+def fleet_job_delivery_create(*, event: BookingEvent) -> WebhookDelivery | None:
+    """Create the holding fleet's copy of ``event`` (contract 5.1, tier-3 hand-off).
+
+    Guarantees: only for the fleet's acceptance of the job, an amendment or the
+    cancellation of a booking a partner fleet holds through an accepted offer; only to
+    that fleet (the passenger's contact goes nowhere else); at most one delivery per
+    (account, event); None otherwise, or when the fleet has no URL or a disabled endpoint.
+    Call after the event's transaction committed, beside :func:`webhook_delivery_create`.
+    """
+    booking = event.booking
+    if booking.subcontracted_to_id is None:
+        return None  # the common case, decided without a query
+    accepted = (
+        event.to_status == BookingStatus.ACCEPTED and event.from_status != BookingStatus.ACCEPTED
+    )
+    if not accepted and event.type not in FLEET_JOB_EVENT_TYPES:
+        return None
+    account = _fleet_holding_job(booking)
+    if account is None or account.pk == booking.account_id:
+        return None  # not a fleet's job, or the fleet is also the sender (one copy)
+    body = json.dumps(fleet_job_payload_build(event=event, booking=booking), separators=(",", ":"))
+    try:
+        with transaction.atomic():
+            return WebhookDelivery.objects.create(
+                account=account,
+                booking=booking,
+                event=event,
+                webhook_id=f"msg_{uuid.uuid4().hex}",
+                event_type=event.type,
+                sequence=event.sequence,
+                body=body,
+                url=account.webhook_url,
+                next_attempt_at=timezone.now(),
+            )
+    except IntegrityError:
+        return None  # already created for this event
 
 
 # --- attempts -----------------------------------------------------------------------------

@@ -18,6 +18,11 @@ class Command(BaseCommand):
         parser.add_argument("--webhook-url", default="")
         parser.add_argument("--daily-limit", type=int)
         parser.add_argument("--rate-limit", default="", help='e.g. "6000/m"')
+        parser.add_argument(
+            "--dispatch-platform",
+            action="store_true",
+            help="A connected dispatch platform: receives tariff.updated events (contract 5.3).",
+        )
 
     def handle(self, *args, **options):
         try:
@@ -29,6 +34,7 @@ class Command(BaseCommand):
                 webhook_url=options["webhook_url"],
                 daily_job_limit=options["daily_limit"],
                 rate_limit=options["rate_limit"],
+                dispatch_platform=options["dispatch_platform"],
             )
         except ValidationError as exc:
             raise CommandError(f"Invalid account: {exc.message_dict}") from exc
