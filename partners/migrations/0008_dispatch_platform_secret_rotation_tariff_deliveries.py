@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
         ('bookings', '0008_booking_dispatch_started_at'),
         ('dispatch', '0002_booking_dispatch_outbox'),
         ('partners', '0007_merge_signed_request_and_trial_move'),
-        ('pricing', '0003_tariff_publication'),
+        ('pricing', '0004_tariff_publication'),
     ]
 
     operations = [

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('pricing', '0002_quote_expires_at_unindexed'),
+        ('pricing', '0003_quote_resolved_places'),
     ]
 
     operations = [
