@@ -417,6 +417,13 @@ DISPATCH_SEARCH_RINGS_KM = (2, 6, 18, 50)
 DISPATCH_IN_PROCESS = env.bool("DISPATCH_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER)
 DISPATCH_HANDOVER_GRACE_SECONDS = env.int("DISPATCH_HANDOVER_GRACE_SECONDS", default=120)
 DISPATCH_NATIONAL_PICKUP_RADIUS_KM = 80
+# The dispatch window (bookings.policies.dispatch_window_opens_at): a prebooked journey
+# stays confirmed until this long before its pickup: a base lead plus a share of the
+# journey's own duration (long journeys need national drivers, who must reposition),
+# never more than the cap. A 20-minute hop opens 50 minutes ahead; a 3-hour run 3.5 hours.
+DISPATCH_LEAD_MINUTES = env.int("DISPATCH_LEAD_MINUTES", default=30)
+DISPATCH_LEAD_JOURNEY_FACTOR = env.float("DISPATCH_LEAD_JOURNEY_FACTOR", default=1.0)
+DISPATCH_LEAD_MAX_MINUTES = env.int("DISPATCH_LEAD_MAX_MINUTES", default=360)
 DISPATCH_TRAIL_SKIPPED_LIMIT = 25
 DISPATCH_OFFER_LINK_MAX_AGE_SECONDS = 1800
 # "No driver found" alerts go to these addresses (mail_admins).
