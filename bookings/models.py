@@ -132,6 +132,7 @@ class Booking(models.Model):
     currency = models.CharField(max_length=3, default="GBP")
     distance_miles = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
     duration_minutes = models.PositiveIntegerField(null=True, blank=True)
+    distance_source = models.CharField(max_length=8, default="estimate", blank=True)
     applied_rules = models.JSONField(default=list, blank=True)
     tariff_source = models.JSONField(default=dict, blank=True)
 

@@ -131,6 +131,7 @@ def booking_journey_columns(priced, *, pickup: str = "", dropoff: str = "") -> d
         "currency": priced.currency,
         "distance_miles": priced.distance_miles,
         "duration_minutes": priced.duration_minutes,
+        "distance_source": priced.distance_source,
         "applied_rules": priced.applied_rules,
         "tariff_source": priced.tariff_source,
     }
@@ -152,6 +153,7 @@ def _quote_fields(quote) -> dict[str, Any]:
         "currency": quote.currency,
         "distance_miles": quote.distance_miles,
         "duration_minutes": quote.duration_minutes,
+        "distance_source": quote.distance_source,
         "applied_rules": quote.applied_rules,
         "tariff_source": quote.tariff_source,
     }

@@ -312,11 +312,28 @@ IDEMPOTENCY_RETENTION_HOURS = 24
 # Geocoder and router are swappable: the offline defaults need no network; the
 # postcodes.io geocoder resolves full UK postcodes when switched on.
 PRICING_GEOCODER = env("PRICING_GEOCODER", default="pricing.geocoding.OfflineGeocoder")
-PRICING_ROUTER = env("PRICING_ROUTER", default="pricing.routing.GreatCircleRouter")
+# A road router (issue 15): OSRM's HTTP route service or a compatible provider. Unset:
+# distances are estimated (straight line x the fitted road factor below).
+ROUTING_URL = env("ROUTING_URL", default="")
+ROUTING_PROFILE = env("ROUTING_PROFILE", default="driving")
+ROUTING_TIMEOUT_SECONDS = env.float("ROUTING_TIMEOUT_SECONDS", default=2.0)
+# How the provider takes a key (a query parameter, or a header), and the network's own key.
+# A driver's own key (seed 8.5) replaces it for the routing of that driver's jobs.
+ROUTING_KEY_PARAM = env("ROUTING_KEY_PARAM", default="")
+ROUTING_KEY_HEADER = env("ROUTING_KEY_HEADER", default="")
+ROUTING_API_KEY = env("ROUTING_API_KEY", default="")
+PRICING_ROUTER = env(
+    "PRICING_ROUTER",
+    default="pricing.routing.OsrmRouter" if ROUTING_URL else "pricing.routing.GreatCircleRouter",
+)
 PRICING_POSTCODES_IO_URL = env("PRICING_POSTCODES_IO_URL", default="https://api.postcodes.io")
 PRICING_GEOCODER_TIMEOUT = env.float("PRICING_GEOCODER_TIMEOUT", default=3.0)
-# Road distance = great-circle distance x this factor.
+# Road distance = great-circle distance x a factor: per band of straight-line miles (up to
+# this many miles, this factor; the last band has no limit), fitted to published road
+# distances of real UK journeys (pricing/data/road_distances.tsv, bench/bench_road_factor.py).
+# PRICING_ROAD_FACTOR is the flat factor used past the bands (and set them aside with ()).
 PRICING_ROAD_FACTOR = env.float("PRICING_ROAD_FACTOR", default=1.3)
+PRICING_ROAD_FACTOR_BANDS: tuple = ((None, 1.3),)
 # (up to this many miles of the journey, at this many mph); the last band has no limit.
 # Urban miles are slow: calibrated so that TfL's published fare ranges for 1-6 mile
 # journeys (reference_fares in pricing/data/council_tariffs.json) are reproduced.
