@@ -1,12 +1,12 @@
 """Routers: two places -> road distance and driving time (issue: pricing; issue 15).
 
 The default :class:`GreatCircleRouter` needs no network: great-circle distance times a
-road factor, and a duration from distance-band speeds (``PRICING_SPEED_BANDS``): the
-first miles of a journey are urban and slow, long journeys run mostly on trunk roads.
-Night journeys (22:00-06:00 Europe/London) run faster by ``PRICING_NIGHT_SPEED_FACTOR``.
-The road factor is distance-banded (``PRICING_ROAD_FACTOR_BANDS``), fitted to published
-road distances of real UK journeys (``pricing/data/road_distances.tsv``; the README gives
-the source and the error).
+road factor (``PRICING_ROAD_FACTOR``), and a duration from distance-band speeds
+(``PRICING_SPEED_BANDS``): the first miles of a journey are urban and slow, long journeys
+run mostly on trunk roads. Night journeys (22:00-06:00 Europe/London) run faster by
+``PRICING_NIGHT_SPEED_FACTOR``. The road factor is fitted to the published road distances
+of real UK journeys (``pricing/tests/data/uk_road_distances.tsv``, ``pricing.calibration``;
+the README gives the source and the error).
 
 :class:`OsrmRouter` measures the road distance and driving time with OSRM's HTTP route
 service (``ROUTING_URL``; any OSRM-compatible provider, with an API key as a query
@@ -102,20 +102,6 @@ def duration_for(
     return hours * 3600
 
 
-def road_factor_for(
-    straight_m: float, bands: tuple[tuple[float | None, float], ...] | None = None
-) -> float:
-    """The road factor for a straight-line distance: the first band (up to this many
-    straight-line miles, this factor) that holds it; ``PRICING_ROAD_FACTOR_BANDS`` by
-    default, else the flat ``PRICING_ROAD_FACTOR``."""
-    bands = settings.PRICING_ROAD_FACTOR_BANDS if bands is None else bands
-    miles = straight_m / METRES_PER_MILE
-    for limit, factor in bands:
-        if limit is None or miles <= limit:
-            return float(factor)
-    return float(settings.PRICING_ROAD_FACTOR)
-
-
 class Router:
     """Interface: ``route(origin, destination, *, depart_at, api_key="") -> Route``.
 
@@ -131,10 +117,7 @@ class Router:
 
 class GreatCircleRouter(Router):
     def __init__(self) -> None:
-        self.road_factors = tuple(
-            (None if a is None else float(a), float(b))
-            for a, b in settings.PRICING_ROAD_FACTOR_BANDS
-        )
+        self.road_factor = float(settings.PRICING_ROAD_FACTOR)
         bands = settings.PRICING_SPEED_BANDS
         self.bands = tuple((None if a is None else float(a), float(b)) for a, b in bands)
         self.night_factor = float(settings.PRICING_NIGHT_SPEED_FACTOR)
@@ -144,7 +127,7 @@ class GreatCircleRouter(Router):
         self, origin: Place, destination: Place, *, depart_at: dt.datetime, api_key: str = ""
     ) -> Route:
         metres = great_circle_m(origin.lat, origin.lng, destination.lat, destination.lng)
-        metres *= road_factor_for(metres, self.road_factors)
+        metres *= self.road_factor
         seconds = duration_for(
             metres, depart_at, bands=self.bands, night_factor=self.night_factor, tz=self.tz
         )
