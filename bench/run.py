@@ -16,6 +16,7 @@ HERE = Path(__file__).resolve().parent
 
 FULL = [
     ("pricing: fare function and geocoder", ["bench_pricing.py"]),
+    ("pricing: estimated road distance against published ones", ["bench_road_factor.py"]),
     ("HTTP: quote and instant booking vs reference view", ["http_bench.py"]),
     ("MCP: estimate_fare vs POST /v1/quote under ASGI, and ASGI vs WSGI", ["mcp_bench.py"]),
     ("dispatch: candidate selection", ["bench_dispatch.py"]),
