@@ -312,6 +312,9 @@ IDEMPOTENCY_RETENTION_HOURS = 24
 # Geocoder and router are swappable: the offline defaults need no network; the
 # postcodes.io geocoder resolves full UK postcodes when switched on.
 PRICING_GEOCODER = env("PRICING_GEOCODER", default="pricing.geocoding.OfflineGeocoder")
+# Fernet keys for secrets stored encrypted (core.encryption; a driver's own maps key): the
+# first encrypts, all decrypt. Unset: one key derived from SECRET_KEY.
+FIELD_ENCRYPTION_KEYS = env.list("FIELD_ENCRYPTION_KEYS", default=[])
 # A road router (issue 15): OSRM's HTTP route service or a compatible provider. Unset:
 # distances are estimated (straight line x the fitted road factor below).
 ROUTING_URL = env("ROUTING_URL", default="")
