@@ -17,6 +17,7 @@ HERE = Path(__file__).resolve().parent
 FULL = [
     ("pricing: fare function and geocoder", ["bench_pricing.py"]),
     ("places: the geocoder against the gold set", ["bench_places.py"]),
+    ("pricing: estimated road distance against published ones", ["bench_road_factor.py"]),
     ("HTTP: quote and instant booking vs reference view", ["http_bench.py"]),
     ("MCP: estimate_fare vs POST /v1/quote under ASGI, and ASGI vs WSGI", ["mcp_bench.py"]),
     ("dispatch: candidate selection", ["bench_dispatch.py"]),

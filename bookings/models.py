@@ -136,6 +136,7 @@ class Booking(models.Model):
     currency = models.CharField(max_length=3, default="GBP")
     distance_miles = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
     duration_minutes = models.PositiveIntegerField(null=True, blank=True)
+    distance_source = models.CharField(max_length=8, default="estimate", blank=True)
     applied_rules = models.JSONField(default=list, blank=True)
     tariff_source = models.JSONField(default=dict, blank=True)
 
@@ -164,6 +165,9 @@ class Booking(models.Model):
     # The booking row is dispatch's outbox: a confirmed network booking with no start time
     # is waiting for the dispatcher (dispatch/relay.py), which sets it when it claims one.
     dispatch_started_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Issue 15: the dispatcher claims a booking only once its dispatch window has opened
+    # (bookings.policies.dispatch_window_opens_at, set on insert and on amendment).
+    dispatch_opens_at = models.DateTimeField(default=timezone.now, editable=False)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -186,10 +190,11 @@ class Booking(models.Model):
                 condition=~Q(job_ref=""),
                 name="booking_intake_by_day",
             ),
-            # The dispatcher's queue: only the bookings still waiting for it, so claiming
-            # reads a handful of index entries however many bookings the table holds.
+            # The dispatcher's queue: only the bookings still waiting for it, in the order
+            # their windows open, so claiming reads only the entries whose window is open
+            # however many bookings (prebooked ones included) the table holds.
             models.Index(
-                fields=["id"],
+                fields=["dispatch_opens_at", "id"],
                 condition=Q(
                     dispatch_started_at__isnull=True,
                     status=BookingStatus.CONFIRMED,

@@ -7,7 +7,8 @@ request, so the API views, the website, the MCP tools and partner intake share i
 - who may book (``can_book``, paused) and who may price (``may_set_fare``; contract 3);
 - passenger email (genuine: not disposable, not a role address) and phone (a valid number,
   a mobile on the current form);
-- blocked passengers, and the per-email limits (seed 7, 8; contract 1.4).
+- blocked passengers, and the per-email limits (seed 7, 8; contract 1.4);
+- when a booking's dispatch window opens (``dispatch_window_opens_at``; issue 15).
 """
 
 from __future__ import annotations
@@ -187,3 +188,17 @@ def email_limits_enforce(
             code="email_limit",
             detail="Confirm this email address (see passenger-verify) to make more requests.",
         )
+
+
+def dispatch_window_opens_at(
+    *, pickup_time: dt.datetime, duration_minutes: int | None
+) -> dt.datetime:
+    """When dispatch starts looking for a driver: ``DISPATCH_LEAD_MINUTES`` before the
+    pickup, plus ``DISPATCH_LEAD_JOURNEY_FACTOR`` times the journey's own minutes (long
+    journeys go to national drivers, who need time to reposition), capped at
+    ``DISPATCH_LEAD_MAX_MINUTES``. A pickup sooner than that opens at once (the moment is
+    then in the past, and the dispatcher takes the booking on its next pass)."""
+    journey = max(0, duration_minutes or 0)
+    lead = settings.DISPATCH_LEAD_MINUTES + settings.DISPATCH_LEAD_JOURNEY_FACTOR * journey
+    lead = min(float(settings.DISPATCH_LEAD_MAX_MINUTES), lead)
+    return pickup_time - dt.timedelta(minutes=lead)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bookings.models import Booking
+import datetime as dt
+
+from bookings.models import Booking, DispatchQueue
 from core.errors import DomainError
 
 
@@ -33,3 +35,12 @@ def booking_get_by_reference(reference: str) -> Booking:
     if booking is None:
         raise DomainError("booking_not_found", f"No booking with reference {reference}.")
     return booking
+
+
+def dispatch_opens_at(booking: Booking) -> dt.datetime | None:
+    """When dispatch starts (or started) looking for a driver for this booking: its
+    dispatch window (``bookings.policies.dispatch_window_opens_at``, stored on the row).
+    ``None`` for a booking the operator's own fleet dispatches, which has no window."""
+    if booking.dispatch_queue != DispatchQueue.NETWORK:
+        return None
+    return booking.dispatch_opens_at

@@ -32,6 +32,7 @@ from bookings.models import (
     PaymentRecord,
 )
 from bookings.passengers import email_assess
+from bookings.policies import dispatch_window_opens_at
 from bookings.references import reference_generate
 from bookings.transitions import CANCELLABLE, TERMINAL, statuses_that_may_become
 from core.errors import DomainError
@@ -132,6 +133,7 @@ def booking_journey_columns(priced, *, pickup: str = "", dropoff: str = "") -> d
         "currency": priced.currency,
         "distance_miles": priced.distance_miles,
         "duration_minutes": priced.duration_minutes,
+        "distance_source": priced.distance_source,
         "applied_rules": priced.applied_rules,
         "tariff_source": priced.tariff_source,
     }
@@ -155,6 +157,7 @@ def _quote_fields(quote) -> dict[str, Any]:
         "currency": quote.currency,
         "distance_miles": quote.distance_miles,
         "duration_minutes": quote.duration_minutes,
+        "distance_source": quote.distance_source,
         "applied_rules": quote.applied_rules,
         "tariff_source": quote.tariff_source,
     }
@@ -231,7 +234,11 @@ def _insert_booking(*, draft: BookingDraft, journey: dict[str, Any], quote=None)
 
 
 def _booking_build(*, draft: BookingDraft, journey: dict[str, Any], quote=None) -> Booking:
+    opens_at = dispatch_window_opens_at(
+        pickup_time=draft.pickup_time, duration_minutes=journey.get("duration_minutes")
+    )
     return Booking(
+        dispatch_opens_at=opens_at,
         reference=reference_generate(),
         source=draft.source,
         account=draft.account,
@@ -411,6 +418,14 @@ def booking_amend(*, booking: Booking, actor: str, changes: dict[str, Any]) -> B
     Guarantees: the UPDATE itself checks the status, so an amendment racing a cancellation
     (or completion) never lands on the finished booking, whatever the caller last read.
     """
+    if "pickup_time" in changes or "duration_minutes" in changes:
+        changes = {
+            **changes,
+            "dispatch_opens_at": dispatch_window_opens_at(
+                pickup_time=changes.get("pickup_time", booking.pickup_time),
+                duration_minutes=changes.get("duration_minutes", booking.duration_minutes),
+            ),
+        }
     with transaction.atomic():
         amended = (
             Booking.objects.filter(pk=booking.pk)

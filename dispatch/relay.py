@@ -5,6 +5,11 @@ empty; that row is the message, written in the same transaction as the booking, 
 process killed at any moment (even right after its commit) loses nothing, and web
 processes publish nothing and run no thread for it.
 
+A prebooked journey waits in the outbox until its dispatch window opens
+(``Booking.dispatch_opens_at``, issue 15): the claim takes only bookings whose window has
+opened, oldest window first, so the dispatcher's one-second poll starts a booking for next
+week when its window opens, and not before.
+
 The dispatcher is its own process. It claims waiting bookings with
 ``SELECT ... FOR UPDATE SKIP LOCKED`` (several dispatchers never claim the same row),
 marks them started and publishes one ``booking_dispatch_start`` task per booking, all in
@@ -51,7 +56,8 @@ WHERE id IN (
     WHERE dispatch_started_at IS NULL
         AND status = '{BookingStatus.CONFIRMED}'
         AND dispatch_queue = '{DispatchQueue.NETWORK}'
-    ORDER BY id
+        AND dispatch_opens_at <= %s
+    ORDER BY dispatch_opens_at, id
     LIMIT %s
     FOR NO KEY UPDATE SKIP LOCKED
 )
@@ -76,7 +82,8 @@ def dispatch_publish(booking_ids: list[int]) -> None:
 def bookings_dispatch_claim(
     *, limit: int = CLAIM_BATCH, publish: Callable[[list[int]], None] = dispatch_publish
 ) -> list[int]:
-    """Claim up to ``limit`` bookings waiting for dispatch and hand them over; their ids.
+    """Claim up to ``limit`` bookings whose dispatch window has opened and hand them over;
+    their ids.
 
     Guarantees: a booking is claimed by one dispatcher at a time (rows another transaction
     holds are skipped, not waited for); the claim commits only once ``publish`` returned,
@@ -85,7 +92,8 @@ def bookings_dispatch_claim(
     # SQLite has no row locks (and one writer at a time): the same statement without them.
     sql = _CLAIM_SQL if connection.vendor == "postgresql" else _CLAIM_SQL_SQLITE
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(sql, [connection.ops.adapt_datetimefield_value(timezone.now()), limit])
+        now = connection.ops.adapt_datetimefield_value(timezone.now())
+        cursor.execute(sql, [now, now, limit])
         booking_ids = sorted(row[0] for row in cursor.fetchall())
         if booking_ids:
             publish(booking_ids)

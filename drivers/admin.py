@@ -2,11 +2,39 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.utils import timezone
 
 from drivers.models import Corridor, Driver, Vehicle
-from drivers.services import driver_approve
+from drivers.selectors import driver_maps_key_state
+from drivers.services import driver_approve, driver_maps_key_set
+
+
+class DriverAdminForm(forms.ModelForm):
+    """The driver's own maps API key (seed 8.5) is write-only: a new one can be typed in
+    (never echoed back) or the current one removed; the page shows only whether one is
+    set and its last four characters."""
+
+    new_maps_api_key = forms.CharField(
+        label="New maps API key",
+        required=False,
+        max_length=500,
+        strip=True,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+        help_text="Replaces the stored key. It is stored encrypted and never shown again.",
+    )
+    remove_maps_api_key = forms.BooleanField(label="Remove the maps API key", required=False)
+
+    class Meta:
+        model = Driver
+        fields = ("name",)  # the admin's fieldsets choose the model fields
+
+    def clean_new_maps_api_key(self) -> str:
+        key = self.cleaned_data["new_maps_api_key"]
+        if any(c.isspace() for c in key):
+            raise forms.ValidationError("A maps API key has no spaces.")
+        return key
 
 
 class VehicleInline(admin.TabularInline):
@@ -65,7 +93,8 @@ class DriverAdmin(admin.ModelAdmin):
     )
     list_filter = ("stage", "network", "online", "licensing_authority", LicenceStateFilter)
     search_fields = ("name", "phone", "email", "licence_number", "vehicles__registration")
-    readonly_fields = ("approved_at", "last_seen_at", "created_at")
+    form = DriverAdminForm
+    readonly_fields = ("approved_at", "last_seen_at", "created_at", "maps_api_key")
     raw_id_fields = ("user",)
     inlines = [VehicleInline, CorridorInline]
     actions = ["approve_drivers"]
@@ -99,8 +128,23 @@ class DriverAdmin(admin.ModelAdmin):
                 )
             },
         ),
-        ("Other", {"fields": ("maps_api_key", "created_at")}),
+        (
+            "Maps API key (seed 8.5)",
+            {"fields": ("maps_api_key", "new_maps_api_key", "remove_maps_api_key")},
+        ),
+        ("Other", {"fields": ("created_at",)}),
     )
+
+    @admin.display(description="Maps API key")
+    def maps_api_key(self, driver: Driver) -> str:
+        return driver_maps_key_state(driver)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if form.cleaned_data.get("remove_maps_api_key"):
+            driver_maps_key_set(driver=obj, key="")
+        elif form.cleaned_data.get("new_maps_api_key"):
+            driver_maps_key_set(driver=obj, key=form.cleaned_data["new_maps_api_key"])
 
     @admin.action(description="Approve selected drivers (starts the free trial)")
     def approve_drivers(self, request, queryset):

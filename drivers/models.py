@@ -83,9 +83,10 @@ class Driver(models.Model):
     last_seen_at = models.DateTimeField(null=True, blank=True)
     current_jobs = models.PositiveSmallIntegerField(default=0)
     max_jobs = models.PositiveSmallIntegerField(default=1)
-    maps_api_key = models.CharField(
-        max_length=200, blank=True, help_text="High-volume drivers supply their own (seed 8.5)."
-    )
+    # Seed 8.5: a high-volume driver's own maps API key, billed to them by its provider and
+    # used for the routing of their jobs. Stored encrypted (core.encryption), never shown
+    # again once saved: set it through drivers.services.driver_maps_key_set.
+    maps_api_key_encrypted = models.TextField(blank=True, default="", editable=False)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, PaymentRecord
 from bookings.transitions import DRIVER_HOLDS
+from core.encryption import secret_decrypt
 from core.localtime import local_datetime, local_midnight, local_today, local_week_start
 from dispatch.models import Offer, OfferStatus
 from drivers.models import Driver
@@ -176,3 +177,18 @@ def driver_public_summary(driver: Driver | None, vehicle) -> dict | None:
         },
         "licensingAuthority": driver.licensing_authority,
     }
+
+
+def driver_maps_key(driver: Driver) -> str:
+    """The driver's own maps API key in plain text, for the routing of their jobs only
+    (seed 8.5); "" when they have none (or it can no longer be decrypted)."""
+    return secret_decrypt(driver.maps_api_key_encrypted)
+
+
+def driver_maps_key_state(driver: Driver) -> str:
+    """What anyone may be shown of the key once saved: whether it is set, and its last four
+    characters."""
+    key = driver_maps_key(driver)
+    if not key:
+        return "not set"
+    return f"set, ending ...{key[-4:]}" if len(key) >= 12 else "set"

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from core.encryption import secret_encrypt
 from core.errors import DomainError
 from drivers.models import APPROVED_STAGES, Driver, DriverStage, NetworkTier, Vehicle
 
@@ -132,3 +133,15 @@ def driver_availability_set(
     Driver.objects.filter(pk=driver.pk).update(**changes)
     driver.refresh_from_db()
     return driver
+
+
+def driver_maps_key_set(*, driver: Driver, key: str) -> None:
+    """Store the driver's own maps API key encrypted (seed 8.5); an empty key removes it.
+
+    The plaintext is not kept anywhere: not on the row, not on ``driver`` afterwards.
+    """
+    key = key.strip()
+    if len(key) > 500 or any(c.isspace() for c in key):
+        raise DomainError("invalid_input", "A maps API key is one word of at most 500 characters.")
+    driver.maps_api_key_encrypted = secret_encrypt(key)
+    Driver.objects.filter(pk=driver.pk).update(maps_api_key_encrypted=driver.maps_api_key_encrypted)

@@ -211,6 +211,12 @@ class Quote(models.Model):
     tariff_source = models.JSONField(default=dict)
     distance_miles = models.DecimalField(max_digits=8, decimal_places=1)
     duration_minutes = models.PositiveIntegerField()
+    # Contract 2.1: "road" when a routing backend measured the journey, else "estimate".
+    distance_source = models.CharField(
+        max_length=8,
+        choices=[("road", "Road router"), ("estimate", "Estimate")],
+        default="estimate",
+    )
     account = models.ForeignKey(
         "partners.Account",
         null=True,

@@ -17,7 +17,7 @@ from pricing.fares import FareOptions, TariffIncomplete, fare_compute
 from pricing.gazetteer import Place, gazetteer_get
 from pricing.geocoding import geocoder_get, places_require_precise
 from pricing.models import Quote
-from pricing.routing import router_get
+from pricing.routing import DistanceSource, router_get
 from pricing.selectors import tariff_select
 from pricing.vehicles import MAX_PASSENGERS, vehicle_class_resolve, vehicle_factors
 
@@ -44,6 +44,7 @@ class PricedJourney:
     worldwide: bool = False
     band: str = ""
     uncertain: list[str] = field(default_factory=list)
+    distance_source: str = DistanceSource.ESTIMATE  # contract 2.1: "road" or "estimate"
 
 
 def _rename(errors: dict[str, list[str]], field_names: Mapping[str, str] | None) -> dict:
@@ -215,6 +216,7 @@ def quote_price(
         worldwide=worldwide,
         band=band,
         uncertain=uncertain,
+        distance_source=route.source,
     )
 
 
@@ -275,6 +277,7 @@ def quote_create(
         tariff_source=priced.tariff_source,
         distance_miles=priced.distance_miles,
         duration_minutes=priced.duration_minutes,
+        distance_source=priced.distance_source,
         account=account,
         created_at=now,
         expires_at=now + quote_ttl(),

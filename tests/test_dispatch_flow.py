@@ -30,7 +30,9 @@ def _dispatch_urls(settings):
 def create_booking(queue="network"):
     from pricing.services import quote_price
 
-    depart = timezone.now() + timedelta(hours=2)
+    # Within its dispatch window (30 minutes plus the journey's own time before pickup),
+    # so dispatch starts at once.
+    depart = timezone.now() + timedelta(minutes=45)
     priced = quote_price(
         pickup="Leeds station", dropoff="York", passengers=2, vehicle_type=None, depart_at=depart
     )
@@ -45,7 +47,7 @@ def create_booking(queue="network"):
     return booking_create(draft=draft, priced=priced)
 
 
-# A Wednesday morning: the job is picked up two hours later in the same week, whatever the
+# A Wednesday morning: the job is picked up 45 minutes later in the same week, whatever the
 # day the suite runs (on a Sunday night the pickup would fall into next week's totals).
 @time_machine.travel(dt.datetime(2026, 11, 18, 9, 0, tzinfo=dt.UTC), tick=True)
 def test_new_booking_is_dispatched_accepted_driven_settled_and_reconciled(

@@ -39,6 +39,7 @@ class QuoteBody(_Body):
     currency: str
     distanceMiles: float
     durationMinutes: int
+    distanceSource: str | None = Field(None, description='"road" (routed) or "estimate".')
     vehicleType: str
     passengers: int
     departAt: str

@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from api.input_serializers import InputSerializer
 from bookings.passengers import phone_to_e164
+from bookings.selectors import dispatch_opens_at
 from bookings.services import booking_pay_driver_url, booking_status_url, payment_state
 from drivers.selectors import driver_public_summary
 from pricing.api.serializers import ResolvedPlaceSerializer
@@ -234,6 +235,16 @@ class BookingLookupResponseSerializer(serializers.Serializer):
     payDriverUrl = PayDriverUrlField()
     driver = serializers.SerializerMethodField()
     payment = PaymentOutSerializer(source="*")
+    dispatchStartsAt = serializers.SerializerMethodField(
+        help_text="When dispatch starts (or started) looking for a driver: the booking's "
+        "dispatch window, a lead time before pickup. Until then the booking stays "
+        "confirmed. Null for jobs the operator's own fleet dispatches."
+    )
+
+    @extend_schema_field(serializers.DateTimeField(allow_null=True))
+    def get_dispatchStartsAt(self, booking) -> str | None:
+        opens_at = dispatch_opens_at(booking)
+        return None if opens_at is None else UTCDateTimeField().to_representation(opens_at)
 
     @extend_schema_field(DriverOutSerializer(allow_null=True))
     def get_driver(self, booking) -> dict | None:

@@ -312,7 +312,23 @@ IDEMPOTENCY_RETENTION_HOURS = 24
 # Geocoder and router are swappable: the offline defaults need no network; the
 # postcodes.io geocoder resolves full UK postcodes when switched on.
 PRICING_GEOCODER = env("PRICING_GEOCODER", default="pricing.geocoding.OfflineGeocoder")
-PRICING_ROUTER = env("PRICING_ROUTER", default="pricing.routing.GreatCircleRouter")
+# Fernet keys for secrets stored encrypted (core.encryption; a driver's own maps key): the
+# first encrypts, all decrypt. Unset: one key derived from SECRET_KEY.
+FIELD_ENCRYPTION_KEYS = env.list("FIELD_ENCRYPTION_KEYS", default=[])
+# A road router (issue 15): OSRM's HTTP route service or a compatible provider. Unset:
+# distances are estimated (straight line x the fitted road factor below).
+ROUTING_URL = env("ROUTING_URL", default="")
+ROUTING_PROFILE = env("ROUTING_PROFILE", default="driving")
+ROUTING_TIMEOUT_SECONDS = env.float("ROUTING_TIMEOUT_SECONDS", default=2.0)
+# How the provider takes a key (a query parameter, or a header), and the network's own key.
+# A driver's own key (seed 8.5) replaces it for the routing of that driver's jobs.
+ROUTING_KEY_PARAM = env("ROUTING_KEY_PARAM", default="")
+ROUTING_KEY_HEADER = env("ROUTING_KEY_HEADER", default="")
+ROUTING_API_KEY = env("ROUTING_API_KEY", default="")
+PRICING_ROUTER = env(
+    "PRICING_ROUTER",
+    default="pricing.routing.OsrmRouter" if ROUTING_URL else "pricing.routing.GreatCircleRouter",
+)
 PRICING_POSTCODES_IO_URL = env("PRICING_POSTCODES_IO_URL", default="https://api.postcodes.io")
 PRICING_GEOCODER_TIMEOUT = env.float("PRICING_GEOCODER_TIMEOUT", default=3.0)
 # Full street addresses (PRICING_GEOCODER=pricing.geocoding.AddressGeocoder): a Nominatim
@@ -322,8 +338,11 @@ PRICING_ADDRESS_SERVICE = env("PRICING_ADDRESS_SERVICE", default="nominatim")
 PRICING_ADDRESS_DOMAIN = env("PRICING_ADDRESS_DOMAIN", default="")
 PRICING_ADDRESS_SCHEME = env("PRICING_ADDRESS_SCHEME", default="https")
 PRICING_ADDRESS_USER_AGENT = env("PRICING_ADDRESS_USER_AGENT", default="direct-to-driver-taxi")
-# Road distance = great-circle distance x this factor.
-PRICING_ROAD_FACTOR = env.float("PRICING_ROAD_FACTOR", default=1.3)
+# Estimated road distance = great-circle distance x this factor, fitted to the published
+# road distances of 52 real UK journeys (pricing/tests/data/uk_road_distances.tsv;
+# bench/bench_road_factor.py): 1.20 halves the error of the former 1.3 (median 4.4 %
+# against 8.5 %); four distance bands fitted the same way gained 0.2 points, not worth it.
+PRICING_ROAD_FACTOR = env.float("PRICING_ROAD_FACTOR", default=1.2)
 # (up to this many miles of the journey, at this many mph); the last band has no limit.
 # Urban miles are slow: calibrated so that TfL's published fare ranges for 1-6 mile
 # journeys (reference_fares in pricing/data/council_tariffs.json) are reproduced.
@@ -427,6 +446,13 @@ DISPATCH_SEARCH_RINGS_KM = (2, 6, 18, 50)
 DISPATCH_IN_PROCESS = env.bool("DISPATCH_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER)
 DISPATCH_HANDOVER_GRACE_SECONDS = env.int("DISPATCH_HANDOVER_GRACE_SECONDS", default=120)
 DISPATCH_NATIONAL_PICKUP_RADIUS_KM = 80
+# The dispatch window (bookings.policies.dispatch_window_opens_at): a prebooked journey
+# stays confirmed until this long before its pickup: a base lead plus a share of the
+# journey's own duration (long journeys need national drivers, who must reposition),
+# never more than the cap. A 20-minute hop opens 50 minutes ahead; a 3-hour run 3.5 hours.
+DISPATCH_LEAD_MINUTES = env.int("DISPATCH_LEAD_MINUTES", default=30)
+DISPATCH_LEAD_JOURNEY_FACTOR = env.float("DISPATCH_LEAD_JOURNEY_FACTOR", default=1.0)
+DISPATCH_LEAD_MAX_MINUTES = env.int("DISPATCH_LEAD_MAX_MINUTES", default=360)
 DISPATCH_TRAIL_SKIPPED_LIMIT = 25
 DISPATCH_OFFER_LINK_MAX_AGE_SECONDS = 1800
 # "No driver found" alerts go to these addresses (mail_admins).

@@ -19,6 +19,8 @@ from dispatch.models import (
     OfferStatus,
 )
 from dispatch.notifications import JobCardSendError, job_card_backend
+from dispatch.services.pickup_routes import driver_pickup_route
+from pricing.routing import DistanceSource
 
 PAYMENT_LABELS = {
     "cash_to_driver": "cash to driver",
@@ -40,7 +42,13 @@ def job_card_body(*, offer: Offer) -> str:
         f"To: {booking.dropoff}",
         f"{booking.passengers} pax, {booking.vehicle_type}. Fare GBP {booking.fare} ({payment}).",
     ]
-    if offer.dead_miles is not None:
+    route = driver_pickup_route(driver=offer.driver, booking=booking) if offer.driver else None
+    if route is not None and route.source == DistanceSource.ROAD:
+        # Routed on the road network, with the driver's own maps key when they have one.
+        lines.append(
+            f"{route.distance_miles} miles by road to pickup, about {route.duration_minutes} min."
+        )
+    elif offer.dead_miles is not None:
         lines.append(f"{offer.dead_miles} miles to pickup.")
     if booking.flight_number:
         lines.append(f"Flight {booking.flight_number}.")

@@ -245,7 +245,8 @@ def booking_dispatch_next(
     admins are alerted. A no-op when the booking is not waiting for a driver (already
     offered, accepted, cancelled...) so the task is safe to run twice. A ``no_driver``
     booking is only picked up again with ``new_round`` (the desk's re-dispatch), so an
-    exhausted booking never loops on its own.
+    exhausted booking never loops on its own. A booking whose dispatch window has not
+    opened yet (``Booking.dispatch_opens_at``, issue 15) stays ``confirmed``, untouched.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -254,6 +255,8 @@ def booking_dispatch_next(
             return None
         if booking.status == BookingStatus.NO_DRIVER and not new_round:
             return None
+        if booking.dispatch_started_at is None and booking.dispatch_opens_at > now:
+            return None  # prebooked: its window has not opened (the dispatcher waits for it)
         # Every offer the booking had, in one query: any still open ends the step.
         earlier = list(
             Offer.objects.filter(booking=booking).values_list(
@@ -497,9 +500,11 @@ def offers_expire_overdue(*, now: datetime | None = None) -> int:
 def bookings_dispatch_overdue(*, now: datetime | None = None) -> list[int]:
     """Network bookings that never reached dispatch: the dispatcher handed them over but
     the task message was lost (a broker restart without persistence), or no dispatcher ran.
-    Starts dispatch for each and returns their ids. A booking counts once it is older
-    than the grace (its task may still be on its way) and younger than a day (older ones
-    are for the desk, not for automatic offers); dispatch that ran left a DispatchAttempt.
+    Starts dispatch for each and returns their ids. A booking counts once its dispatch
+    window has been open longer than the grace (its task may still be on its way) and
+    for less than a day (older ones are for the desk, not for automatic offers); dispatch
+    that ran left a DispatchAttempt. A prebooked journey whose window is still closed is
+    not due.
     """
     now = now or timezone.now()
     grace = timedelta(seconds=conf.handover_grace_seconds())
@@ -507,8 +512,8 @@ def bookings_dispatch_overdue(*, now: datetime | None = None) -> list[int]:
         Booking.objects.filter(
             status=BookingStatus.CONFIRMED,
             dispatch_queue=DispatchQueue.NETWORK,
-            created_at__lte=now - grace,
-            created_at__gte=now - timedelta(days=1),
+            dispatch_opens_at__lte=now - grace,
+            dispatch_opens_at__gte=now - timedelta(days=1),
         )
         .exclude(Exists(DispatchAttempt.objects.filter(booking=OuterRef("pk"))))
         .values_list("pk", flat=True)[:500]

@@ -160,8 +160,8 @@ def test_the_sweep_starts_dispatch_for_a_booking_that_never_reached_it(
     lost = BookingFactory(
         pickup_lat=LEEDS[0], pickup_lng=LEEDS[1], dispatch_started_at=timezone.now()
     )
-    lost.created_at = timezone.now() - timedelta(minutes=5)
-    lost.save(update_fields=["created_at"])
+    lost.created_at = lost.dispatch_opens_at = timezone.now() - timedelta(minutes=5)
+    lost.save(update_fields=["created_at", "dispatch_opens_at"])
 
     with django_capture_on_commit_callbacks(execute=True):
         started = offers.bookings_dispatch_overdue()
@@ -188,8 +188,8 @@ def test_the_sweep_leaves_recent_dispatched_operator_and_old_bookings_alone(sett
         (too_old, timezone.now() - timedelta(days=2)),
         (cancelled, minutes_ago),
     ]:
-        booking.created_at = created
-        booking.save(update_fields=["created_at"])
+        booking.created_at = booking.dispatch_opens_at = created
+        booking.save(update_fields=["created_at", "dispatch_opens_at"])
 
     assert offers.bookings_dispatch_overdue() == []
     assert not DispatchAttempt.objects.filter(booking=recent).exists()

@@ -129,6 +129,12 @@ class QuoteV1ResponseSerializer(serializers.Serializer):
     currency = serializers.CharField()
     distanceMiles = serializers.FloatField(source="distance_miles")
     durationMinutes = serializers.IntegerField(source="duration_minutes")
+    distanceSource = serializers.ChoiceField(
+        choices=["road", "estimate"],
+        source="distance_source",
+        help_text="road: measured by a routing backend; estimate: straight line x a road "
+        "factor fitted to published road distances.",
+    )
     vehicleType = serializers.ChoiceField(choices=VehicleType.choices, source="vehicle_type")
     passengers = serializers.IntegerField()
     departAt = QuoteTimeField(source="depart_at")

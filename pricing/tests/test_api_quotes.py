@@ -50,6 +50,7 @@ def test_v1_quote_response_shape(client, tariffs):
         "currency",
         "distanceMiles",
         "durationMinutes",
+        "distanceSource",
         "vehicleType",
         "passengers",
         "departAt",
