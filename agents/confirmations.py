@@ -125,6 +125,7 @@ def _passenger_check(caller: Caller, request: BookingRequest) -> PassengerDetail
         request.passenger.phone, field="passengerPhone", mobile=True
     )
     policies.passenger_require_not_blocked(email)
+    policies.flight_number_normalise(request.flight_number, field="flightNumber")
     return PassengerDetails(name=request.passenger.name.strip(), email=email, phone=phone)
 
 

@@ -52,7 +52,7 @@ def booking_status_page(request, reference: str, token: str):
         "bookings/status.html",
         {
             "booking": booking,
-            "payment_state": payment_state(records, booking.fare),
+            "payment_state": payment_state(records, booking.fare_due),
             "events": booking.events.order_by("sequence"),
             "pay_driver_url": booking_pay_driver_url(booking),
             "driver": _driver(booking),
@@ -69,7 +69,7 @@ def booking_pay_driver_page(request, reference: str, token: str):
         "bookings/pay_driver.html",
         {
             "booking": booking,
-            "payment_state": payment_state(records, booking.fare),
+            "payment_state": payment_state(records, booking.fare_due),
             "records": records,
             "driver": _driver(booking),
         },

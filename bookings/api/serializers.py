@@ -212,7 +212,7 @@ class PaymentOutSerializer(serializers.Serializer):
         serializers.ChoiceField(choices=["unpaid", "paid", "part_paid", "refunded"])
     )
     def get_state(self, booking) -> str:
-        return payment_state(list(booking.payment_records.all()), booking.fare)
+        return payment_state(list(booking.payment_records.all()), booking.fare_due)
 
 
 class BookingLookupResponseSerializer(serializers.Serializer):

@@ -104,6 +104,14 @@ class DriverOfferDecisionOutputSerializer(serializers.Serializer):
 
 class DriverJobStatusInputSerializer(InputSerializer):
     status = serializers.ChoiceField(choices=[str(s) for s in DRIVER_MOVES])
+    lat = serializers.FloatField(
+        min_value=-90,
+        max_value=90,
+        required=False,
+        allow_null=True,
+        help_text="The driver's position, kept on the event; required for no_show (evidence).",
+    )
+    lng = serializers.FloatField(min_value=-180, max_value=180, required=False, allow_null=True)
 
 
 class DriverJobStatusOutputSerializer(serializers.Serializer):
