@@ -20,6 +20,7 @@ from bookings.services import (
     payment_state,
 )
 from core.errors import DomainError
+from dispatch.airports import airport_pickup_summary
 from drivers.selectors import driver_public_summary
 
 
@@ -56,6 +57,7 @@ def booking_status_page(request, reference: str, token: str):
             "events": booking.events.order_by("sequence"),
             "pay_driver_url": booking_pay_driver_url(booking),
             "driver": _driver(booking),
+            "airport_pickup": airport_pickup_summary(booking),
         },
     )
 

@@ -99,3 +99,25 @@ def airport_at(lat: float | None, lng: float | None) -> PickupAirport | None:
 def airport_for_booking(booking) -> PickupAirport | None:
     """The airport a booking is picked up at, or None."""
     return airport_at(booking.pickup_lat, booking.pickup_lng)
+
+
+def airport_pickup_summary(booking) -> dict | None:
+    """What the passenger's pages and the driver's job card show about an airport pickup:
+    the airport, where to meet, the flight and its latest arrival; None elsewhere."""
+    airport = airport_for_booking(booking)
+    if airport is None:
+        return None
+    # Imported here: bookings' models load after this module in app start-up.
+    from bookings.models import FlightArrival
+
+    arrival = FlightArrival.objects.filter(booking_id=booking.pk).first()
+    return {
+        "airport": airport.iata,
+        "airportName": airport.name,
+        "meetingPoint": airport.meeting_point,
+        "flightNumber": booking.flight_number or None,
+        "flightStatus": arrival.status if arrival else None,
+        "terminal": arrival.terminal if arrival else "",
+        "landingAt": arrival.landing_at if arrival else None,
+        "landed": bool(arrival and arrival.landed),
+    }
