@@ -256,6 +256,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "VehicleTypeEnum": "pricing.vehicles.VehicleType",
         "BookingStatusEnum": "bookings.models.BookingStatus",
+        "FlightStatusEnum": "bookings.models.FlightStatus",
         # Each booking form has its own payment enum (seed 2.5-2.7); named apart so the
         # generator never merges them under one name.
         "AliasPaymentMethodEnum": "bookings.api.serializers.ALIAS_PAYMENT_METHODS",
