@@ -155,8 +155,16 @@ class DriverJobStatusView(DriverAPIView):
             ),
         },
         examples=[
-            OpenApiExample("Arrived", value={"status": "arrived", "lat": 53.7951, "lng": -1.5474}),
-            OpenApiExample("No-show", value={"status": "no_show", "lat": 53.7951, "lng": -1.5474}),
+            OpenApiExample(
+                "Arrived",
+                value={"status": "arrived", "lat": 53.7951, "lng": -1.5474},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "No-show",
+                value={"status": "no_show", "lat": 53.7951, "lng": -1.5474},
+                request_only=True,
+            ),
         ],
     )
     def post(self, request: Request, ref: str) -> Response:
