@@ -45,6 +45,9 @@ logger = logging.getLogger(__name__)
 
 # A flight that neither lands nor is expected leaves the pickup where it is.
 NOT_LANDING = frozenset({FlightStatus.CANCELLED, FlightStatus.DIVERTED})
+# A landing further than this from the booked pickup is another day's flight (a wrong
+# date), not a delay: refused rather than moving the pickup by days.
+MAX_LANDING_SHIFT = dt.timedelta(hours=48)
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,8 @@ def flight_update_apply(*, booking: Booking, report: FlightReport, actor: str) -
     """Record a flight report on an airport pickup and move the pickup to follow it.
 
     Guarantees: the pickup becomes landing + the airport's collection allowance (a
-    cancelled or diverted flight records its status and moves nothing); the booked
+    cancelled or diverted flight records its status and moves nothing; a landing more
+    than 48 hours from the booked pickup is 400 ``invalid_input``); the booked
     pickup time is kept, so every move is measured from it; a report that changes
     nothing is a no-op (no event, no message); a change appends ``booking.amended``
     (detail ``flight``) under the booking's row lock; the driver and the passenger are
@@ -107,6 +111,15 @@ def _record(booking, airport: PickupAirport, report, number, actor) -> FlightUpd
     arrival = FlightArrival.objects.filter(booking=booking).first()
     previous = booking.pickup_time
     landing = flight_landing(report)
+    booked = arrival.booked_pickup_time if arrival else previous
+    if landing is not None and abs(landing - booked) > MAX_LANDING_SHIFT:
+        field = "actualArrival" if report.actual_arrival else "estimatedArrival"
+        raise field_error(
+            "invalid_input",
+            field,
+            f"More than {MAX_LANDING_SHIFT.total_seconds() / 3600:.0f} hours from the booked "
+            f"pickup of {booking.reference}: is this the flight of another day?",
+        )
     pickup_time = previous
     if landing is not None and report.status not in NOT_LANDING:
         pickup_time = landing + airport.collection_allowance(origin_country=report.origin_country)
@@ -126,7 +139,6 @@ def _record(booking, airport: PickupAirport, report, number, actor) -> FlightUpd
         and pickup_time == previous
     ):
         return FlightUpdate(booking, arrival, previous, changed=False)
-    booked = arrival.booked_pickup_time if arrival else previous
     arrival, _ = FlightArrival.objects.update_or_create(
         booking=booking,
         defaults={

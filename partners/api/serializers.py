@@ -6,10 +6,12 @@ Field names are the seed's camelCase (2.10); per-job errors use those names.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -235,8 +237,11 @@ class FlightStatusReportInputSerializer(InputSerializer):
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         errors: dict[str, list[str]] = {}
-        if not attrs.get("scheduledDate") and not attrs.get("bookingReference"):
+        scheduled = attrs.get("scheduledDate")
+        if not scheduled and not attrs.get("bookingReference"):
             errors["scheduledDate"] = ["Send scheduledDate or bookingReference."]
+        if scheduled and abs(scheduled - timezone.now().date()) > dt.timedelta(days=366):
+            errors["scheduledDate"] = ["Must be within a year of today."]
         status = attrs["status"]
         if status == FlightStatus.LANDED and not attrs.get("actualArrival"):
             errors["actualArrival"] = ["Required when the status is landed."]

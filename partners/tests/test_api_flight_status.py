@@ -143,6 +143,7 @@ def test_an_agent_key_is_403(api_client, make_account):
         ({"status": "boarding"}, "status"),
         ({"estimatedArrival": "soon"}, "estimatedArrival"),
         ({"gate": "12"}, "gate"),
+        ({"scheduledDate": "9999-12-31"}, "scheduledDate"),
     ],
 )
 def test_bad_input_is_400_naming_the_field(api_client, partner, change, field):
@@ -174,3 +175,18 @@ def test_a_passenger_on_board_is_409(api_client, partner):
     response = post(api_client, partner, {**payload, "bookingReference": booking.reference})
     assert response.status_code == 409
     assert response.json()["code"] == "flight_update_closed"
+
+
+@pytest.mark.parametrize("when", ["9999-12-31T23:59:00Z", "2026-11-27T10:00:00Z"])
+def test_a_landing_days_away_from_the_booking_is_400_not_a_move(api_client, partner, when):
+    booking = pickup_for(partner)
+    payload = {k: v for k, v in DELAYED.items() if k != "scheduledDate"}
+    response = post(
+        api_client,
+        partner,
+        {**payload, "bookingReference": booking.reference, "estimatedArrival": when},
+    )
+    assert response.status_code == 400
+    assert "estimatedArrival" in response.json()["errors"]
+    booking.refresh_from_db()
+    assert booking.pickup_time == SCHEDULED
