@@ -112,3 +112,24 @@ def test_intake_rejects_only_the_job_with_a_bad_flight_number(api_client, make_a
     assert "flightNumber" in bad["errors"]
     assert good["outcome"] == "created"
     assert Booking.objects.get(reference=good["bookingReference"]).flight_number == "EZY12"
+
+
+def test_mcp_start_booking_previews_refuse_a_bad_flight_number():
+    from agents.confirmations import BookingRequest, booking_preview
+    from bookings.actions import PassengerDetails
+    from core.callers import Caller
+
+    request = BookingRequest(
+        passenger=PassengerDetails(
+            name="Grace Hopper", email="grace.hopper@example.co.uk", phone="+447700900321"
+        ),
+        payment_method="cash",
+        flight_number="BA12345",
+        pickup="Leeds Bradford Airport",
+        dropoff="Harrogate",
+    )
+    caller = Caller(source="agent", agent="Test Assistant", passenger_email=request.passenger.email)
+    with pytest.raises(DomainError) as refused:
+        booking_preview(caller=caller, grant=None, request=request)
+    assert refused.value.code == "invalid_input"
+    assert list(refused.value.errors) == ["flightNumber"]
