@@ -110,7 +110,10 @@ def airport_pickup_summary(booking) -> dict | None:
     # Imported here: bookings' models load after this module in app start-up.
     from bookings.models import FlightArrival
 
-    arrival = FlightArrival.objects.filter(booking_id=booking.pk).first()
+    try:
+        arrival = booking.flight_arrival  # select_related by lists, a query otherwise
+    except FlightArrival.DoesNotExist:
+        arrival = None
     return {
         "airport": airport.iata,
         "airportName": airport.name,

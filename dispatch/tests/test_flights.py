@@ -297,3 +297,37 @@ def test_without_a_key_the_poll_asks_nobody(settings):
     airport_booking()
     with responses.RequestsMock():  # any request would fail the test
         assert flights_poll() == 0
+
+
+def test_the_drivers_feed_carries_the_flight_terminal_and_meeting_point(
+    django_assert_max_num_queries,
+):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    from drivers.tests.factories import UserFactory
+
+    driver = driver_at((LBA.lat, LBA.lng), user=UserFactory())
+    booking = airport_booking(status=BookingStatus.ACCEPTED, driver=driver)
+    flight_update_apply(booking=booking, report=delayed(50), actor="test")
+    airport_booking(status=BookingStatus.ACCEPTED, driver=driver, flight_number="EZY12")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=driver.user).key}")
+
+    with django_assert_max_num_queries(8):
+        response = client.get("/api/public/v1/jobs")
+
+    assert response.status_code == 200, response.content
+    # soonest pickup first: EZY12 at 10:00, then BA1234 moved to 11:35
+    other, moved = response.json()["results"]
+    assert moved["airportPickup"] == {
+        "airport": "LBA",
+        "airportName": LBA.name,
+        "meetingPoint": LBA.meeting_point,
+        "flightNumber": "BA1234",
+        "flightStatus": "delayed",
+        "terminal": "1",
+        "landingAt": "2026-11-23T10:50:00Z",
+        "landed": False,
+    }
+    assert other["airportPickup"]["flightStatus"] is None
