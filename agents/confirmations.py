@@ -15,7 +15,7 @@ past the quote's expiry.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -144,6 +144,9 @@ def booking_preview(
             f"Choose one of: {', '.join(sorted(PAYMENT_METHOD_ALIASES))}.",
         )
     passenger = _passenger_check(caller, request)
+    # Previewed as it will be stored, so the passenger confirms what is booked.
+    flight_number = policies.flight_number_normalise(request.flight_number, field="flightNumber")
+    request = replace(request, flight_number=flight_number)
     quote = _quote_for(caller, request)
     token = signing.dumps(
         {

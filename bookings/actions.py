@@ -332,7 +332,9 @@ def _draft(
         pickup_time=pickup_time,
         passenger=passenger,
         payment_method=PAYMENT_METHOD_ALIASES[payment_method],
-        flight_number=flight_number,
+        flight_number=policies.flight_number_normalise(
+            flight_number, field=form.name("flightNumber")
+        ),
         notes=notes,
     )
 

@@ -139,6 +139,11 @@ class Booking(models.Model):
     distance_source = models.CharField(max_length=8, default="estimate", blank=True)
     applied_rules = models.JSONField(default=list, blank=True)
     tariff_source = models.JSONField(default=dict, blank=True)
+    # The fare as settled when the passenger boards: the booked fare plus any waiting beyond
+    # the free minutes, itemised like applied_rules ({"code", "label", "amountGBP"}).
+    # Null until then (dispatch.services.waiting).
+    final_fare = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    final_fare_lines = models.JSONField(default=list, blank=True)
 
     driver = models.ForeignKey(
         "drivers.Driver", null=True, blank=True, on_delete=models.PROTECT, related_name="bookings"
@@ -207,6 +212,12 @@ class Booking(models.Model):
     def __str__(self) -> str:
         return self.reference
 
+    @property
+    def fare_due(self) -> Decimal:
+        """What the passenger owes: the final fare once settled (waiting included), else
+        the booked fare."""
+        return self.final_fare if self.final_fare is not None else self.fare
+
 
 class BookingEvent(models.Model):
     """Append-only log of everything that happened to a booking (contract 3.1)."""
@@ -231,6 +242,43 @@ class BookingEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.booking_id} #{self.sequence} {self.type}"
+
+
+class FlightStatus(models.TextChoices):
+    SCHEDULED = "scheduled"
+    DELAYED = "delayed"
+    LANDED = "landed"
+    CANCELLED = "cancelled"
+    DIVERTED = "diverted"
+
+
+class FlightArrival(models.Model):
+    """The flight an airport pickup meets, as last reported (issue 15).
+
+    Written by ``dispatch.services.flights`` only: from the flight status provider when one
+    is configured, else from partners, operators and the back office. ``landing_at`` is the
+    actual landing when known, else the latest estimate; the pickup follows it.
+    """
+
+    booking = models.OneToOneField(
+        Booking, on_delete=models.CASCADE, related_name="flight_arrival", primary_key=True
+    )
+    flight_number = models.CharField(max_length=20)
+    airport = models.CharField(max_length=3, blank=True, help_text="IATA code of the pickup.")
+    status = models.CharField(
+        max_length=16, choices=FlightStatus.choices, default=FlightStatus.SCHEDULED
+    )
+    scheduled_arrival = models.DateTimeField(null=True, blank=True)
+    landing_at = models.DateTimeField(null=True, blank=True)
+    landed = models.BooleanField(default=False, help_text="landing_at is the actual landing.")
+    terminal = models.CharField(max_length=20, blank=True)
+    # The pickup time as booked, before any move: the moves are measured from it.
+    booked_pickup_time = models.DateTimeField()
+    source = models.CharField(max_length=100, blank=True, help_text="Who reported last.")
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.flight_number} for {self.booking_id}"
 
 
 class ImmutableRecordError(Exception):

@@ -9,11 +9,13 @@ request, so the API views, the website, the MCP tools and partner intake share i
   a mobile on the current form);
 - blocked passengers, and the per-email limits (seed 7, 8; contract 1.4);
 - when a booking's dispatch window opens (``dispatch_window_opens_at``; issue 15).
+- the flight number's format (issue 15: an airport pickup follows its flight).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from decimal import Decimal
 
 from django.conf import settings
@@ -30,6 +32,11 @@ from core.money import gbp
 FARE_SETTING_KINDS = frozenset({"partner", "operator", "supplier"})
 FARE_MIN_EXCLUSIVE = Decimal("0")
 FARE_MAX = Decimal("99999.99")
+
+# An airline designator (IATA: two characters, not both digits, "BA", "U2", "9W"; or ICAO:
+# three letters, "EZY"), then 1-4 digits and an optional operational suffix letter.
+FLIGHT_NUMBER = re.compile(r"(?:[A-Z]{3}|[A-Z]{2}|[A-Z][0-9]|[0-9][A-Z])[0-9]{1,4}[A-Z]?")
+_FLIGHT_SEPARATORS = re.compile(r"[\s\-]+")
 
 
 def pickup_require_future(pickup_time: dt.datetime, *, field: str) -> dt.datetime:
@@ -59,6 +66,27 @@ def pickup_require_future(pickup_time: dt.datetime, *, field: str) -> dt.datetim
             "The pickup time is too far ahead.",
         )
     return pickup_time
+
+
+def flight_number_normalise(raw: str | None, *, field: str) -> str:
+    """The flight number in its canonical form (``"u2 123"`` -> ``"U2123"``), or ``""``
+    when none was given; 400 ``invalid_input`` naming ``field`` when it is not an airline
+    code (IATA or ICAO) followed by 1-4 digits and an optional letter.
+
+    One rule for every door that takes a flight number (v1 and alias bookings, the website,
+    partner, operator and supplier intake, the MCP ``start_booking`` tool), so a flight the
+    status backend cannot look up is refused when it is booked, not on the day.
+    """
+    if not raw or not raw.strip():
+        return ""
+    number = _FLIGHT_SEPARATORS.sub("", raw.strip().upper())
+    if not FLIGHT_NUMBER.fullmatch(number):
+        raise field_error(
+            "invalid_input",
+            field,
+            "Enter a flight number: the airline code and 1-4 digits, e.g. BA1234 or EZY12.",
+        )
+    return number
 
 
 def account_require_can_book(account) -> None:

@@ -412,8 +412,11 @@ def booking_cancel(*, booking: Booking, actor: str, reason: str = "") -> Booking
         raise
 
 
-def booking_amend(*, booking: Booking, actor: str, changes: dict[str, Any]) -> Booking:
-    """Change journey details of a booking that has not finished; records booking.amended.
+def booking_amend(
+    *, booking: Booking, actor: str, changes: dict[str, Any], detail: dict | None = None
+) -> Booking:
+    """Change journey details of a booking that has not finished; records booking.amended
+    (its detail names the changed fields, plus ``detail`` when given: why it changed).
 
     Guarantees: the UPDATE itself checks the status, so an amendment racing a cancellation
     (or completion) never lands on the finished booking, whatever the caller last read.
@@ -443,7 +446,7 @@ def booking_amend(*, booking: Booking, actor: str, changes: dict[str, Any]) -> B
             actor=actor,
             from_status=booking.status,
             to_status=booking.status,
-            detail={"fields": sorted(changes)},
+            detail={"fields": sorted(changes), **(detail or {})},
         )
     return booking
 

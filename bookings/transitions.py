@@ -30,6 +30,8 @@ TRANSITIONS: dict[str, frozenset[str]] = {
 
 # A passenger or sender may cancel until the passenger is on board (contract 3.1).
 CANCELLABLE = frozenset(_BEFORE_ON_BOARD)
+# The passenger is still to be collected: a flight update may move the pickup (issue 15).
+AWAITING_PICKUP = frozenset(_BEFORE_ON_BOARD)
 # The end of a booking: nothing follows. Dispatch withdraws its offer and the driver's
 # job load drops when a booking reaches one of these, by whatever door.
 TERMINAL = frozenset({S.COMPLETED, S.CANCELLED, S.NO_SHOW})

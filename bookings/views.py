@@ -20,6 +20,7 @@ from bookings.services import (
     payment_state,
 )
 from core.errors import DomainError
+from dispatch.airports import airport_pickup_summary
 from drivers.selectors import driver_public_summary
 
 
@@ -52,10 +53,11 @@ def booking_status_page(request, reference: str, token: str):
         "bookings/status.html",
         {
             "booking": booking,
-            "payment_state": payment_state(records, booking.fare),
+            "payment_state": payment_state(records, booking.fare_due),
             "events": booking.events.order_by("sequence"),
             "pay_driver_url": booking_pay_driver_url(booking),
             "driver": _driver(booking),
+            "airport_pickup": airport_pickup_summary(booking),
         },
     )
 
@@ -69,7 +71,7 @@ def booking_pay_driver_page(request, reference: str, token: str):
         "bookings/pay_driver.html",
         {
             "booking": booking,
-            "payment_state": payment_state(records, booking.fare),
+            "payment_state": payment_state(records, booking.fare_due),
             "records": records,
             "driver": _driver(booking),
         },

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from dispatch.models import Offer
 from dispatch.notifications import JobCardSendError
-from dispatch.services import job_cards, offers
+from dispatch.services import flights, job_cards, offers
 
 
 @shared_task
@@ -71,3 +71,15 @@ def job_card_send(offer_id: int, channel: str) -> None:
 @shared_task
 def no_driver_alert(booking_id: int) -> None:
     offers.no_driver_alert_send(booking_id=booking_id)
+
+
+@shared_task
+def flights_poll() -> int:
+    """Beat: ask the flight status provider about upcoming airport pickups (issue 15)."""
+    return flights.flights_poll()
+
+
+@shared_task
+def pickup_moved_notify(booking_id: int) -> None:
+    """Tell the driver and the passenger that a flight moved the pickup."""
+    flights.pickup_moved_notify(booking_id=booking_id)

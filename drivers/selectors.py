@@ -31,12 +31,14 @@ def driver_jobs_feed(*, driver: Driver) -> list[FeedItem]:
     """Open offers to the driver, then jobs they hold, soonest pickup first (two queries)."""
     offers = (
         Offer.objects.filter(driver=driver, status=OfferStatus.OPEN)
-        .select_related("booking")
+        .select_related("booking__flight_arrival")
         .order_by("booking__pickup_time", "pk")
     )
     items = [FeedItem(booking=o.booking, offer=o, assigned=False) for o in offers]
-    jobs = Booking.objects.filter(driver=driver, status__in=DRIVER_HOLDS).order_by(
-        "pickup_time", "pk"
+    jobs = (
+        Booking.objects.filter(driver=driver, status__in=DRIVER_HOLDS)
+        .select_related("flight_arrival")
+        .order_by("pickup_time", "pk")
     )
     items += [FeedItem(booking=b, offer=None, assigned=True) for b in jobs]
     return items

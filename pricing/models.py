@@ -58,6 +58,12 @@ class Tariff(models.Model):
         default=list, blank=True, help_text="What the source left unclear."
     )
     notes = models.TextField(blank=True)
+    free_waiting_minutes = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="Free waiting at the pickup before the waiting rate applies; blank: the "
+        "WAITING_FREE_MINUTES setting.",
+    )
     is_active = models.BooleanField(default=True, help_text="Switch off to stop using it.")
     raw = models.JSONField(
         default=dict, blank=True, help_text="The record as loaded, kept for provenance."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC
+from decimal import Decimal
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -216,7 +217,21 @@ class PaymentOutSerializer(serializers.Serializer):
         serializers.ChoiceField(choices=["unpaid", "paid", "part_paid", "refunded"])
     )
     def get_state(self, booking) -> str:
-        return payment_state(list(booking.payment_records.all()), booking.fare)
+        return payment_state(list(booking.payment_records.all()), booking.fare_due)
+
+
+class FareLineOutSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    label = serializers.CharField()
+    amountGBP = serializers.FloatField()
+
+
+class FinalFareOutSerializer(serializers.Serializer):
+    """The fare as settled when the passenger boarded: the booked fare's lines plus a
+    ``waiting`` line for waiting beyond the free minutes (issue 15)."""
+
+    amountGBP = serializers.FloatField()
+    lines = FareLineOutSerializer(many=True)
 
 
 class BookingLookupResponseSerializer(serializers.Serializer):
@@ -246,9 +261,21 @@ class BookingLookupResponseSerializer(serializers.Serializer):
         opens_at = dispatch_opens_at(booking)
         return None if opens_at is None else UTCDateTimeField().to_representation(opens_at)
 
+    finalFare = serializers.SerializerMethodField(method_name="final_fare_out")
+
     @extend_schema_field(DriverOutSerializer(allow_null=True))
     def get_driver(self, booking) -> dict | None:
         return driver_public_summary(booking.driver, booking.vehicle)
+
+    @extend_schema_field(FinalFareOutSerializer(allow_null=True))
+    def final_fare_out(self, booking) -> dict | None:
+        if booking.final_fare is None:
+            return None
+        lines = [
+            {**line, "amountGBP": float(Decimal(str(line["amountGBP"])))}
+            for line in booking.final_fare_lines
+        ]
+        return {"amountGBP": float(booking.final_fare), "lines": lines}
 
 
 class PassengerVerifyRequestSerializer(InputSerializer):

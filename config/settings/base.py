@@ -256,6 +256,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "VehicleTypeEnum": "pricing.vehicles.VehicleType",
         "BookingStatusEnum": "bookings.models.BookingStatus",
+        "FlightStatusEnum": "bookings.models.FlightStatus",
         # Each booking form has its own payment enum (seed 2.5-2.7); named apart so the
         # generator never merges them under one name.
         "AliasPaymentMethodEnum": "bookings.api.serializers.ALIAS_PAYMENT_METHODS",
@@ -427,6 +428,11 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "billing.tasks.subscriptions_ensure_now",
         "schedule": 60.0,
     },
+    # Flights of upcoming airport pickups (only when a flight status provider is set).
+    "dispatch-flights-poll": {
+        "task": "dispatch.tasks.flights_poll",
+        "schedule": 300.0,
+    },
     # Weekly invoices for the week that just ended (Monday 01:00, Europe/London).
     "billing-invoice-last-week": {
         "task": "billing.tasks.invoices_generate_last_week",
@@ -458,6 +464,27 @@ DISPATCH_OFFER_LINK_MAX_AGE_SECONDS = 1800
 # "No driver found" alerts go to these addresses (mail_admins).
 ADMINS = [("Dispatch desk", email) for email in env.list("ADMIN_EMAILS", default=[])]
 LOGIN_URL = "/driver/login/"
+
+# --- Airport pickups, waiting and no-shows (issue 15) -------------------------------------
+# Flight status provider: AeroDataBox (RapidAPI) when a key is set; without one, flight
+# updates come from partners and operators (POST /api/public/v1/flights/status) and the
+# back office.
+AERODATABOX_API_KEY = env("AERODATABOX_API_KEY", default="")
+AERODATABOX_BASE_URL = env("AERODATABOX_BASE_URL", default="https://aerodatabox.p.rapidapi.com")
+FLIGHT_STATUS_TIMEOUT_SECONDS = 10
+# The poll looks up the flights of airport pickups due within this many hours.
+FLIGHT_POLL_AHEAD_HOURS = env.int("FLIGHT_POLL_AHEAD_HOURS", default=12)
+# A pickup within this distance of a UK airport is an airport pickup.
+AIRPORT_PICKUP_RADIUS_M = 3000
+# Landing -> pickup: immigration and baggage (dispatch/data/airport_pickups.json tunes it
+# per airport). An unknown origin counts as international.
+AIRPORT_COLLECTION_ALLOWANCE_MINUTES = {"domestic": 30, "international": 45}
+# Free waiting: from landing at an airport, from the driver's arrival elsewhere (not
+# before the booked pickup time). A tariff (council or operator) may set its own.
+AIRPORT_FREE_WAITING_MINUTES = env.int("AIRPORT_FREE_WAITING_MINUTES", default=60)
+WAITING_FREE_MINUTES = env.int("WAITING_FREE_MINUTES", default=10)
+# A no-show is recorded only by a driver within this distance of the pickup.
+NO_SHOW_MAX_DISTANCE_M = env.int("NO_SHOW_MAX_DISTANCE_M", default=500)
 
 # --- Billing (issue 7): flat weekly subscription instead of commission (seed section 8) --
 SUBSCRIPTION_WEEKLY_FEE_GBP = Decimal(env("SUBSCRIPTION_WEEKLY_FEE_GBP", default="20.00"))

@@ -9,6 +9,7 @@ from django.utils import timezone
 from billing.services.usage import sms_usage_record
 from bookings.models import Booking
 from core.localtime import local_time_format
+from dispatch.airports import airport_pickup_summary
 from dispatch.links import offer_link_url
 from dispatch.models import (
     NOTIFICATION_COST_GBP,
@@ -50,13 +51,26 @@ def job_card_body(*, offer: Offer) -> str:
         )
     elif offer.dead_miles is not None:
         lines.append(f"{offer.dead_miles} miles to pickup.")
-    if booking.flight_number:
-        lines.append(f"Flight {booking.flight_number}.")
+    lines.extend(_airport_lines(booking))
     lines.append(
         f"Accept or decline by {local_time_format(offer.expires_at, 'time')}: "
         f"{offer_link_url(offer.pk)}"
     )
     return "\n".join(lines)
+
+
+def _airport_lines(booking: Booking) -> list[str]:
+    """Flight, terminal and where to meet at an airport pickup (issue 15)."""
+    airport = airport_pickup_summary(booking)
+    if airport is None:
+        return [f"Flight {booking.flight_number}."] if booking.flight_number else []
+    flight = f"Flight {airport['flightNumber']}" if airport["flightNumber"] else "Airport pickup"
+    if airport["terminal"]:
+        flight += f", terminal {airport['terminal']}"
+    if airport["landingAt"]:
+        verb = "landed" if airport["landed"] else "lands"
+        flight += f", {verb} {local_time_format(airport['landingAt'], 'time')}"
+    return [f"{flight}.", f"Meet: {airport['meetingPoint']}"]
 
 
 def job_card_send(*, offer_id: int, channel: str) -> NotificationLog | None:

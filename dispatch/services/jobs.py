@@ -6,11 +6,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import transaction
+from django.utils import timezone
 
-from bookings.models import Booking, PaymentRecord
+from bookings.models import Booking, BookingStatus, PaymentRecord
 from bookings.services import booking_status_change, payment_record_append, payment_state
 from bookings.transitions import DRIVER_MOVES, SETTLEABLE, TERMINAL
 from core.errors import DomainError, field_error
+from dispatch.services import waiting
 from dispatch.services.offers import driver_job_release
 from drivers.models import Driver
 
@@ -25,11 +27,22 @@ def _driver_booking(*, driver: Driver, reference: str, lock: bool = False) -> Bo
     return booking
 
 
-def driver_job_status_change(*, driver: Driver, reference: str, to_status: str) -> Booking:
+def driver_job_status_change(
+    *,
+    driver: Driver,
+    reference: str,
+    to_status: str,
+    lat: float | None = None,
+    lng: float | None = None,
+) -> Booking:
     """Move the driver's job along; completed and no-show free the driver's job load.
 
     Guarantees: only the assigned driver can move the job (else 404 ``job_not_found``);
-    illegal moves are 409 ``invalid_transition``; the load drops exactly once.
+    illegal moves are 409 ``invalid_transition``; the load drops exactly once. The
+    driver's position, when sent, is kept on the event. ``no_show`` follows the waiting
+    rules (``dispatch.services.waiting``: after the free waiting, near the pickup, with
+    the position as evidence); ``on_board`` settles the final fare with any waiting
+    charge.
     """
     if to_status not in DRIVER_MOVES:
         raise DomainError("invalid_input", f"A driver cannot set status {to_status}.")
@@ -37,8 +50,22 @@ def driver_job_status_change(*, driver: Driver, reference: str, to_status: str) 
         booking = _driver_booking(driver=driver, reference=reference, lock=True)
         if booking.status == to_status:
             return booking  # a retried update is a no-op
+        now = timezone.now()
+        detail = (
+            {"position": {"lat": lat, "lng": lng}} if lat is not None and lng is not None else {}
+        )
+        changes = {}
+        if to_status == BookingStatus.NO_SHOW and booking.status == BookingStatus.ARRIVED:
+            detail = waiting.no_show_require_allowed(booking, now=now, lat=lat, lng=lng)
+        elif to_status == BookingStatus.ON_BOARD and booking.status == BookingStatus.ARRIVED:
+            changes = waiting.final_fare_settle(booking, boarded_at=now)
+            detail["finalFareGBP"] = str(changes["final_fare"])
         booking = booking_status_change(
-            booking=booking, to_status=to_status, actor=f"driver:{driver.pk}"
+            booking=booking,
+            to_status=to_status,
+            actor=f"driver:{driver.pk}",
+            detail=detail or None,
+            **changes,
         )
         if to_status in TERMINAL:
             driver_job_release(booking_id=booking.pk)
@@ -107,5 +134,5 @@ def driver_job_settle(
             booking_reference=booking.reference,
             record=record,
             created=created,
-            payment_state=payment_state(records, booking.fare),
+            payment_state=payment_state(records, booking.fare_due),
         )

@@ -8,7 +8,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.input_serializers import InputSerializer
+from bookings.models import FlightStatus
 from bookings.transitions import DRIVER_MOVES
+from dispatch.airports import airport_pickup_summary
 
 MONEY = {"max_digits": 10, "decimal_places": 2, "coerce_to_string": False}
 
@@ -54,6 +56,19 @@ class DriverFeedPassengerOutputSerializer(serializers.Serializer):
     phone = serializers.CharField(source="passenger_phone")
 
 
+class AirportPickupOutputSerializer(serializers.Serializer):
+    """An airport pickup's flight and meeting point (issue 15)."""
+
+    airport = serializers.CharField(help_text="IATA code.")
+    airportName = serializers.CharField()
+    meetingPoint = serializers.CharField()
+    flightNumber = serializers.CharField(allow_null=True)
+    flightStatus = serializers.ChoiceField(choices=FlightStatus.choices, allow_null=True)
+    terminal = serializers.CharField(allow_blank=True)
+    landingAt = serializers.DateTimeField(allow_null=True)
+    landed = serializers.BooleanField()
+
+
 class DriverFeedItemOutputSerializer(serializers.Serializer):
     offerId = serializers.IntegerField(source="offer.pk", allow_null=True, default=None)
     offerExpiresAt = serializers.DateTimeField(
@@ -70,6 +85,10 @@ class DriverFeedItemOutputSerializer(serializers.Serializer):
     currency = serializers.CharField(source="booking.currency")
     paymentMethod = serializers.CharField(source="booking.payment_method")
     flightNumber = serializers.CharField(source="booking.flight_number")
+    airportPickup = serializers.SerializerMethodField(
+        method_name="airport_pickup_out",
+        help_text="At an airport: the flight's latest arrival, terminal and meeting point.",
+    )
     notes = serializers.CharField(source="booking.notes")
     deadMiles = serializers.DecimalField(
         source="offer.dead_miles",
@@ -89,6 +108,11 @@ class DriverFeedItemOutputSerializer(serializers.Serializer):
             return None
         return DriverFeedPassengerOutputSerializer(item.booking).data
 
+    @extend_schema_field(AirportPickupOutputSerializer(allow_null=True))
+    def airport_pickup_out(self, item) -> dict | None:
+        summary = airport_pickup_summary(item.booking)
+        return None if summary is None else AirportPickupOutputSerializer(summary).data
+
 
 class DriverJobsFeedOutputSerializer(serializers.Serializer):
     driver = DriverProfileOutputSerializer()
@@ -104,6 +128,14 @@ class DriverOfferDecisionOutputSerializer(serializers.Serializer):
 
 class DriverJobStatusInputSerializer(InputSerializer):
     status = serializers.ChoiceField(choices=[str(s) for s in DRIVER_MOVES])
+    lat = serializers.FloatField(
+        min_value=-90,
+        max_value=90,
+        required=False,
+        allow_null=True,
+        help_text="The driver's position, kept on the event; required for no_show (evidence).",
+    )
+    lng = serializers.FloatField(min_value=-180, max_value=180, required=False, allow_null=True)
 
 
 class DriverJobStatusOutputSerializer(serializers.Serializer):

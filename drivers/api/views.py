@@ -6,7 +6,7 @@ validates its input serializer and calls one service.
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -141,13 +141,40 @@ class DriverJobStatusView(DriverAPIView):
         request=DriverJobStatusInputSerializer,
         responses={
             200: DriverJobStatusOutputSerializer,
-            **problem_responses(400, 401, 403, 404, 409, 429, s409="invalid_transition"),
+            **problem_responses(
+                400,
+                401,
+                403,
+                404,
+                409,
+                429,
+                s400="invalid_input (a no_show without lat and lng).",
+                s409="invalid_transition; no_show_too_early: the free waiting is not over "
+                "(noShowFrom says when it is); no_show_too_far: more than "
+                "NO_SHOW_MAX_DISTANCE_M from the pickup.",
+            ),
         },
+        examples=[
+            OpenApiExample(
+                "Arrived",
+                value={"status": "arrived", "lat": 53.7951, "lng": -1.5474},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "No-show",
+                value={"status": "no_show", "lat": 53.7951, "lng": -1.5474},
+                request_only=True,
+            ),
+        ],
     )
     def post(self, request: Request, ref: str) -> Response:
         body = validated_input(DriverJobStatusInputSerializer, request.data)
         booking = jobs.driver_job_status_change(
-            driver=self.driver, reference=ref, to_status=body["status"]
+            driver=self.driver,
+            reference=ref,
+            to_status=body["status"],
+            lat=body.get("lat"),
+            lng=body.get("lng"),
         )
         return Response(DriverJobStatusOutputSerializer(booking).data)
 

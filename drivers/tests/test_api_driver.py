@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+import time_machine
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -199,13 +201,13 @@ def test_no_show_releases_the_driver(offered):
     client = driver_client(offered.driver)
     accept(client, offered)
     ref = offered.booking.reference
-    for status in ("arrived", "no_show"):
-        assert (
-            client.post(
-                f"/api/public/v1/driver/jobs/{ref}/status", {"status": status}, format="json"
-            ).status_code
-            == 200
-        )
+    url = f"/api/public/v1/driver/jobs/{ref}/status"
+    assert client.post(url, {"status": "arrived"}, format="json").status_code == 200
+    # once the free waiting after the booked pickup time is over, at the pickup
+    with time_machine.travel(offered.booking.pickup_time + timedelta(minutes=11)):
+        position = {"lat": LEEDS[0], "lng": LEEDS[1]}
+        response = client.post(url, {"status": "no_show", **position}, format="json")
+    assert response.status_code == 200, response.content
     offered.driver.refresh_from_db()
     assert offered.driver.current_jobs == 0
 

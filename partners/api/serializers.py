@@ -6,15 +6,17 @@ Field names are the seed's camelCase (2.10); per-job errors use those names.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.input_serializers import InputSerializer
-from bookings.models import BookingStatus
+from bookings.models import BookingStatus, FlightStatus
 from drivers.selectors import driver_public_summary
 from partners.services.intake import JobOutcome
 from partners.services.partner_jobs import (  # the request schema, documented here
@@ -209,3 +211,59 @@ class JobsChangedOutputSerializer(serializers.Serializer):
             {"updatedSince": self.context["updated_since"].isoformat(), "cursor": page.next_cursor}
         )
         return f"{settings.SITE_URL}/api/public/v1/jobs?{query}"
+
+
+class FlightStatusReportInputSerializer(InputSerializer):
+    """A flight's arrival as a partner or operator reports it (issue 15)."""
+
+    flightNumber = serializers.CharField(
+        max_length=20, help_text="Airline code and 1-4 digits, e.g. BA1234, EZY12, U2 123."
+    )
+    scheduledDate = serializers.DateField(
+        required=False,
+        help_text="The flight's arrival date (UK): every pickup of yours on it is updated.",
+    )
+    bookingReference = serializers.CharField(
+        max_length=20, required=False, help_text="Or one booking of yours."
+    )
+    status = serializers.ChoiceField(choices=FlightStatus.choices)
+    estimatedArrival = serializers.DateTimeField(
+        required=False, allow_null=True, help_text="The latest estimate of the landing."
+    )
+    actualArrival = serializers.DateTimeField(
+        required=False, allow_null=True, help_text="The landing; required with status landed."
+    )
+    terminal = serializers.CharField(max_length=20, required=False, allow_blank=True, default="")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        errors: dict[str, list[str]] = {}
+        scheduled = attrs.get("scheduledDate")
+        if not scheduled and not attrs.get("bookingReference"):
+            errors["scheduledDate"] = ["Send scheduledDate or bookingReference."]
+        if scheduled and abs(scheduled - timezone.now().date()) > dt.timedelta(days=366):
+            errors["scheduledDate"] = ["Must be within a year of today."]
+        status = attrs["status"]
+        if status == FlightStatus.LANDED and not attrs.get("actualArrival"):
+            errors["actualArrival"] = ["Required when the status is landed."]
+        expected = status in (FlightStatus.SCHEDULED, FlightStatus.DELAYED)
+        if expected and not attrs.get("estimatedArrival"):
+            errors["estimatedArrival"] = [f"Required when the status is {status}."]
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+
+class FlightBookingUpdateOutputSerializer(serializers.Serializer):
+    bookingReference = serializers.CharField(source="booking.reference")
+    pickupTime = serializers.DateTimeField(source="booking.pickup_time")
+    previousPickupTime = serializers.DateTimeField(source="previous_pickup_time")
+    moved = serializers.BooleanField(help_text="The pickup time changed.")
+    changed = serializers.BooleanField(help_text="False when the report repeated what we had.")
+    terminal = serializers.CharField(source="arrival.terminal")
+    landingAt = serializers.DateTimeField(source="arrival.landing_at", allow_null=True)
+
+
+class FlightStatusReportOutputSerializer(serializers.Serializer):
+    flightNumber = serializers.CharField(source="flight_number", help_text="Normalised.")
+    status = serializers.ChoiceField(choices=FlightStatus.choices)
+    bookings = FlightBookingUpdateOutputSerializer(source="updates", many=True)

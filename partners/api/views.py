@@ -32,6 +32,8 @@ from partners.api.serializers import (
     PARTNER_JOB_FIELDS,
     BookingStatusReportInputSerializer,
     BookingStatusReportOutputSerializer,
+    FlightStatusReportInputSerializer,
+    FlightStatusReportOutputSerializer,
     IntakeOutcomeOutputSerializer,
     JobReconciliationOutputSerializer,
     JobsChangedOutputSerializer,
@@ -48,6 +50,7 @@ from partners.authentication import (
 )
 from partners.models import Account
 from partners.services.batches import IntakeReceipt, intake_batch_receive
+from partners.services.flights import flight_status_receive
 from partners.services.intake import MAX_BATCH, JobAction, JobOutcome
 from partners.services.reconciliation import job_reconcile, jobs_changed_list
 from partners.services.status import booking_status_hook_receive
@@ -475,3 +478,99 @@ class BookingStatusHookView(PublicAPIView):
             driver=report.get("driver") or None,
         )
         return Response(BookingStatusReportOutputSerializer(receipt).data)
+
+
+FLIGHT_EXAMPLES = [
+    OpenApiExample(
+        "Delayed, every pickup on the flight",
+        value={
+            "flightNumber": "BA1234",
+            "scheduledDate": "2026-12-01",
+            "status": "delayed",
+            "estimatedArrival": "2026-12-01T10:50:00Z",
+            "terminal": "5",
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Landed, one booking",
+        value={
+            "flightNumber": "EZY12",
+            "bookingReference": "DTD-7K3QX9PA",
+            "status": "landed",
+            "actualArrival": "2026-12-01T10:48:00Z",
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Pickup moved",
+        value={
+            "flightNumber": "BA1234",
+            "status": "delayed",
+            "bookings": [
+                {
+                    "bookingReference": "DTD-7K3QX9PA",
+                    "pickupTime": "2026-12-01T11:35:00Z",
+                    "previousPickupTime": "2026-12-01T10:45:00Z",
+                    "moved": True,
+                    "changed": True,
+                    "terminal": "5",
+                    "landingAt": "2026-12-01T10:50:00Z",
+                }
+            ],
+        },
+        response_only=True,
+        status_codes=["200"],
+    ),
+]
+
+
+class FlightStatusView(PublicAPIView):
+    """POST /v1/flights/status: a flight's arrival, from the sender of airport pickups."""
+
+    @extend_schema(
+        operation_id="flight_status_report",
+        summary="Report a flight's arrival: the airport pickups on it follow it",
+        description=(
+            "For partners, operators and suppliers (API key or HMAC signature, as intake), "
+            "when no flight status provider is configured or the sender knows better. The "
+            "pickup of each of the sender's bookings on the flight (one by "
+            "`bookingReference`, or all on `scheduledDate`) moves to the landing (actual, "
+            "else estimated) plus the airport's collection allowance; the driver and the "
+            "passenger are told. The free waiting at the airport counts from the landing. "
+            "A repeat is a no-op (`changed: false`)."
+        ),
+        request=FlightStatusReportInputSerializer,
+        responses={
+            200: FlightStatusReportOutputSerializer,
+            **problem_responses(
+                400,
+                401,
+                403,
+                404,
+                409,
+                422,
+                429,
+                s400="invalid_input (a bad flight number, a missing time), content_rejected.",
+                s403="partner_not_allowed: a key of an account that sends no jobs.",
+                s404="booking_not_found: no booking of yours on that flight and date.",
+                s409="flight_update_closed: the passenger is on board or the booking ended.",
+                s422="not_airport_pickup: the booking is not picked up at an airport.",
+            ),
+        },
+        examples=FLIGHT_EXAMPLES,
+    )
+    def post(self, request):
+        account_require_kind(request, Account.Kind.values, hint=SIGNED_HINT)
+        report = validated_input(FlightStatusReportInputSerializer, request.data)
+        receipt = flight_status_receive(
+            caller=caller_from_request(request),
+            flight_number=report["flightNumber"],
+            status=report["status"],
+            scheduled_date=report.get("scheduledDate"),
+            booking_reference=report.get("bookingReference"),
+            estimated_arrival=report.get("estimatedArrival"),
+            actual_arrival=report.get("actualArrival"),
+            terminal=report["terminal"],
+        )
+        return Response(FlightStatusReportOutputSerializer(receipt).data)

@@ -1,0 +1,220 @@
+"""Waiting and no-shows (issue 15), through the driver app's status endpoint (contract 6)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+import time_machine
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from bookings.models import Booking, BookingEvent, BookingStatus, FlightStatus
+from bookings.tests.factories import BookingFactory
+from dispatch.airports import airport_get
+from dispatch.flight_status import FlightReport
+from dispatch.services.flights import flight_update_apply
+from drivers.tests.factories import UserFactory, driver_at
+from pricing.models import Tariff, TariffBand
+from tests.places import LEEDS, north_of
+
+pytestmark = pytest.mark.django_db
+
+PICKUP = dt.datetime(2026, 11, 23, 10, 0, tzinfo=dt.UTC)
+EVERY_DAY = [
+    {
+        "type": "weekly",
+        "days": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
+        "start": "00:00",
+        "end": "24:00",
+    }
+]
+AT_PICKUP = {"lat": LEEDS[0], "lng": LEEDS[1]}
+
+
+@pytest.fixture
+def tariff():
+    """A council table whose meter waits 20 s per 20p: 60p a minute."""
+    tariff = Tariff.objects.create(
+        reference="testshire-2026", name="Testshire", authority="Testshire Council"
+    )
+    TariffBand.objects.create(
+        tariff=tariff,
+        name="Tariff 1",
+        windows=EVERY_DAY,
+        flag_fall_gbp=Decimal("3.00"),
+        flag_fall_distance_m=Decimal(300),
+        increment_distance_m=Decimal(100),
+        increment_price_gbp=Decimal("0.20"),
+        waiting_seconds_per_increment=Decimal(20),
+    )
+    return tariff
+
+
+@pytest.fixture
+def settings_waiting(settings):
+    settings.WAITING_FREE_MINUTES = 10
+    settings.AIRPORT_FREE_WAITING_MINUTES = 60
+    settings.NO_SHOW_MAX_DISTANCE_M = 500
+    return settings
+
+
+@pytest.fixture
+def job(tariff, settings_waiting):
+    """A job accepted by its driver: Leeds station at 10:00, booked at GBP 38.20."""
+    driver = driver_at(LEEDS)
+    driver.user = UserFactory()
+    driver.save(update_fields=["user"])
+    booking = BookingFactory(
+        status=BookingStatus.ACCEPTED,
+        driver=driver,
+        pickup_time=PICKUP,
+        fare=Decimal("38.20"),
+        applied_rules=[{"code": "metered", "label": "Tariff 1", "amountGBP": 38.2}],
+        tariff_source={"kind": "council", "reference": tariff.reference},
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=driver.user).key}")
+    return client, booking
+
+
+def status(client, booking, at: dt.datetime, value: str, **position):
+    with time_machine.travel(at, tick=False):
+        return client.post(
+            f"/api/public/v1/driver/jobs/{booking.reference}/status",
+            {"status": value, **position},
+            format="json",
+        )
+
+
+def minutes(n: float) -> dt.timedelta:
+    return dt.timedelta(minutes=n)
+
+
+def test_waiting_beyond_the_free_minutes_is_a_line_on_the_settled_fare(job):
+    client, booking = job
+    assert status(client, booking, PICKUP - minutes(5), "arrived", **AT_PICKUP).status_code == 200
+    # free until 10:10 (from the booked time: the driver came early); boards at 10:17
+    response = status(client, booking, PICKUP + minutes(17), "on_board")
+    assert response.status_code == 200, response.content
+
+    booking.refresh_from_db()
+    waiting = booking.final_fare_lines[-1]
+    assert waiting["code"] == "waiting"
+    assert Decimal(waiting["amountGBP"]) == Decimal("4.20")  # 7 min = 21 x 20 s at 20p
+    assert "7 min beyond 10 free" in waiting["label"]
+    assert booking.final_fare == Decimal("42.40")
+    assert booking.fare == Decimal("38.20")  # the booked fare stays as quoted
+    assert booking.fare_due == Decimal("42.40")
+    # the arrival kept the driver's position
+    arrived = BookingEvent.objects.get(booking=booking, to_status="arrived")
+    assert arrived.detail["position"] == AT_PICKUP
+
+
+def test_the_passenger_lookup_shows_the_final_fare_with_its_waiting_line(job, api_client):
+    client, booking = job
+    status(client, booking, PICKUP, "arrived", **AT_PICKUP)
+    status(client, booking, PICKUP + minutes(12), "on_board")
+    response = api_client.get(
+        f"/api/public/v1/booking/{booking.reference}", {"email": booking.passenger_email}
+    )
+    final = response.json()["finalFare"]
+    assert final["amountGBP"] == 39.4  # 2 min = 6 x 20p
+    assert final["lines"][-1] == {
+        "code": "waiting",
+        "label": final["lines"][-1]["label"],
+        "amountGBP": 1.2,
+    }
+    assert sum(Decimal(str(line["amountGBP"])) for line in final["lines"]) == Decimal("39.4")
+
+
+def test_boarding_within_the_free_minutes_adds_nothing(job):
+    client, booking = job
+    status(client, booking, PICKUP - minutes(5), "arrived", **AT_PICKUP)
+    status(client, booking, PICKUP + minutes(9), "on_board")
+    booking.refresh_from_db()
+    assert booking.final_fare == Decimal("38.20")
+    assert [line["code"] for line in booking.final_fare_lines] == ["metered"]
+
+
+def test_a_tariff_sets_its_own_free_minutes(job, tariff):
+    Tariff.objects.filter(pk=tariff.pk).update(free_waiting_minutes=15)
+    client, booking = job
+    status(client, booking, PICKUP, "arrived", **AT_PICKUP)
+    status(client, booking, PICKUP + minutes(17), "on_board")
+    booking.refresh_from_db()
+    assert booking.final_fare == Decimal("39.40")  # 2 min beyond 15
+
+
+def test_a_no_show_before_the_free_waiting_is_over_is_refused(job):
+    client, booking = job
+    status(client, booking, PICKUP + minutes(2), "arrived", **AT_PICKUP)
+    # free waiting from arrival (10:02) to 10:12
+    response = status(client, booking, PICKUP + minutes(11), "no_show", **AT_PICKUP)
+    assert response.status_code == 409
+    problem = response.json()
+    assert problem["code"] == "no_show_too_early"
+    assert problem["noShowFrom"] == "2026-11-23T10:12:00Z"
+    assert "10:12" in problem["detail"]
+    assert Booking.objects.get(pk=booking.pk).status == BookingStatus.ARRIVED
+
+
+def test_a_no_show_far_from_the_pickup_is_refused(job):
+    client, booking = job
+    status(client, booking, PICKUP, "arrived", **AT_PICKUP)
+    lat, lng = north_of(LEEDS, 2)
+    response = status(client, booking, PICKUP + minutes(30), "no_show", lat=lat, lng=lng)
+    assert response.status_code == 409
+    assert response.json()["code"] == "no_show_too_far"
+    assert response.json()["maxDistanceM"] == 500
+
+
+def test_a_no_show_needs_the_drivers_position(job):
+    client, booking = job
+    status(client, booking, PICKUP, "arrived", **AT_PICKUP)
+    response = status(client, booking, PICKUP + minutes(30), "no_show")
+    assert response.status_code == 400
+    assert set(response.json()["errors"]) == {"lat", "lng"}
+
+
+def test_a_no_show_after_the_free_waiting_keeps_the_position_as_evidence(job):
+    client, booking = job
+    status(client, booking, PICKUP, "arrived", **AT_PICKUP)
+    lat, lng = north_of(LEEDS, 0.2)
+    response = status(client, booking, PICKUP + minutes(10), "no_show", lat=lat, lng=lng)
+    assert response.status_code == 200, response.content
+    event = BookingEvent.objects.get(booking=booking, to_status="no_show")
+    assert event.detail["position"] == {"lat": lat, "lng": lng}
+    assert 150 < event.detail["distanceM"] < 250
+    assert event.detail["waitingFrom"] == "arrival"
+
+
+def test_at_an_airport_the_free_waiting_counts_from_the_landing(job, settings_waiting):
+    client, booking = job
+    lba = airport_get("LBA")
+    Booking.objects.filter(pk=booking.pk).update(
+        pickup_lat=lba.lat, pickup_lng=lba.lng, flight_number="BA1234"
+    )
+    booking.refresh_from_db()
+    landing = PICKUP + minutes(50)
+    with time_machine.travel(PICKUP - minutes(60), tick=False):
+        flight_update_apply(
+            booking=booking,
+            report=FlightReport(
+                flight_number="BA1234", status=FlightStatus.LANDED, actual_arrival=landing
+            ),
+            actor="test",
+        )
+    at_airport = {"lat": lba.lat, "lng": lba.lng}
+    # the driver comes at the moved pickup (landing + 45) and may not give up at 11:20,
+    # an hour after the booked time, but only an hour after the landing (11:50)
+    status(client, booking, landing + minutes(45), "arrived", **at_airport)
+    early = status(client, booking, PICKUP + minutes(80), "no_show", **at_airport)
+    assert early.status_code == 409
+    assert early.json()["noShowFrom"] == "2026-11-23T11:50:00Z"
+    late = status(client, booking, landing + minutes(60), "no_show", **at_airport)
+    assert late.status_code == 200, late.content
+    assert BookingEvent.objects.get(booking=booking, to_status="no_show").detail["waitingFrom"] == (
+        "landing"
+    )
