@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from bookings.models import Booking
+import datetime as dt
+
+from bookings.models import Booking, BookingEvent, BookingStatus
+from bookings.transitions import TERMINAL
 from core.errors import DomainError
+from core.localtime import local_time_format, local_zone_abbreviation
+from drivers.selectors import driver_public_summary
 
 
 def booking_get_for_passenger(*, reference: str, email: str) -> Booking:
@@ -33,3 +38,74 @@ def booking_get_by_reference(reference: str) -> Booking:
     if booking is None:
         raise DomainError("booking_not_found", f"No booking with reference {reference}.")
     return booking
+
+
+# --- the passenger's tracking page (statusUrl) ------------------------------------------
+
+# The status in plain words, as the tracking page heads it; and what each step of the
+# history says. Raw event names (booking.status_changed) never reach a passenger.
+STATUS_WORDS: dict[str, str] = {
+    BookingStatus.CONFIRMED: "Booked: finding you a driver",
+    BookingStatus.OFFERED: "Offered to a driver",
+    BookingStatus.ACCEPTED: "Driver accepted",
+    BookingStatus.EN_ROUTE: "Driver on the way",
+    BookingStatus.ARRIVED: "Driver has arrived",
+    BookingStatus.ON_BOARD: "On board",
+    BookingStatus.COMPLETED: "Journey completed",
+    BookingStatus.CANCELLED: "Cancelled",
+    BookingStatus.NO_SHOW: "Driver waited; marked as a no-show",
+    BookingStatus.NO_DRIVER: "No driver free yet: we keep looking",
+}
+STEP_WORDS: dict[tuple[str, str], str] = {
+    # (from, to) when the move says more than its target alone
+    (BookingStatus.OFFERED, BookingStatus.CONFIRMED): "Driver could not take it: asking another",
+    (BookingStatus.ACCEPTED, BookingStatus.CONFIRMED): "Driver released it: asking another",
+}
+EVENT_WORDS: dict[str, str] = {"booking.created": "Booked", "booking.amended": "Details changed"}
+
+
+def _step_words(event: BookingEvent) -> str:
+    if event.type in EVENT_WORDS:
+        return EVENT_WORDS[event.type]
+    key = (event.from_status, event.to_status)
+    return STEP_WORDS.get(key) or STATUS_WORDS.get(event.to_status, "Updated")
+
+
+def _moment(moment) -> dict | None:
+    """A moment for the page: ISO in UTC for machines, UK local time for people."""
+    if moment is None:
+        return None
+    return {
+        "iso": moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+        "text": local_time_format(moment),
+        "short": local_time_format(moment, "short"),
+        "zone": local_zone_abbreviation(moment),
+    }
+
+
+def booking_tracking_state(booking: Booking) -> dict:
+    """Everything the tracking page shows about ``booking``, rendered into the page and
+    served as JSON to its live updates: one dict, so a new item is one line here (and its
+    place in the template and in static/js/tracking.js).
+
+    ``version`` is the booking's event sequence: the page redraws when it changes.
+    """
+    events = list(booking.events.order_by("sequence"))
+    return {
+        "reference": booking.reference,
+        "version": booking.sequence,
+        "status": booking.status,
+        "statusWords": STATUS_WORDS.get(booking.status, booking.status),
+        "finished": booking.status in TERMINAL,
+        "pickupTime": _moment(booking.pickup_time),
+        "pickup": booking.pickup,
+        "dropoff": booking.dropoff,
+        "passengers": booking.passengers,
+        "vehicleType": booking.vehicle_type,
+        "fare": f"{booking.fare:.2f}",
+        "currency": booking.currency,
+        "driver": driver_public_summary(booking.driver, booking.vehicle),
+        "timeline": [
+            {"words": _step_words(event), "at": _moment(event.created_at)} for event in events
+        ],
+    }
