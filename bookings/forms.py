@@ -13,7 +13,15 @@ from core.localtime import local_zone
 from pricing.vehicles import MAX_PASSENGERS, VEHICLE_CLASSES
 
 
-class QuoteForm(forms.Form):
+class PageForm(forms.Form):
+    """A form of the passenger pages: labels without Django's trailing colon."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
+
+class QuoteForm(PageForm):
     """The landing page's quote form (seed 2.1 through the website). The departure is
     typed in UK local time (a ``datetime-local`` input) and handed on aware; every rule
     (addresses, seats, meet and greet at airports, the pickup time) is the quote action's."""
@@ -89,7 +97,7 @@ class QuoteForm(forms.Form):
                 self.add_error(field_name, message)
 
 
-class QuoteBookingForm(forms.Form):
+class QuoteBookingForm(PageForm):
     """The passenger's details on the website's booking page (seed 2.3). The rules (genuine
     email, a mobile, limits) are the booking action's; this form only reads the fields,
     named as the quote-redeeming form of the API names them."""

@@ -9,6 +9,7 @@ from bookings.transitions import TERMINAL
 from core.errors import DomainError
 from core.localtime import local_time_format, local_zone_abbreviation
 from drivers.selectors import driver_public_summary
+from pricing.vehicles import VEHICLE_CLASS_BY_CODE
 
 
 def booking_get_for_passenger(*, reference: str, email: str) -> Booking:
@@ -83,6 +84,11 @@ def _moment(moment) -> dict | None:
     }
 
 
+def _vehicle_label(code: str) -> str:
+    vehicle_class = VEHICLE_CLASS_BY_CODE.get(code)
+    return vehicle_class.label if vehicle_class else code
+
+
 def booking_tracking_state(booking: Booking) -> dict:
     """Everything the tracking page shows about ``booking``, rendered into the page and
     served as JSON to its live updates: one dict, so a new item is one line here (and its
@@ -102,6 +108,7 @@ def booking_tracking_state(booking: Booking) -> dict:
         "dropoff": booking.dropoff,
         "passengers": booking.passengers,
         "vehicleType": booking.vehicle_type,
+        "vehicleLabel": _vehicle_label(booking.vehicle_type),
         "fare": f"{booking.fare:.2f}",
         "currency": booking.currency,
         "driver": driver_public_summary(booking.driver, booking.vehicle),

@@ -1,0 +1,110 @@
+"""The passenger's walk (issue 16): a quote on the landing page, booking it, and the
+tracking page showing a driver's acceptance without a reload."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as ec
+from selenium.webdriver.support.select import Select
+from selenium.webdriver.support.ui import WebDriverWait
+
+from bookings.models import Booking, BookingSource, BookingStatus
+from core.localtime import local_datetime_input
+from dispatch.models import Offer, OfferStatus
+from dispatch.services.offers import offer_accept
+from drivers.tests.factories import driver_at
+from tests.places import LEEDS, north_of
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WAIT_SECONDS = 20
+
+
+@pytest.fixture
+def fast_tracking(monkeypatch):
+    """The tracking page polls every half second, so the walk does not wait long."""
+    monkeypatch.setattr("bookings.views.TRACKING_POLL_MS", 500)
+
+
+def _wait(browser):
+    return WebDriverWait(browser, WAIT_SECONDS)
+
+
+def _type(browser, name: str, text: str) -> None:
+    field = browser.find_element(By.NAME, name)
+    field.clear()
+    field.send_keys(text)
+
+
+def test_quote_book_and_watch_a_driver_accept_without_reload(
+    browser, live_server, screenshot, tariffs, fast_tracking
+):
+    driver = driver_at(north_of(LEEDS, 1), name="Asha Khan")
+
+    # The landing page: the pickup field suggests places from the gazetteer as one types.
+    browser.get(live_server.url + "/")
+    _type(browser, "pickup", "Leeds st")
+    _wait(browser).until(
+        lambda b: (
+            "Leeds"
+            in " ".join(
+                o.get_attribute("value")
+                for o in b.find_elements(By.CSS_SELECTOR, "#place-suggestions-pickup option")
+            )
+        )
+    )
+    _type(browser, "pickup", "Leeds station")
+    _type(browser, "dropoff", "York")
+    pickup_at = local_datetime_input(timezone.now() + timedelta(days=1))
+    browser.execute_script(
+        "document.getElementById('id_depart_at').value = arguments[0];", pickup_at
+    )
+    _type(browser, "passengers", "2")
+    Select(browser.find_element(By.NAME, "vehicle_type")).select_by_value("saloon")
+    browser.find_element(By.CSS_SELECTOR, "#quote-form button[type=submit]").click()
+
+    quote_card = _wait(browser).until(ec.presence_of_element_located((By.ID, "quote")))
+    assert "£" in quote_card.find_element(By.CLASS_NAME, "fare").text
+    assert quote_card.find_elements(By.CSS_SELECTOR, ".fare-lines tbody tr")
+    assert "UK time" in quote_card.find_element(By.CLASS_NAME, "fixed-until").text
+    screenshot("passenger-landing-quote")
+
+    # The booking page bookingUrl opens: the passenger's details and the way to pay.
+    browser.find_element(By.ID, "book-link").click()
+    _wait(browser).until(ec.presence_of_element_located((By.ID, "book")))
+    _type(browser, "passenger_name", "Priya Shah")
+    _type(browser, "passenger_phone", "+447700900123")
+    _type(browser, "passenger_email", "priya.shah@example.co.uk")
+    Select(browser.find_element(By.NAME, "payment_method")).select_by_value("cash")
+    screenshot("passenger-booking-page")
+    browser.find_element(By.CSS_SELECTOR, "#book button[type=submit]").click()
+
+    # The tracking page: the booking was offered to the nearby driver.
+    status = _wait(browser).until(ec.presence_of_element_located((By.ID, "status")))
+    booking = Booking.objects.get()
+    assert booking.source == BookingSource.WEBSITE
+    assert booking.reference in browser.title
+    assert status.get_attribute("data-status") == BookingStatus.OFFERED
+    browser.execute_script("window.walkMarker = 'same-document';")
+
+    # The driver accepts in their app (the dispatch service the driver API calls).
+    offer = Offer.objects.get(booking=booking, status=OfferStatus.OPEN)
+    offer_accept(offer_id=offer.pk, driver=driver)
+
+    _wait(browser).until(
+        lambda b: b.find_element(By.ID, "status").get_attribute("data-status") == "accepted"
+    )
+    assert browser.execute_script("return window.walkMarker;") == "same-document"
+    assert browser.find_element(By.ID, "status").text == "Driver accepted"
+    assert "Asha K." in browser.find_element(By.ID, "driver").text
+    timeline = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#timeline li")]
+    assert timeline[0].startswith("Booked")
+    assert timeline[-1].startswith("Driver accepted")
+    assert not any("booking." in step for step in timeline)
+    screenshot("passenger-tracking-updated")
+    browser.execute_script("document.getElementById('timeline').scrollIntoView();")
+    screenshot("passenger-tracking-timeline")
