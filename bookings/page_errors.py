@@ -59,6 +59,12 @@ def passenger_message(error: DomainError) -> str:
 
 
 def passenger_field_messages(error: DomainError, names: dict[str, str]) -> dict[str, list[str]]:
-    """The error's per-field messages keyed by the form's field names; ``names`` maps the
-    names the use case gave (v1 camelCase) to the form's."""
-    return {names[k]: list(v) for k, v in (error.errors or {}).items() if k in names}
+    """What to say beside each field the error names, keyed by the form's field names;
+    ``names`` maps the names the use case gave (v1 camelCase) to the form's. An
+    ``invalid_input`` keeps the service's own words per field ("Must be between 1 and
+    8."); any other refusal repeats the passenger's sentence beside its field, as the
+    summary on top says it."""
+    named = {names[k]: list(v) for k, v in (error.errors or {}).items() if k in names}
+    if error.code == "invalid_input":
+        return named
+    return {field_name: [passenger_message(error)] for field_name in named}

@@ -207,8 +207,9 @@ def test_booking_page_says_a_rejected_email_in_plain_words(client, quote_factory
     page = client.post("/book/", _booking_form(quote, passenger_email="someone@mailinator.com"))
     assert page.status_code == 200
     html = page.content.decode()
-    assert "We cannot accept that email address" in html
-    assert "disposable address" in html  # beside the field
+    # in the summary on top and beside the field, which is marked invalid
+    assert html.count("We cannot accept that email address") == 2
+    assert re.search(r'<input[^>]*aria-invalid="true"[^>]*id="id_passenger_email"', html)
     assert not Booking.objects.exists()
 
 

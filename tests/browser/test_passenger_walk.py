@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
@@ -108,3 +109,22 @@ def test_quote_book_and_watch_a_driver_accept_without_reload(
     screenshot("passenger-tracking-updated")
     browser.execute_script("document.getElementById('timeline').scrollIntoView();")
     screenshot("passenger-tracking-timeline")
+
+
+def test_a_refused_quote_is_explained_and_the_form_works_by_keyboard(
+    browser, live_server, screenshot, tariffs
+):
+    browser.get(live_server.url + "/")
+    # The skip link comes first from the keyboard, and focus is visible on it.
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    focused = browser.switch_to.active_element
+    assert focused.get_attribute("class") == "skip-link"
+    assert focused.value_of_css_property("outline-style") == "solid"
+
+    _type(browser, "pickup", "Nowhereville Qwxz")
+    _type(browser, "dropoff", "York")
+    browser.find_element(By.NAME, "dropoff").send_keys(Keys.ENTER)
+    alert = _wait(browser).until(ec.presence_of_element_located((By.ID, "form-errors")))
+    assert alert.text.startswith("We could not find that address")
+    assert browser.find_element(By.ID, "id_pickup").get_attribute("aria-invalid") == "true"
+    screenshot("passenger-landing-refused")
