@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from bookings.models import Booking, BookingEvent, BookingStatus
+from bookings.services import payment_state
 from bookings.transitions import TERMINAL
 from core.errors import DomainError
 from core.localtime import local_time_format, local_zone_abbreviation
@@ -62,6 +63,12 @@ STEP_WORDS: dict[tuple[str, str], str] = {
     (BookingStatus.OFFERED, BookingStatus.CONFIRMED): "Driver could not take it: asking another",
     (BookingStatus.ACCEPTED, BookingStatus.CONFIRMED): "Driver released it: asking another",
 }
+PAYMENT_WORDS: dict[str, str] = {
+    "unpaid": "Not paid yet",
+    "part_paid": "Part paid",
+    "paid": "Paid",
+    "refunded": "Refunded",
+}
 EVENT_WORDS: dict[str, str] = {"booking.created": "Booked", "booking.amended": "Details changed"}
 
 
@@ -97,6 +104,7 @@ def booking_tracking_state(booking: Booking) -> dict:
     ``version`` is the booking's event sequence: the page redraws when it changes.
     """
     events = list(booking.events.order_by("sequence"))
+    paid = payment_state(list(booking.payment_records.all()), booking.fare)
     return {
         "reference": booking.reference,
         "version": booking.sequence,
@@ -111,6 +119,7 @@ def booking_tracking_state(booking: Booking) -> dict:
         "vehicleLabel": _vehicle_label(booking.vehicle_type),
         "fare": f"{booking.fare:.2f}",
         "currency": booking.currency,
+        "payment": {"state": paid, "words": PAYMENT_WORDS.get(paid, paid)},
         "driver": driver_public_summary(booking.driver, booking.vehicle),
         "timeline": [
             {"words": _step_words(event), "at": _moment(event.created_at)} for event in events

@@ -15,7 +15,7 @@ from bookings import actions
 from bookings.forms import QuoteBookingForm, QuoteForm
 from bookings.links import booking_page_token, booking_page_token_valid
 from bookings.models import Booking, BookingSource
-from bookings.selectors import booking_tracking_state
+from bookings.selectors import PAYMENT_WORDS, booking_tracking_state
 from bookings.services import (
     booking_pay_driver_url,
     email_confirmation_redeem,
@@ -78,11 +78,9 @@ def _driver(booking: Booking) -> dict | None:
 def booking_status_page(request, reference: str, token: str):
     """The tracking page of statusUrl; it polls ``booking_status_json`` for changes."""
     booking = _booking_or_404(reference, token)
-    records = list(booking.payment_records.all())
     context = {
         "booking": booking,
         "state": booking_tracking_state(booking),
-        "payment_state": payment_state(records, booking.fare),
         "pay_driver_url": booking_pay_driver_url(booking),
         "token": token,
         "poll_ms": TRACKING_POLL_MS,
@@ -101,12 +99,14 @@ def booking_status_json(request, reference: str, token: str):
 def booking_pay_driver_page(request, reference: str, token: str):
     booking = _booking_or_404(reference, token)
     records = list(booking.payment_records.all())
+    paid = payment_state(records, booking.fare)
     return render(
         request,
         "bookings/pay_driver.html",
         {
             "booking": booking,
-            "payment_state": payment_state(records, booking.fare),
+            "payment_state": paid,
+            "payment_words": PAYMENT_WORDS.get(paid, paid),
             "records": records,
             "driver": _driver(booking),
             "token": token,

@@ -50,6 +50,8 @@
     var status = text("status", state.statusWords);
     if (status) status.setAttribute("data-status", state.status);
     text("driver", driverWords(state.driver));
+    var payment = text("payment", state.payment.words);
+    if (payment) payment.setAttribute("data-payment-state", state.payment.state);
     var pickup = text("pickup-time", when(state.pickupTime));
     if (pickup) pickup.dateTime = state.pickupTime.iso;
     drawTimeline(state.timeline);

@@ -128,3 +128,28 @@ def test_a_refused_quote_is_explained_and_the_form_works_by_keyboard(
     assert alert.text.startswith("We could not find that address")
     assert browser.find_element(By.ID, "id_pickup").get_attribute("aria-invalid") == "true"
     screenshot("passenger-landing-refused")
+
+
+def test_an_expired_quote_and_the_pay_the_driver_page(browser, live_server, screenshot, tariffs):
+    from bookings.services import booking_pay_driver_url
+    from bookings.tests.factories import BookingFactory
+    from pricing.models import Quote
+    from pricing.services import quote_create
+
+    quote = quote_create(
+        pickup="Leeds station", dropoff="York", passengers=1, vehicle_type=None, depart_at=None
+    )
+    Quote.objects.filter(pk=quote.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+    browser.get(f"{live_server.url}/book/?quote={quote.pk}")
+    assert browser.find_element(By.TAG_NAME, "h1").text == "This quote has expired"
+    assert not browser.find_elements(By.ID, "book")
+    screenshot("passenger-quote-expired")
+    browser.find_element(By.LINK_TEXT, "Get a new quote").click()
+    _wait(browser).until(ec.presence_of_element_located((By.ID, "quote-form")))
+
+    booking = BookingFactory(pickup_time=timezone.now() + timedelta(hours=2))
+    path = booking_pay_driver_url(booking).split("://", 1)[1].split("/", 1)[1]
+    browser.get(f"{live_server.url}/{path}")
+    assert "never ask for card details" in browser.page_source
+    assert not browser.find_elements(By.TAG_NAME, "input")
+    screenshot("passenger-pay-driver")
