@@ -7,6 +7,7 @@ import uuid
 
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -31,17 +32,26 @@ TRACKING_POLL_MS = 4000
 
 @require_http_methods(["GET", "POST"])
 def landing_page(request):
-    """GET /: the quote form; POST prices the journey with the API's own quote action."""
+    """GET /: the quote form, and the quote ``?quote=`` names; POST prices the journey with
+    the API's own quote action and redirects to its quote (a reload asks nothing twice)."""
     form = QuoteForm(request.POST if request.method == "POST" else None)
-    quote = None
     if form.is_valid():
-        caller = caller_from_request(request, source=BookingSource.WEBSITE)
-        try:
-            quote = actions.quote_request(caller=caller, **form.quote_arguments())
-        except DomainError as error:
-            form.add_domain_error(error)
-    status = 200 if request.method == "GET" or quote is not None else 400
+        quote = _quote_request(request, form)
+        if quote is not None:
+            return redirect(f"{reverse('landing-page')}?quote={quote.pk}#quote")
+    quote = _quote_or_none(request.GET.get("quote", "")) if request.method == "GET" else None
+    status = 400 if request.method == "POST" else 200
     return render(request, "bookings/landing.html", {"form": form, "quote": quote}, status=status)
+
+
+def _quote_request(request, form: QuoteForm):
+    """Price the journey as a website caller; None with the refusal shown on the form."""
+    caller = caller_from_request(request, source=BookingSource.WEBSITE)
+    try:
+        return actions.quote_request(caller=caller, **form.quote_arguments())
+    except DomainError as error:
+        form.add_domain_error(error)
+        return None
 
 
 @require_GET

@@ -61,9 +61,11 @@ def test_landing_page_offers_the_quote_form_with_every_vehicle_class(client):
 
 
 def test_landing_page_prices_a_journey_with_its_lines_source_and_book_link(client, tariffs):
-    page = client.post("/", _quote_form())
-    assert page.status_code == 200
+    page = client.post("/", _quote_form(), follow=True)
     quote = Quote.objects.get()
+    # redirected to the quote, so that a reload asks for nothing twice
+    assert page.redirect_chain == [(f"/?quote={quote.pk}#quote", 302)]
+    assert page.status_code == 200
     html = page.content.decode()
     assert f"£{quote.fare}" in html
     for line in quote.applied_rules:
@@ -79,13 +81,14 @@ def test_a_summer_departure_is_typed_and_shown_in_bst(client, tariffs):
     quote = Quote.objects.get()
     # 14:30 on a UK clock in July is 13:30 UTC
     assert quote.depart_at == dt.datetime(2026, 7, 10, 13, 30, tzinfo=dt.UTC)
-    html = client.post("/", _quote_form(depart_at="2026-07-10T14:30")).content.decode()
+    html = client.get(f"/?quote={quote.pk}").content.decode()
     assert "Fri 10 July 2026, 14:30 UK time (BST)" in html
 
 
 @time_machine.travel(WINTER, tick=False)
 def test_a_winter_departure_is_typed_and_shown_in_gmt(client, tariffs):
-    html = client.post("/", _quote_form(depart_at="2026-12-10T14:30")).content.decode()
+    html = client.post("/", _quote_form(depart_at="2026-12-10T14:30"), follow=True)
+    html = html.content.decode()
     assert Quote.objects.get().depart_at == dt.datetime(2026, 12, 10, 14, 30, tzinfo=dt.UTC)
     assert "Thu 10 December 2026, 14:30 UK time (GMT)" in html
 
@@ -116,10 +119,20 @@ def test_landing_page_refuses_a_pickup_in_the_past(client, tariffs):
 
 def test_meet_and_greet_at_an_airport_is_a_line_of_the_fare(client, tariffs):
     page = client.post(
-        "/", _quote_form(pickup="London Heathrow Airport", dropoff="Leeds", meet_and_greet="on")
+        "/",
+        _quote_form(pickup="London Heathrow Airport", dropoff="Leeds", meet_and_greet="on"),
+        follow=True,
     )
     assert page.status_code == 200
     assert "Airport meet and greet" in page.content.decode()
+
+
+def test_an_expired_quote_on_the_landing_page_offers_no_book_link(client, quote_factory):
+    quote = quote_factory()
+    with time_machine.travel(quote.expires_at + timedelta(seconds=1)):
+        html = client.get(f"/?quote={quote.pk}").content.decode()
+    assert "This quote expired" in html
+    assert 'id="book-link"' not in html
 
 
 def test_place_suggestions_come_from_the_gazetteer(client):
