@@ -110,18 +110,15 @@ def booking_pay_driver_page(request, reference: str, token: str):
     booking = _booking_or_404(reference, token)
     records = list(booking.payment_records.all())
     paid = payment_state(records, booking.fare)
-    return render(
-        request,
-        "bookings/pay_driver.html",
-        {
-            "booking": booking,
-            "payment_state": paid,
-            "payment_words": PAYMENT_WORDS.get(paid, paid),
-            "records": records,
-            "driver": _driver(booking),
-            "token": token,
-        },
-    )
+    context = {
+        "booking": booking,
+        "payment_state": paid,
+        "payment_words": PAYMENT_WORDS.get(paid, paid),
+        "records": records,
+        "driver": _driver(booking),
+        "token": token,
+    }
+    return render(request, "bookings/pay_driver.html", context)
 
 
 @require_GET
