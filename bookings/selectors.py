@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 
 from bookings.models import Booking, BookingEvent, BookingStatus
 from bookings.services import payment_state
@@ -10,6 +11,7 @@ from bookings.transitions import TERMINAL
 from core.errors import DomainError
 from core.localtime import local_time_format, local_zone_abbreviation
 from drivers.selectors import driver_public_summary
+from pricing.models import Quote
 from pricing.vehicles import VEHICLE_CLASS_BY_CODE
 
 
@@ -40,6 +42,15 @@ def booking_get_by_reference(reference: str) -> Booking:
     if booking is None:
         raise DomainError("booking_not_found", f"No booking with reference {reference}.")
     return booking
+
+
+def quote_get_or_none(quote_id: str) -> Quote | None:
+    """The quote a website page names (``?quote=``); None when missing or malformed, so
+    the page says "not found" rather than failing."""
+    try:
+        return Quote.objects.filter(pk=uuid.UUID(quote_id)).first()
+    except ValueError:
+        return None
 
 
 # --- the passenger's tracking page (statusUrl) ------------------------------------------

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import uuid
-
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -16,7 +14,7 @@ from bookings import actions
 from bookings.forms import QuoteBookingForm, QuoteForm
 from bookings.links import booking_page_token, booking_page_token_valid
 from bookings.models import Booking, BookingSource
-from bookings.selectors import PAYMENT_WORDS, booking_tracking_state
+from bookings.selectors import PAYMENT_WORDS, booking_tracking_state, quote_get_or_none
 from bookings.services import (
     booking_pay_driver_url,
     email_confirmation_redeem,
@@ -39,7 +37,7 @@ def landing_page(request):
         quote = _quote_request(request, form)
         if quote is not None:
             return redirect(f"{reverse('landing-page')}?quote={quote.pk}#quote")
-    quote = _quote_or_none(request.GET.get("quote", "")) if request.method == "GET" else None
+    quote = quote_get_or_none(request.GET.get("quote", "")) if request.method == "GET" else None
     status = 400 if request.method == "POST" else 200
     return render(request, "bookings/landing.html", {"form": form, "quote": quote}, status=status)
 
@@ -135,15 +133,6 @@ def passenger_confirm_email(request, token: str):
 BOOK_TEMPLATE = "bookings/book.html"
 
 
-def _quote_or_none(quote_id: str):
-    from pricing.models import Quote
-
-    try:
-        return Quote.objects.filter(pk=uuid.UUID(quote_id)).first()
-    except ValueError:  # missing or malformed: the page says the quote was not found
-        return None
-
-
 def _book(request, quote, form: QuoteBookingForm) -> Booking | None:
     """Redeem the quote as a website booking; None with the refusal shown on the form."""
     caller = caller_from_request(request, source=BookingSource.WEBSITE)
@@ -159,7 +148,7 @@ def _book(request, quote, form: QuoteBookingForm) -> Booking | None:
 def book_page(request):
     """The page a quote's bookingUrl opens (seed 2.3); books as source ``website``."""
     quote_id = request.POST.get("quote_id") or request.GET.get("quote", "")
-    quote = _quote_or_none(quote_id)
+    quote = quote_get_or_none(quote_id)
     expired = quote is not None and quote.is_expired()
     form = QuoteBookingForm(request.POST if request.method == "POST" else None)
     if quote is not None and not expired and form.is_valid():
