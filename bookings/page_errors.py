@@ -58,13 +58,19 @@ def passenger_message(error: DomainError) -> str:
     return PASSENGER_MESSAGES.get(error.code) or error.detail or "Something went wrong."
 
 
+# Codes whose per-field words speak to API clients ("set worldwide to true",
+# "'<street>, <town>'"): beside the field a passenger reads the sentence above instead.
+FIELD_WORDS_FOR_PROGRAMS = frozenset(
+    {"address_not_found", "address_not_precise", "outside_service_area"}
+)
+
+
 def passenger_field_messages(error: DomainError, names: dict[str, str]) -> dict[str, list[str]]:
     """What to say beside each field the error names, keyed by the form's field names;
-    ``names`` maps the names the use case gave (v1 camelCase) to the form's. An
-    ``invalid_input`` keeps the service's own words per field ("Must be between 1 and
-    8."); any other refusal repeats the passenger's sentence beside its field, as the
-    summary on top says it."""
+    ``names`` maps the names the use case gave (v1 camelCase) to the form's. The service's
+    own words ("This is a role address.", "Must be between 1 and 8.") unless they were
+    written for programs."""
     named = {names[k]: list(v) for k, v in (error.errors or {}).items() if k in names}
-    if error.code == "invalid_input":
-        return named
-    return {field_name: [passenger_message(error)] for field_name in named}
+    if error.code in FIELD_WORDS_FOR_PROGRAMS:
+        return {field_name: [passenger_message(error)] for field_name in named}
+    return named

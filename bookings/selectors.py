@@ -69,11 +69,9 @@ STATUS_WORDS: dict[str, str] = {
     BookingStatus.NO_SHOW: "Driver waited; marked as a no-show",
     BookingStatus.NO_DRIVER: "No driver free yet: we keep looking",
 }
-STEP_WORDS: dict[tuple[str, str], str] = {
-    # (from, to) when the move says more than its target alone
-    (BookingStatus.OFFERED, BookingStatus.CONFIRMED): "Driver could not take it: asking another",
-    (BookingStatus.ACCEPTED, BookingStatus.CONFIRMED): "Driver released it: asking another",
-}
+# A move back to a status says more than the status: the driver dropped out, and
+# dispatch asks the next one.
+BACK_TO_WORDS: dict[str, str] = {BookingStatus.CONFIRMED: "Looking for another driver"}
 PAYMENT_WORDS: dict[str, str] = {
     "unpaid": "Not paid yet",
     "part_paid": "Part paid",
@@ -86,8 +84,9 @@ EVENT_WORDS: dict[str, str] = {"booking.created": "Booked", "booking.amended": "
 def _step_words(event: BookingEvent) -> str:
     if event.type in EVENT_WORDS:
         return EVENT_WORDS[event.type]
-    key = (event.from_status, event.to_status)
-    return STEP_WORDS.get(key) or STATUS_WORDS.get(event.to_status, "Updated")
+    if event.from_status and event.to_status in BACK_TO_WORDS:
+        return BACK_TO_WORDS[event.to_status]
+    return STATUS_WORDS.get(event.to_status, "Updated")
 
 
 def _moment(moment) -> dict | None:

@@ -220,8 +220,9 @@ def test_booking_page_says_a_rejected_email_in_plain_words(client, quote_factory
     page = client.post("/book/", _booking_form(quote, passenger_email="someone@mailinator.com"))
     assert page.status_code == 200
     html = page.content.decode()
-    # in the summary on top and beside the field, which is marked invalid
-    assert html.count("We cannot accept that email address") == 2
+    # the sentence on top; why beside the field, which is marked invalid
+    assert "We cannot accept that email address" in html
+    assert "This is a disposable address." in html
     assert re.search(r'<input[^>]*aria-invalid="true"[^>]*id="id_passenger_email"', html)
     assert not Booking.objects.exists()
 
@@ -317,6 +318,21 @@ def test_pay_driver_page_asks_for_no_card_data(client, booking_factory):
     assert "Cash" in html
     token = booking_page_token(booking.reference)
     assert f"/booking/{booking.reference}/{token}/" in html
+
+
+def test_every_status_has_words_for_the_passenger():
+    from bookings.models import BookingStatus
+    from bookings.selectors import STATUS_WORDS
+
+    assert set(STATUS_WORDS) == set(BookingStatus.values)
+
+
+def test_a_driver_dropping_out_reads_as_looking_for_another(client, quote_factory):
+    booking = _booked_on_the_website(client, quote_factory)
+    booking = booking_status_change(booking=booking, to_status="offered", actor="test")
+    booking_status_change(booking=booking, to_status="confirmed", actor="test")
+    steps = [step["words"] for step in booking_tracking_state(booking)["timeline"]]
+    assert steps == ["Booked", "Offered to a driver", "Looking for another driver"]
 
 
 # --- the messages ----------------------------------------------------------------------
