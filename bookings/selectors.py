@@ -101,6 +101,10 @@ def _moment(moment) -> dict | None:
     }
 
 
+def _point(lat: float | None, lng: float | None) -> list[float] | None:
+    return None if lat is None or lng is None else [lat, lng]
+
+
 def _vehicle_label(code: str) -> str:
     vehicle_class = VEHICLE_CLASS_BY_CODE.get(code)
     return vehicle_class.label if vehicle_class else code
@@ -131,6 +135,12 @@ def booking_tracking_state(booking: Booking) -> dict:
         "currency": booking.currency,
         "payment": {"state": paid, "words": PAYMENT_WORDS.get(paid, paid)},
         "driver": driver_public_summary(booking.driver, booking.vehicle),
+        # The sketch map's points, [lat, lng] or None; tracking.js also draws a "driver"
+        # point here once one is given.
+        "map": {
+            "pickup": _point(booking.pickup_lat, booking.pickup_lng),
+            "dropoff": _point(booking.dropoff_lat, booking.dropoff_lng),
+        },
         "timeline": [
             {"words": _step_words(event), "at": _moment(event.created_at)} for event in events
         ],

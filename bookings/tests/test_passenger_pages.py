@@ -275,6 +275,7 @@ def test_tracking_json_is_the_state_the_page_is_rendered_from(client, quote_fact
     assert "no-cache" in first["Cache-Control"]
     assert first.json() == booking_tracking_state(booking)
     assert first.json()["driver"] is None
+    assert first.json()["map"]["pickup"] == [booking.pickup_lat, booking.pickup_lng]
     _accept(booking)
     later = client.get(url).json()
     assert later["version"] > first.json()["version"]

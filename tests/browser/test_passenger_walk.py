@@ -106,6 +106,8 @@ def test_quote_book_and_watch_a_driver_accept_without_reload(
     assert timeline[0].startswith("Booked")
     assert timeline[-1].startswith("Driver accepted")
     assert not any("booking." in step for step in timeline)
+    # the sketch map, drawn without any map service
+    assert browser.find_elements(By.CSS_SELECTOR, "#map svg circle.pickup")
     screenshot("passenger-tracking-updated")
     browser.execute_script("document.getElementById('timeline').scrollIntoView();")
     screenshot("passenger-tracking-timeline")
