@@ -6,7 +6,11 @@ import datetime as dt
 
 from django import forms
 
-from bookings.page_errors import passenger_field_messages, passenger_message
+from bookings.page_errors import (
+    PASSENGER_MESSAGES,
+    passenger_field_messages,
+    passenger_message,
+)
 from bookings.services import PassengerDetails
 from core.errors import DomainError
 from core.localtime import local_zone
@@ -19,6 +23,13 @@ class PageForm(forms.Form):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
+
+    def summary(self) -> list[str]:
+        """What the alert on top of the form says: the refusal, or a pointer to the
+        fields when only they are wrong."""
+        if self.non_field_errors():
+            return list(self.non_field_errors())
+        return [PASSENGER_MESSAGES["invalid_input"]] if self.errors else []
 
 
 class QuoteForm(PageForm):

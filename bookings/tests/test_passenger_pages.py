@@ -110,6 +110,14 @@ def test_landing_page_says_each_refusal_in_plain_words(client, tariffs, form, co
     assert not Quote.objects.exists()
 
 
+def test_a_missing_field_is_pointed_at_from_the_top(client):
+    page = client.post("/", _quote_form(pickup=""))
+    assert page.status_code == 400
+    html = page.content.decode()
+    assert 'id="form-errors"' in html
+    assert PASSENGER_MESSAGES["invalid_input"] in html
+
+
 @time_machine.travel(WINTER, tick=False)
 def test_landing_page_refuses_a_pickup_in_the_past(client, tariffs):
     page = client.post("/", _quote_form(depart_at="2026-11-01T09:00"))
