@@ -24,7 +24,7 @@
     if (!driver) return "Not yet assigned. We will show your driver here as soon as one accepts.";
     var words = driver.name;
     var v = driver.vehicle;
-    if (v) words += ": " + [v.colour, v.make, v.model].join(" ") + ", registration " + v.registration;
+    if (v) words += " \u00b7 " + [v.colour, v.make, v.model].join(" ") + ", registration " + v.registration;
     return words + " (licensed by " + driver.licensingAuthority + ")";
   }
 
