@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 
-from bookings.models import Booking, DispatchQueue
+from bookings.models import Booking, BookingEvent, BookingStatus, DispatchQueue
+from bookings.services import payment_state
+from bookings.transitions import TERMINAL
 from core.errors import DomainError
+from core.localtime import local_time_format, local_zone_abbreviation
+from dispatch.airports import airport_pickup_summary
+from drivers.selectors import driver_public_summary
+from pricing.models import Quote
+from pricing.vehicles import VEHICLE_CLASS_BY_CODE
 
 
 def booking_get_for_passenger(*, reference: str, email: str) -> Booking:
@@ -44,3 +52,126 @@ def dispatch_opens_at(booking: Booking) -> dt.datetime | None:
     if booking.dispatch_queue != DispatchQueue.NETWORK:
         return None
     return booking.dispatch_opens_at
+
+
+def quote_get_or_none(quote_id: str) -> Quote | None:
+    """The quote a website page names (``?quote=``); None when missing or malformed, so
+    the page says "not found" rather than failing."""
+    try:
+        return Quote.objects.filter(pk=uuid.UUID(quote_id)).first()
+    except ValueError:
+        return None
+
+
+# --- the passenger's tracking page (statusUrl) ------------------------------------------
+
+# The status in plain words, as the tracking page heads it; and what each step of the
+# history says. Raw event names (booking.status_changed) never reach a passenger.
+STATUS_WORDS: dict[str, str] = {
+    BookingStatus.CONFIRMED: "Booked: finding you a driver",
+    BookingStatus.OFFERED: "Offered to a driver",
+    BookingStatus.ACCEPTED: "Driver accepted",
+    BookingStatus.EN_ROUTE: "Driver on the way",
+    BookingStatus.ARRIVED: "Driver has arrived",
+    BookingStatus.ON_BOARD: "On board",
+    BookingStatus.COMPLETED: "Journey completed",
+    BookingStatus.CANCELLED: "Cancelled",
+    BookingStatus.NO_SHOW: "Driver waited; marked as a no-show",
+    BookingStatus.NO_DRIVER: "No driver free yet: we keep looking",
+}
+# A move back to a status says more than the status: the driver dropped out, and
+# dispatch asks the next one.
+BACK_TO_WORDS: dict[str, str] = {BookingStatus.CONFIRMED: "Looking for another driver"}
+PAYMENT_WORDS: dict[str, str] = {
+    "unpaid": "Not paid yet",
+    "part_paid": "Part paid",
+    "paid": "Paid",
+    "refunded": "Refunded",
+}
+EVENT_WORDS: dict[str, str] = {"booking.created": "Booked", "booking.amended": "Details changed"}
+
+
+def _step_words(event: BookingEvent) -> str:
+    if event.type in EVENT_WORDS:
+        return EVENT_WORDS[event.type]
+    if event.from_status and event.to_status in BACK_TO_WORDS:
+        return BACK_TO_WORDS[event.to_status]
+    return STATUS_WORDS.get(event.to_status, "Updated")
+
+
+def _moment(moment) -> dict | None:
+    """A moment for the page: ISO in UTC for machines, UK local time for people."""
+    if moment is None:
+        return None
+    return {
+        "iso": moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+        "text": local_time_format(moment),
+        "short": local_time_format(moment, "short"),
+        "zone": local_zone_abbreviation(moment),
+    }
+
+
+def _point(lat: float | None, lng: float | None) -> list[float] | None:
+    return None if lat is None or lng is None else [lat, lng]
+
+
+def _vehicle_label(code: str) -> str:
+    vehicle_class = VEHICLE_CLASS_BY_CODE.get(code)
+    return vehicle_class.label if vehicle_class else code
+
+
+def booking_tracking_state(booking: Booking) -> dict:
+    """Everything the tracking page shows about ``booking``, rendered into the page and
+    served as JSON to its live updates: one dict, so a new item is one line here (and its
+    place in the template and in static/js/tracking.js).
+
+    ``version`` is the booking's event sequence: the page redraws when it changes.
+    """
+    events = list(booking.events.order_by("sequence"))
+    paid = payment_state(list(booking.payment_records.all()), booking.fare_due)
+    return {
+        "reference": booking.reference,
+        "version": booking.sequence,
+        "status": booking.status,
+        "statusWords": STATUS_WORDS.get(booking.status, booking.status),
+        "finished": booking.status in TERMINAL,
+        "pickupTime": _moment(booking.pickup_time),
+        "pickup": booking.pickup,
+        "dropoff": booking.dropoff,
+        "passengers": booking.passengers,
+        "vehicleType": booking.vehicle_type,
+        "vehicleLabel": _vehicle_label(booking.vehicle_type),
+        "fare": f"{booking.fare_due:.2f}",
+        "currency": booking.currency,
+        "payment": {"state": paid, "words": PAYMENT_WORDS.get(paid, paid)},
+        "driver": driver_public_summary(booking.driver, booking.vehicle),
+        # The sketch map's points, [lat, lng] or None; tracking.js also draws a "driver"
+        # point here once one is given.
+        "map": {
+            "pickup": _point(booking.pickup_lat, booking.pickup_lng),
+            "dropoff": _point(booking.dropoff_lat, booking.dropoff_lng),
+        },
+        "timeline": [
+            {"words": _step_words(event), "at": _moment(event.created_at)} for event in events
+        ],
+        "dispatchStartsAt": _moment(_dispatch_start_ahead(booking)),
+        "airportPickup": _airport_pickup(booking),
+        "waitingCharge": next(
+            (line for line in booking.final_fare_lines or () if line.get("code") == "waiting"),
+            None,
+        ),
+    }
+
+
+def _dispatch_start_ahead(booking: Booking) -> dt.datetime | None:
+    """When dispatch will start, while it has not yet (the passenger page says so)."""
+    if booking.status != BookingStatus.CONFIRMED or booking.dispatch_started_at:
+        return None
+    return dispatch_opens_at(booking)
+
+
+def _airport_pickup(booking: Booking) -> dict | None:
+    summary = airport_pickup_summary(booking)
+    if summary is not None:
+        summary = {**summary, "landingAt": _moment(summary["landingAt"])}
+    return summary

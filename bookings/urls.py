@@ -3,11 +3,18 @@ from django.urls import path
 from bookings import views
 
 urlpatterns = [
+    path("", views.landing_page, name="landing-page"),
+    path("places/suggest/", views.place_suggestions_json, name="place-suggestions"),
     path("book/", views.book_page, name="book-page"),
     path(
         "booking/<str:reference>/<str:token>/",
         views.booking_status_page,
         name="booking-status-page",
+    ),
+    path(
+        "booking/<str:reference>/<str:token>/live/",
+        views.booking_status_json,
+        name="booking-status-json",
     ),
     path(
         "booking/<str:reference>/<str:token>/pay/",

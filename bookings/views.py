@@ -1,27 +1,65 @@
-"""Server-rendered passenger pages: tracking, paying the driver, confirming, booking."""
+"""Server-rendered passenger pages: the landing quote form, booking a quote, tracking
+(with its live JSON), paying the driver, confirming an email."""
 
 from __future__ import annotations
 
-import uuid
-
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
 from api.callers import caller_from_request
 from bookings import actions
-from bookings.forms import QuoteBookingForm
-from bookings.links import booking_page_token_valid
+from bookings.forms import QuoteBookingForm, QuoteForm
+from bookings.links import booking_page_token, booking_page_token_valid
 from bookings.models import Booking, BookingSource
+from bookings.selectors import PAYMENT_WORDS, booking_tracking_state, quote_get_or_none
 from bookings.services import (
     booking_pay_driver_url,
-    booking_status_url,
     email_confirmation_redeem,
     payment_state,
 )
 from core.errors import DomainError
-from dispatch.airports import airport_pickup_summary
 from drivers.selectors import driver_public_summary
+from pricing.suggestions import place_suggestions
+
+# How often the tracking page asks for news (milliseconds); the page stops once finished.
+TRACKING_POLL_MS = 4000
+
+
+@require_http_methods(["GET", "POST"])
+def landing_page(request):
+    """GET /: the quote form, and the quote ``?quote=`` names; POST prices the journey with
+    the API's own quote action and redirects to its quote (a reload asks nothing twice)."""
+    form = QuoteForm(request.POST if request.method == "POST" else None)
+    if form.is_valid():
+        quote = _quote_request(request, form)
+        if quote is not None:
+            return redirect(f"{reverse('landing-page')}?quote={quote.pk}#quote")
+    quote = quote_get_or_none(request.GET.get("quote", "")) if request.method == "GET" else None
+    status = 400 if request.method == "POST" else 200
+    return render(request, "bookings/landing.html", {"form": form, "quote": quote}, status=status)
+
+
+def _quote_request(request, form: QuoteForm):
+    """Price the journey as a website caller; None with the refusal shown on the form."""
+    caller = caller_from_request(request, source=BookingSource.WEBSITE)
+    try:
+        return actions.quote_request(caller=caller, **form.quote_arguments())
+    except DomainError as error:
+        form.add_domain_error(error)
+        return None
+
+
+@require_GET
+def place_suggestions_json(request):
+    """The quote form's address suggestions: {"suggestions": [{"label", "kindLabel"}]}."""
+    found = place_suggestions(request.GET.get("q", "")[:100])
+    body = {"suggestions": [{"label": s.label, "kindLabel": s.kind_label} for s in found]}
+    response = JsonResponse(body)
+    response["Cache-Control"] = "public, max-age=3600"
+    return response
 
 
 def _booking_or_404(reference: str, token: str) -> Booking:
@@ -46,36 +84,39 @@ def _driver(booking: Booking) -> dict | None:
 
 @require_GET
 def booking_status_page(request, reference: str, token: str):
+    """The tracking page of statusUrl; it polls ``booking_status_json`` for changes."""
     booking = _booking_or_404(reference, token)
-    records = list(booking.payment_records.all())
-    return render(
-        request,
-        "bookings/status.html",
-        {
-            "booking": booking,
-            "payment_state": payment_state(records, booking.fare_due),
-            "events": booking.events.order_by("sequence"),
-            "pay_driver_url": booking_pay_driver_url(booking),
-            "driver": _driver(booking),
-            "airport_pickup": airport_pickup_summary(booking),
-        },
-    )
+    context = {
+        "booking": booking,
+        "state": booking_tracking_state(booking),
+        "pay_driver_url": booking_pay_driver_url(booking),
+        "token": token,
+        "poll_ms": TRACKING_POLL_MS,
+    }
+    return render(request, "bookings/status.html", context)
+
+
+@never_cache
+@require_GET
+def booking_status_json(request, reference: str, token: str):
+    """The tracking page's live updates: the same state the page was rendered from."""
+    return JsonResponse(booking_tracking_state(_booking_or_404(reference, token)))
 
 
 @require_GET
 def booking_pay_driver_page(request, reference: str, token: str):
     booking = _booking_or_404(reference, token)
     records = list(booking.payment_records.all())
-    return render(
-        request,
-        "bookings/pay_driver.html",
-        {
-            "booking": booking,
-            "payment_state": payment_state(records, booking.fare_due),
-            "records": records,
-            "driver": _driver(booking),
-        },
-    )
+    paid = payment_state(records, booking.fare_due)
+    context = {
+        "booking": booking,
+        "payment_state": paid,
+        "payment_words": PAYMENT_WORDS.get(paid, paid),
+        "records": records,
+        "driver": _driver(booking),
+        "token": token,
+    }
+    return render(request, "bookings/pay_driver.html", context)
 
 
 @require_GET
@@ -92,28 +133,29 @@ def passenger_confirm_email(request, token: str):
 BOOK_TEMPLATE = "bookings/book.html"
 
 
-def _quote_or_none(quote_id: str):
-    from pricing.models import Quote
-
+def _book(request, quote, form: QuoteBookingForm) -> Booking | None:
+    """Redeem the quote as a website booking; None with the refusal shown on the form."""
+    caller = caller_from_request(request, source=BookingSource.WEBSITE)
     try:
-        return Quote.objects.filter(pk=uuid.UUID(quote_id)).first()
-    except ValueError:  # missing or malformed: the page says the quote was not found
+        booking, _ = actions.booking_place_from_quote(caller=caller, **form.booking_details(quote))
+    except DomainError as error:
+        form.add_domain_error(error)
         return None
+    return booking
 
 
 @require_http_methods(["GET", "POST"])
 def book_page(request):
     """The page a quote's bookingUrl opens (seed 2.3); books as source ``website``."""
     quote_id = request.POST.get("quote_id") or request.GET.get("quote", "")
-    quote = _quote_or_none(quote_id)
+    quote = quote_get_or_none(quote_id)
+    expired = quote is not None and quote.is_expired()
     form = QuoteBookingForm(request.POST if request.method == "POST" else None)
-    if quote is not None and form.is_valid():
-        caller = caller_from_request(request, source=BookingSource.WEBSITE)
-        try:
-            booking, _ = actions.booking_place_from_quote(
-                caller=caller, **form.booking_details(quote)
-            )
-            return redirect(booking_status_url(booking))
-        except DomainError as error:
-            form.add_domain_error(error)
-    return render(request, BOOK_TEMPLATE, {"quote": quote, "quote_id": quote_id, "form": form})
+    if quote is not None and not expired and form.is_valid():
+        booking = _book(request, quote, form)
+        if booking is not None:
+            token = booking_page_token(booking.reference)
+            return redirect("booking-status-page", booking.reference, token)
+    context = {"quote": quote, "quote_id": quote_id, "form": form, "expired": expired}
+    status = 410 if expired else 404 if quote is None else 200
+    return render(request, BOOK_TEMPLATE, context, status=status)

@@ -72,3 +72,14 @@ def local_time_format(moment: datetime | None, style: str = "datetime") -> str:
     if style == "time":
         return f"{local:%H:%M}"
     raise ValueError(f"Unknown time style {style!r}; one of {', '.join(TIME_STYLES)}.")
+
+
+def local_zone_abbreviation(moment: datetime | None = None) -> str:
+    """What the UK calls its clock at ``moment`` (default now): "BST" in summer, "GMT" in
+    winter; pages label local times with it ("14:30 UK time (BST)")."""
+    return local_datetime(moment or timezone.now()).tzname() or ""
+
+
+def local_datetime_input(moment: datetime | None) -> str:
+    """``moment`` in local time as a ``<input type="datetime-local">`` value."""
+    return "" if moment is None else f"{local_datetime(moment):%Y-%m-%dT%H:%M}"

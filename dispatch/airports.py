@@ -97,7 +97,12 @@ def airport_at(lat: float | None, lng: float | None) -> PickupAirport | None:
 
 
 def airport_for_booking(booking) -> PickupAirport | None:
-    """The airport a booking is picked up at, or None."""
+    """The airport a booking is picked up at, or None. Where the geocoder resolved the
+    pickup (``pickup_place``), its precision decides, as it does for meet and greet; a job
+    that arrived with coordinates only is an airport pickup by distance."""
+    place = booking.pickup_place
+    if place and place.get("precision") != "airport":
+        return None
     return airport_at(booking.pickup_lat, booking.pickup_lng)
 
 

@@ -200,6 +200,8 @@ LOCAL_TIME_ZONE = "Europe/London"
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# The site's own stylesheet and scripts (static/css/site.css documents its classes).
+STATICFILES_DIRS = [BASE_DIR / "static"]
 # Static files are served by WhiteNoise straight from the apps in development and tests.
 WHITENOISE_USE_FINDERS = True
 STORAGES = {

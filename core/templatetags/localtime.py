@@ -3,7 +3,7 @@
 
 from django import template
 
-from core.localtime import local_time_format
+from core.localtime import local_time_format, local_zone_abbreviation
 
 register = template.Library()
 
@@ -11,3 +11,12 @@ register = template.Library()
 @register.filter(name="local_time")
 def local_time(moment, style: str = "datetime") -> str:
     return local_time_format(moment, style)
+
+
+@register.filter(name="uk_time")
+def uk_time(moment, style: str = "datetime") -> str:
+    """The moment in UK local time, labelled with the clock in force then:
+    "Sat 21 November 2026, 14:30 UK time (GMT)"."""
+    if moment is None:
+        return ""
+    return f"{local_time_format(moment, style)} UK time ({local_zone_abbreviation(moment)})"

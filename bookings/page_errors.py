@@ -1,0 +1,76 @@
+"""What the passenger pages say for each refusal of a use case: one table, one function.
+
+The API answers with a problem's ``code`` and ``detail`` (for programs); a person on the
+website reads the sentence below instead. A code missing here falls back to the
+service's own ``detail``, so a new code is never shown as a bare identifier.
+"""
+
+from __future__ import annotations
+
+from core.errors import DomainError
+
+PASSENGER_MESSAGES: dict[str, str] = {
+    "address_not_found": (
+        "We could not find that address. Try a town, a station, an airport, "
+        "or a street followed by its town, for example \u201c10 High Street, Oxford\u201d."
+    ),
+    "address_not_precise": (
+        "That address is too vague for a driver to find you. Add the street or the "
+        "building, for example \u201c10 High Street, Oxford\u201d."
+    ),
+    "outside_service_area": "We only carry passengers within the United Kingdom.",
+    "vehicle_too_small": (
+        "That vehicle does not seat your party. Choose a larger vehicle, or leave "
+        "the vehicle on \u201cthe smallest that seats us\u201d."
+    ),
+    "pickup_in_past": "The pickup time has already passed. Choose a time in the future.",
+    "quote_expired": "This quote has expired. Get a new quote; prices are fixed for 24 hours.",
+    "quote_not_found": "We could not find this quote. Get a new quote.",
+    "quote_already_redeemed": (
+        "This quote has already been booked. Check your email for the booking, or get a new quote."
+    ),
+    "email_rejected": (
+        "We cannot accept that email address. Use a personal address you read, "
+        "not a disposable or shared one: we send your booking confirmation there."
+    ),
+    "passenger_blocked": (
+        "We cannot take bookings for this passenger online. Please contact us by phone."
+    ),
+    "email_limit": (
+        "Too many bookings for this email address in a short time. Confirm your email "
+        "address from the message we sent, or try again later."
+    ),
+    "rate_limited": "Too many requests from your connection. Please wait a minute and try again.",
+    "content_rejected": (
+        "Part of what you typed was not accepted. Please remove links or unusual text "
+        "and try again."
+    ),
+    "invalid_input": "Please check the highlighted fields.",
+    "tariff_incomplete": (
+        "We cannot price this journey online yet. Please try another pickup time or contact us."
+    ),
+    "service_unavailable": "The service is busy. Please try again in a minute.",
+}
+
+
+def passenger_message(error: DomainError) -> str:
+    """The sentence a passenger reads for ``error``."""
+    return PASSENGER_MESSAGES.get(error.code) or error.detail or "Something went wrong."
+
+
+# Codes whose per-field words speak to API clients ("set worldwide to true",
+# "'<street>, <town>'"): beside the field a passenger reads the sentence above instead.
+FIELD_WORDS_FOR_PROGRAMS = frozenset(
+    {"address_not_found", "address_not_precise", "outside_service_area"}
+)
+
+
+def passenger_field_messages(error: DomainError, names: dict[str, str]) -> dict[str, list[str]]:
+    """What to say beside each field the error names, keyed by the form's field names;
+    ``names`` maps the names the use case gave (v1 camelCase) to the form's. The service's
+    own words ("This is a role address.", "Must be between 1 and 8.") unless they were
+    written for programs."""
+    named = {names[k]: list(v) for k, v in (error.errors or {}).items() if k in names}
+    if error.code in FIELD_WORDS_FOR_PROGRAMS:
+        return {field_name: [passenger_message(error)] for field_name in named}
+    return named

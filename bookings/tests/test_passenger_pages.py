@@ -1,0 +1,374 @@
+"""The passenger pages of issue 16: the landing quote form, the booking page of
+bookingUrl (expired quotes, source website), the live tracking page and its JSON, and the
+messages a person reads for each refusal."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.test import Client
+
+from api.problems import STATUS_BY_CODE
+from bookings.links import booking_page_token
+from bookings.models import Booking, BookingSource
+from bookings.page_errors import PASSENGER_MESSAGES
+from bookings.selectors import booking_tracking_state
+from bookings.services import booking_pay_driver_url, booking_status_change, booking_status_url
+from pricing.models import Quote
+from pricing.vehicles import VEHICLE_CLASSES
+
+pytestmark = pytest.mark.django_db
+
+SUMMER = dt.datetime(2026, 6, 1, 9, 0, tzinfo=dt.UTC)  # BST in force, a Monday
+WINTER = dt.datetime(2026, 11, 2, 9, 0, tzinfo=dt.UTC)  # GMT in force, a Monday
+
+
+def _quote_form(**overrides) -> dict:
+    form = {
+        "pickup": "Leeds station",
+        "dropoff": "York",
+        "depart_at": "",
+        "passengers": "2",
+        "vehicle_type": "",
+    }
+    return form | overrides
+
+
+def _path(url: str) -> str:
+    return re.sub(r"^https?://[^/]+", "", url)
+
+
+# --- the landing page ------------------------------------------------------------------
+
+
+def test_landing_page_offers_the_quote_form_with_every_vehicle_class(client):
+    page = client.get("/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'name="csrfmiddlewaretoken"' in html
+    for name in ("pickup", "dropoff", "depart_at", "passengers", "vehicle_type", "meet_and_greet"):
+        # every input has a label tied to it
+        assert f'for="id_{name}"' in html
+        assert f'id="id_{name}"' in html
+    for vehicle_class in VEHICLE_CLASSES:
+        assert f'value="{vehicle_class.code}"' in html
+    assert 'type="datetime-local"' in html
+    assert "/static/css/site.css" in html
+
+
+def test_landing_page_prices_a_journey_with_its_lines_source_and_book_link(client, tariffs):
+    page = client.post("/", _quote_form(), follow=True)
+    quote = Quote.objects.get()
+    # redirected to the quote, so that a reload asks for nothing twice
+    assert page.redirect_chain == [(f"/?quote={quote.pk}#quote", 302)]
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert f"£{quote.fare}" in html
+    for line in quote.applied_rules:
+        assert line["label"] in html
+    assert quote.tariff_source["name"] in html
+    assert f'href="/book/?quote={quote.pk}"' in html
+    assert "fixed until" in html
+
+
+@time_machine.travel(SUMMER, tick=False)
+def test_a_summer_departure_is_typed_and_shown_in_bst(client, tariffs):
+    client.post("/", _quote_form(depart_at="2026-07-10T14:30"))
+    quote = Quote.objects.get()
+    # 14:30 on a UK clock in July is 13:30 UTC
+    assert quote.depart_at == dt.datetime(2026, 7, 10, 13, 30, tzinfo=dt.UTC)
+    html = client.get(f"/?quote={quote.pk}").content.decode()
+    assert "Fri 10 July 2026, 14:30 UK time (BST)" in html
+
+
+@time_machine.travel(WINTER, tick=False)
+def test_a_winter_departure_is_typed_and_shown_in_gmt(client, tariffs):
+    html = client.post("/", _quote_form(depart_at="2026-12-10T14:30"), follow=True)
+    html = html.content.decode()
+    assert Quote.objects.get().depart_at == dt.datetime(2026, 12, 10, 14, 30, tzinfo=dt.UTC)
+    assert "Thu 10 December 2026, 14:30 UK time (GMT)" in html
+
+
+@pytest.mark.parametrize(
+    ("form", "code"),
+    [
+        ({"pickup": "Nowhereville Qwxz"}, "address_not_found"),
+        ({"dropoff": "Paris"}, "outside_service_area"),
+        ({"passengers": "6", "vehicle_type": "saloon"}, "vehicle_too_small"),
+    ],
+)
+def test_landing_page_says_each_refusal_in_plain_words(client, tariffs, form, code):
+    page = client.post("/", _quote_form(**form))
+    assert page.status_code == 400
+    html = page.content.decode()
+    assert 'role="alert"' in html
+    assert PASSENGER_MESSAGES[code] in html
+    assert not Quote.objects.exists()
+
+
+def test_a_missing_field_is_pointed_at_from_the_top(client):
+    page = client.post("/", _quote_form(pickup=""))
+    assert page.status_code == 400
+    html = page.content.decode()
+    assert 'id="form-errors"' in html
+    assert PASSENGER_MESSAGES["invalid_input"] in html
+
+
+@time_machine.travel(WINTER, tick=False)
+def test_landing_page_refuses_a_pickup_in_the_past(client, tariffs):
+    page = client.post("/", _quote_form(depart_at="2026-11-01T09:00"))
+    assert page.status_code == 400
+    assert PASSENGER_MESSAGES["pickup_in_past"] in page.content.decode()
+
+
+def test_meet_and_greet_at_an_airport_is_a_line_of_the_fare(client, tariffs):
+    page = client.post(
+        "/",
+        _quote_form(pickup="London Heathrow Airport", dropoff="Leeds", meet_and_greet="on"),
+        follow=True,
+    )
+    assert page.status_code == 200
+    assert "Airport meet and greet" in page.content.decode()
+
+
+def test_an_expired_quote_on_the_landing_page_offers_no_book_link(client, quote_factory):
+    quote = quote_factory()
+    with time_machine.travel(quote.expires_at + timedelta(seconds=1)):
+        html = client.get(f"/?quote={quote.pk}").content.decode()
+    assert "This quote expired" in html
+    assert 'id="book-link"' not in html
+
+
+def test_place_suggestions_come_from_the_gazetteer(client):
+    body = client.get("/places/suggest/", {"q": "heathr"}).json()
+    labels = [s["label"] for s in body["suggestions"]]
+    assert labels[0] == "London Heathrow Airport"
+    assert body["suggestions"][0]["kindLabel"] == "Airport"
+    assert client.get("/places/suggest/", {"q": "l"}).json() == {"suggestions": []}
+    assert client.get("/places/suggest/").json() == {"suggestions": []}
+
+
+def test_every_suggestion_is_an_address_the_quote_resolves():
+    from pricing.geocoding import geocoder_get
+    from pricing.suggestions import place_suggestions
+
+    for query in ("man", "kings", "gatw", "ox", "edinb"):
+        for suggestion in place_suggestions(query):
+            assert geocoder_get().geocode(suggestion.label) is not None, suggestion
+
+
+def test_forms_are_csrf_protected(tariffs, quote_factory):
+    client = Client(enforce_csrf_checks=True)
+    assert client.post("/", _quote_form()).status_code == 403
+    assert client.post("/book/", {"quote_id": str(quote_factory().pk)}).status_code == 403
+
+
+# --- the booking page ------------------------------------------------------------------
+
+
+def _booking_form(quote, **overrides) -> dict:
+    form = {
+        "quote_id": str(quote.pk),
+        "passenger_name": "Priya Shah",
+        "passenger_phone": "+447700900123",
+        "passenger_email": "priya.shah@example.co.uk",
+        "payment_method": "cash",
+    }
+    return form | overrides
+
+
+def test_booking_page_shows_the_itemised_fare_and_its_council_source(client, quote_factory):
+    quote = quote_factory()
+    html = client.get(f"/book/?quote={quote.pk}").content.decode()
+    for line in quote.applied_rules:
+        assert line["label"] in html
+    assert quote.tariff_source["name"] in html
+    for name in ("passenger_name", "passenger_phone", "passenger_email", "payment_method"):
+        assert f'for="id_{name}"' in html
+
+
+def test_booking_page_books_as_source_website_and_opens_the_tracking_page(client, quote_factory):
+    quote = quote_factory()
+    page = client.post("/book/", _booking_form(quote))
+    booking = Booking.objects.get()
+    assert booking.source == BookingSource.WEBSITE
+    assert booking.quote_id == quote.pk
+    # a path on this site, whatever SITE_URL says
+    assert page.status_code == 302
+    assert page["Location"] == _path(booking_status_url(booking))
+
+
+def test_an_expired_quote_offers_a_new_quote_instead_of_the_form(client, quote_factory):
+    quote = quote_factory()
+    with time_machine.travel(quote.expires_at + timedelta(seconds=1)):
+        page = client.get(f"/book/?quote={quote.pk}")
+        posted = client.post("/book/", _booking_form(quote))
+    assert page.status_code == 410
+    html = page.content.decode()
+    assert "This quote has expired" in html
+    assert 'href="/"' in html
+    assert 'id="book"' not in html
+    assert "passenger_name" not in html
+    assert posted.status_code == 410
+    assert not Booking.objects.exists()
+
+
+def test_an_unknown_quote_is_a_404_with_a_way_back(client):
+    page = client.get("/book/?quote=00000000-0000-0000-0000-000000000000")
+    assert page.status_code == 404
+    assert 'href="/"' in page.content.decode()
+
+
+def test_booking_page_says_a_rejected_email_in_plain_words(client, quote_factory):
+    quote = quote_factory()
+    page = client.post("/book/", _booking_form(quote, passenger_email="someone@mailinator.com"))
+    assert page.status_code == 200
+    html = page.content.decode()
+    # the sentence on top; why beside the field, which is marked invalid
+    assert "We cannot accept that email address" in html
+    assert "This is a disposable address." in html
+    assert re.search(r'<input[^>]*aria-invalid="true"[^>]*id="id_passenger_email"', html)
+    assert not Booking.objects.exists()
+
+
+def test_booking_page_says_an_already_redeemed_quote_in_plain_words(client, quote_factory):
+    quote = quote_factory()
+    client.post("/book/", _booking_form(quote))
+    other = client.post(
+        "/book/", _booking_form(quote, passenger_phone="+447700900999", passenger_name="Sam")
+    )
+    assert PASSENGER_MESSAGES["quote_already_redeemed"] in other.content.decode()
+    assert Booking.objects.count() == 1
+
+
+# --- the tracking page -----------------------------------------------------------------
+
+
+def _accept(booking) -> None:
+    from drivers.tests.factories import DriverFactory, VehicleFactory
+
+    driver = DriverFactory(name="Asha Khan")
+    vehicle = VehicleFactory(driver=driver, registration="AB12 CDE")
+    booking_status_change(
+        booking=booking, to_status="accepted", actor="test", driver=driver, vehicle=vehicle
+    )
+
+
+def _booked_on_the_website(client, quote_factory) -> Booking:
+    client.post("/book/", _booking_form(quote_factory()))
+    return Booking.objects.get()
+
+
+def test_tracking_page_tells_the_history_in_plain_words(client, quote_factory):
+    booking = _booked_on_the_website(client, quote_factory)
+    _accept(booking)
+    html = client.get(booking_status_url(booking)).content.decode()
+    timeline = html.split('id="timeline"')[1]
+    assert "Booked" in timeline
+    assert "Driver accepted" in timeline
+    assert "booking.status_changed" not in html
+    assert "booking.created" not in html
+    assert "(accepted)" not in html
+
+
+def test_tracking_json_is_the_state_the_page_is_rendered_from(client, quote_factory):
+    booking = _booked_on_the_website(client, quote_factory)
+    url = _path(booking_status_url(booking)) + "live/"
+    first = client.get(url)
+    assert first.status_code == 200
+    assert "no-cache" in first["Cache-Control"]
+    assert first.json() == booking_tracking_state(booking)
+    assert first.json()["driver"] is None
+    assert first.json()["map"]["pickup"] == [booking.pickup_lat, booking.pickup_lng]
+    _accept(booking)
+    later = client.get(url).json()
+    assert later["version"] > first.json()["version"]
+    assert later["statusWords"] == "Driver accepted"
+    assert later["driver"]["name"] == "Asha K."
+    assert [step["words"] for step in later["timeline"]] == ["Booked", "Driver accepted"]
+
+
+def test_tracking_json_needs_the_token(client, booking_factory):
+    booking = booking_factory()
+    assert client.get(f"/booking/{booking.reference}/nottoken/live/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("now", "pickup", "shown"),
+    [
+        (
+            SUMMER,
+            dt.datetime(2026, 6, 3, 13, 30, tzinfo=dt.UTC),
+            "Wed 3 June 2026, 14:30 UK time (BST)",
+        ),
+        (
+            WINTER,
+            dt.datetime(2026, 11, 4, 14, 30, tzinfo=dt.UTC),
+            "Wed 4 November 2026, 14:30 UK time (GMT)",
+        ),
+    ],
+)
+def test_tracking_page_times_are_uk_local_and_labelled(client, booking_factory, now, pickup, shown):
+    with time_machine.travel(now, tick=False):
+        booking = booking_factory(pickup_time=pickup)
+        html = client.get(booking_status_url(booking)).content.decode()
+    assert shown in html
+
+
+def test_pay_driver_page_asks_for_no_card_data(client, booking_factory):
+    booking = booking_factory()
+    html = client.get(booking_pay_driver_url(booking)).content.decode()
+    assert "<input" not in html
+    assert "<form" not in html
+    assert "Cash" in html
+    token = booking_page_token(booking.reference)
+    assert f"/booking/{booking.reference}/{token}/" in html
+
+
+def test_every_status_has_words_for_the_passenger():
+    from bookings.models import BookingStatus
+    from bookings.selectors import STATUS_WORDS
+
+    assert set(STATUS_WORDS) == set(BookingStatus.values)
+
+
+def test_a_driver_dropping_out_reads_as_looking_for_another(client, quote_factory):
+    booking = _booked_on_the_website(client, quote_factory)
+    booking = booking_status_change(booking=booking, to_status="offered", actor="test")
+    booking_status_change(booking=booking, to_status="confirmed", actor="test")
+    steps = [step["words"] for step in booking_tracking_state(booking)["timeline"]]
+    assert steps == ["Booked", "Offered to a driver", "Looking for another driver"]
+
+
+# --- the messages ----------------------------------------------------------------------
+
+PAGE_CODES = (
+    "address_not_found",
+    "address_not_precise",
+    "outside_service_area",
+    "vehicle_too_small",
+    "pickup_in_past",
+    "quote_expired",
+    "quote_not_found",
+    "quote_already_redeemed",
+    "email_rejected",
+    "email_limit",
+    "passenger_blocked",
+    "rate_limited",
+    "content_rejected",
+    "invalid_input",
+    "tariff_incomplete",
+    "service_unavailable",
+)
+
+
+@pytest.mark.parametrize("code", PAGE_CODES)
+def test_every_code_a_page_can_meet_has_a_sentence(code):
+    assert code in STATUS_BY_CODE  # a real code of the API
+    message = PASSENGER_MESSAGES[code]
+    assert message.endswith(".")
+    assert "_" not in message
