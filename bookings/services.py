@@ -421,6 +421,7 @@ def booking_amend(
     Guarantees: the UPDATE itself checks the status, so an amendment racing a cancellation
     (or completion) never lands on the finished booking, whatever the caller last read.
     """
+    changed_fields = sorted(changes)  # what the caller changed; the window follows from it
     if "pickup_time" in changes or "duration_minutes" in changes:
         changes = {
             **changes,
@@ -446,7 +447,7 @@ def booking_amend(
             actor=actor,
             from_status=booking.status,
             to_status=booking.status,
-            detail={"fields": sorted(changes), **(detail or {})},
+            detail={"fields": changed_fields, **(detail or {})},
         )
     return booking
 

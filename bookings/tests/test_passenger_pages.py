@@ -146,7 +146,7 @@ def test_an_expired_quote_on_the_landing_page_offers_no_book_link(client, quote_
 def test_place_suggestions_come_from_the_gazetteer(client):
     body = client.get("/places/suggest/", {"q": "heathr"}).json()
     labels = [s["label"] for s in body["suggestions"]]
-    assert labels[0] == "London Heathrow Airport"
+    assert labels[0].startswith("London Heathrow Airport")
     assert body["suggestions"][0]["kindLabel"] == "Airport"
     assert client.get("/places/suggest/", {"q": "l"}).json() == {"suggestions": []}
     assert client.get("/places/suggest/").json() == {"suggestions": []}

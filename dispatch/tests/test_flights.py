@@ -194,9 +194,13 @@ def test_the_job_card_carries_the_terminal_and_the_meeting_point(
     django_capture_on_commit_callbacks,
 ):
     booking = airport_booking()
-    flight_update_apply(booking=booking, report=delayed(50), actor="test")
-    driver_at((LBA.lat, LBA.lng))
-    with django_capture_on_commit_callbacks(execute=True):
+    booking = flight_update_apply(booking=booking, report=delayed(50), actor="test").booking
+    # Dispatch starts when the (moved) pickup's window opens, to a driver online then.
+    with (
+        time_machine.travel(booking.dispatch_opens_at, tick=False),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        driver_at((LBA.lat, LBA.lng))
         offer = offers.booking_dispatch_next(booking_id=booking.pk)
     body = job_cards.job_card_body(offer=offer)
     assert "Flight BA1234, terminal 1, lands 10:50." in body

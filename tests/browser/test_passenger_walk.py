@@ -60,7 +60,8 @@ def test_quote_book_and_watch_a_driver_accept_without_reload(
     )
     _type(browser, "pickup", "Leeds station")
     _type(browser, "dropoff", "York")
-    pickup_at = local_datetime_input(timezone.now() + timedelta(days=1))
+    # Soon enough that its dispatch window is already open: dispatch starts at booking.
+    pickup_at = local_datetime_input(timezone.now() + timedelta(minutes=40))
     browser.execute_script(
         "document.getElementById('id_depart_at').value = arguments[0];", pickup_at
     )
