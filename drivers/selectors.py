@@ -12,6 +12,7 @@ from django.utils import timezone
 from bookings.models import Booking, BookingStatus, PaymentRecord
 from bookings.transitions import DRIVER_HOLDS
 from core.localtime import local_datetime, local_midnight, local_today, local_week_start
+from dispatch.links import offer_link_path
 from dispatch.models import Offer, OfferStatus
 from drivers.models import Driver
 
@@ -65,9 +66,22 @@ class PeriodTotals:
 
 
 @dataclass
+class DashboardOffer:
+    """An open offer on the dashboard; ``link`` opens its job card to accept or decline."""
+
+    offer: Offer
+    link: str
+
+    @property
+    def booking(self) -> Booking:
+        return self.offer.booking
+
+
+@dataclass
 class DriverDashboard:
     today: PeriodTotals
     this_week: PeriodTotals
+    offers: list[DashboardOffer] = field(default_factory=list)
     today_jobs: list[DashboardJob] = field(default_factory=list)
     week_jobs: list[DashboardJob] = field(default_factory=list)
     weeks: list[PeriodTotals] = field(default_factory=list)  # newest first
@@ -78,7 +92,8 @@ def _week_start(moment: datetime) -> date:
 
 
 def driver_dashboard(*, driver: Driver, now: datetime | None = None) -> DriverDashboard:
-    """Today's and this week's jobs, earnings, dead mileage and weekly totals.
+    """Open offers (each with its job-card link), today's and this week's jobs, earnings,
+    dead mileage and weekly totals.
 
     Reconciled against the immutable payment records (seed 1.3 "track and settle"):
     earnings = payments minus refunds recorded for the driver, bucketed by when the money
@@ -132,7 +147,16 @@ def driver_dashboard(*, driver: Driver, now: datetime | None = None) -> DriverDa
         .select_related("vehicle")
         .order_by("pickup_time", "pk")
     )
-    dashboard = DriverDashboard(today=day, this_week=weeks[this_week])
+    open_offers = (
+        Offer.objects.filter(driver=driver, status=OfferStatus.OPEN, expires_at__gt=now)
+        .select_related("booking")
+        .order_by("expires_at", "pk")
+    )
+    dashboard = DriverDashboard(
+        today=day,
+        this_week=weeks[this_week],
+        offers=[DashboardOffer(offer=o, link=offer_link_path(o.pk)) for o in open_offers],
+    )
     for booking in bookings:
         dead = dead_by_booking.get(booking.pk) or Decimal("0.0")
         job = DashboardJob(booking=booking, earnings=per_booking[booking.pk], dead_miles=dead)
