@@ -149,9 +149,9 @@ def test_seed_demo_prints_a_working_login_for_each_demo_driver_and_the_operator(
             assert driver.name in page.content.decode()
         client.logout()
     # and the operator's own fleet is the two Leeds drivers, so it has someone to assign
-    assert set(Driver.objects.filter(operator__slug="demo-operator").values_list(
-        "base_city", flat=True
-    )) == {"Leeds"}
+    assert set(
+        Driver.objects.filter(operator__slug="demo-operator").values_list("base_city", flat=True)
+    ) == {"Leeds"}
 
 
 def test_seed_demo_gives_no_logins_outside_the_local_configuration(settings, capsys):
