@@ -205,6 +205,7 @@ def test_an_operator_assigns_a_job_from_the_calendar(
     browser.get(f"{live_server.url}/operator/calendar/?day={local_today(pickup).isoformat()}")
     card = browser.find_element(By.ID, f"job-{job.reference}")
     assert "Leeds station" in card.text
+    screenshot("walk-operator-calendar-before-assign")
     # and chooses a driver of its fleet for the job
     Select(card.find_element(By.TAG_NAME, "select")).select_by_visible_text("Tom Price (YX70 TOM)")
     assign = card.find_element(By.CSS_SELECTOR, "button[type=submit]")
