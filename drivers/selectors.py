@@ -82,6 +82,7 @@ class DriverDashboard:
     today: PeriodTotals
     this_week: PeriodTotals
     offers: list[DashboardOffer] = field(default_factory=list)
+    in_hand: list[Booking] = field(default_factory=list)  # accepted, not yet finished
     today_jobs: list[DashboardJob] = field(default_factory=list)
     week_jobs: list[DashboardJob] = field(default_factory=list)
     weeks: list[PeriodTotals] = field(default_factory=list)  # newest first
@@ -92,8 +93,8 @@ def _week_start(moment: datetime) -> date:
 
 
 def driver_dashboard(*, driver: Driver, now: datetime | None = None) -> DriverDashboard:
-    """Open offers (each with its job-card link), today's and this week's jobs, earnings,
-    dead mileage and weekly totals.
+    """Open offers (each with its job-card link), the jobs in hand, today's and this
+    week's jobs, earnings, dead mileage and weekly totals.
 
     Reconciled against the immutable payment records (seed 1.3 "track and settle"):
     earnings = payments minus refunds recorded for the driver, bucketed by when the money
@@ -156,6 +157,11 @@ def driver_dashboard(*, driver: Driver, now: datetime | None = None) -> DriverDa
         today=day,
         this_week=weeks[this_week],
         offers=[DashboardOffer(offer=o, link=offer_link_path(o.pk)) for o in open_offers],
+        in_hand=list(
+            Booking.objects.filter(driver=driver, status__in=DRIVER_HOLDS).order_by(
+                "pickup_time", "pk"
+            )
+        ),
     )
     for booking in bookings:
         dead = dead_by_booking.get(booking.pk) or Decimal("0.0")

@@ -176,3 +176,22 @@ def test_an_offer_past_its_deadline_is_not_listed(client):
         html = client.get("/driver/dashboard/").content.decode()
     assert booking.reference not in html
     assert "No open offers right now." in html
+
+
+def test_jobs_in_hand_are_listed_with_the_passengers_contact(client):
+    driver = driver_at(LEEDS, max_jobs=3, user=UserFactory())
+    held = BookingFactory(
+        driver=driver,
+        status=BookingStatus.ACCEPTED,
+        passenger_name="Jo Bloggs",
+        passenger_phone="+447700900123",
+        pickup_time=NOW + timedelta(days=9),  # next week: not in this week's table
+    )
+    done = BookingFactory(driver=driver, status=BookingStatus.COMPLETED)
+    with time_machine.travel(NOW, tick=False):
+        client.force_login(driver.user)
+        html = client.get("/driver/dashboard/").content.decode()
+    in_hand = html.split('id="jobs-in-hand"', 1)[1].split("</table>", 1)[0]
+    assert held.reference in in_hand
+    assert 'href="tel:+447700900123"' in in_hand
+    assert done.reference not in in_hand
