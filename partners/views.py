@@ -61,7 +61,7 @@ def operator_calendar(request: HttpRequest, account) -> HttpResponse:
     calendar = operator_calendar_day(account=account, day=request.GET.get("day"))
     context = {"account": account, "day": calendar.day, "hours": calendar.hours}
     context.update(previous_day=calendar.previous_day, next_day=calendar.next_day)
-    context.update(job_count=calendar.job_count, **_assign_form(account))
+    context.update(job_count=calendar.job_count, week=calendar.week, **_assign_form(account))
     return render(request, "partners/operator/calendar.html", context)
 
 
