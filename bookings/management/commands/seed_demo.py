@@ -95,7 +95,11 @@ class Command(BaseCommand):
         if logins:
             self.stdout.write("Demo logins (local demo only; passwords reset on every run):")
             for who, username, password in logins:
-                self.stdout.write(f"  {who:<28} {username} / {password}")
+                self.stdout.write(f"  {who:<32} {username} / {password}")
+            self.stdout.write(
+                f"  drivers log in at {settings.SITE_URL}/driver/login/, "
+                f"the operator at {settings.SITE_URL}/operator/login/"
+            )
         self.stdout.write(self.style.SUCCESS("Demo data ready."))
 
     def _drivers(self) -> None:
