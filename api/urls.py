@@ -11,5 +11,6 @@ urlpatterns = [
     path("", include("bookings.api.urls")),
     path("", include("partners.api.urls")),
     path("", include("drivers.api.urls")),
+    path("", include("billing.api.urls")),
     path("", include("dispatch.api.urls")),
 ]

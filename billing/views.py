@@ -7,10 +7,8 @@ from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
 from django.http import Http404
 from django.views.generic import TemplateView
 
-from billing.fees import fee_schedule_current
-from billing.models import InvoiceStatus
-from billing.selectors import invoice_get_for_driver, invoice_list_for_driver
-from billing.services.subscriptions import subscription_get_or_create_for_driver
+from billing.selectors import invoice_get_for_driver
+from billing.services.overview import driver_subscription_overview
 
 
 class DriverPageMixin(LoginRequiredMixin):
@@ -29,19 +27,15 @@ class DriverSubscriptionView(DriverPageMixin, TemplateView):
     template_name = "billing/subscription.html"
 
     def get_context_data(self, **kwargs):
-        invoices = list(invoice_list_for_driver(driver=self.driver))
+        overview = driver_subscription_overview(driver=self.driver)
         return super().get_context_data(
             driver=self.driver,
-            subscription=subscription_get_or_create_for_driver(driver=self.driver),
-            schedule=fee_schedule_current(),
-            invoices=invoices,
-            paid_weeks=sum(1 for inv in invoices if inv.status == InvoiceStatus.PAID),
-            outstanding=[inv for inv in invoices if inv.status in _OUTSTANDING],
+            overview=overview,
+            subscription=overview.subscription,
+            schedule=overview.schedule,
+            invoices=overview.weeks,
             **kwargs,
         )
-
-
-_OUTSTANDING = (InvoiceStatus.ISSUED, InvoiceStatus.DUE)
 
 
 class DriverInvoiceView(DriverPageMixin, TemplateView):

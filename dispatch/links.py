@@ -15,8 +15,13 @@ def offer_link_token(offer_id: int) -> str:
     return signing.TimestampSigner(salt=SALT).sign(str(offer_id))
 
 
+def offer_link_path(offer_id: int) -> str:
+    """The job-card page of an offer, as a path on this site (the driver dashboard)."""
+    return reverse("dispatch-offer-link", args=[offer_link_token(offer_id)])
+
+
 def offer_link_url(offer_id: int) -> str:
-    return settings.SITE_URL + reverse("dispatch-offer-link", args=[offer_link_token(offer_id)])
+    return settings.SITE_URL + offer_link_path(offer_id)
 
 
 def offer_id_from_token(token: str) -> int:

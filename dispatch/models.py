@@ -6,6 +6,7 @@ drivers covering the corridor, approved partner fleets), one offer at a time.
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 
 from django.db import models
@@ -180,6 +181,11 @@ class Offer(models.Model):
     def __str__(self) -> str:
         target = self.driver or self.fleet
         return f"Offer {self.pk} of {self.booking_id} to {target} ({self.status})"
+
+    def is_answerable_at(self, moment: datetime) -> bool:
+        """Open and not past its deadline: the one test of whether a driver may still
+        accept or decline (the timeout task closes the row a little later)."""
+        return self.status == OfferStatus.OPEN and moment < self.expires_at
 
 
 class AttemptOutcome(models.TextChoices):

@@ -15,8 +15,11 @@ def _page_context(visit: OfferLinkVisit) -> dict:
     return {
         "offer": visit.offer,
         "booking": visit.booking,
+        "card": visit.card,
         "message": visit.message,
+        "refused": visit.error is not None,
         "is_open": visit.is_open,
+        "expired": visit.expired,
         "accepted": visit.accepted,
     }
 

@@ -13,6 +13,7 @@ from bookings.models import Booking, BookingStatus, PaymentRecord
 from bookings.transitions import DRIVER_HOLDS
 from core.encryption import secret_decrypt
 from core.localtime import local_datetime, local_midnight, local_today, local_week_start
+from dispatch.links import offer_link_path
 from dispatch.models import Offer, OfferStatus
 from drivers.models import Driver
 
@@ -68,9 +69,23 @@ class PeriodTotals:
 
 
 @dataclass
+class DashboardOffer:
+    """An open offer on the dashboard; ``link`` opens its job card to accept or decline."""
+
+    offer: Offer
+    link: str
+
+    @property
+    def booking(self) -> Booking:
+        return self.offer.booking
+
+
+@dataclass
 class DriverDashboard:
     today: PeriodTotals
     this_week: PeriodTotals
+    offers: list[DashboardOffer] = field(default_factory=list)
+    in_hand: list[Booking] = field(default_factory=list)  # accepted, not yet finished
     today_jobs: list[DashboardJob] = field(default_factory=list)
     week_jobs: list[DashboardJob] = field(default_factory=list)
     weeks: list[PeriodTotals] = field(default_factory=list)  # newest first
@@ -81,7 +96,8 @@ def _week_start(moment: datetime) -> date:
 
 
 def driver_dashboard(*, driver: Driver, now: datetime | None = None) -> DriverDashboard:
-    """Today's and this week's jobs, earnings, dead mileage and weekly totals.
+    """Open offers (each with its job-card link), the jobs in hand, today's and this
+    week's jobs, earnings, dead mileage and weekly totals.
 
     Reconciled against the immutable payment records (seed 1.3 "track and settle"):
     earnings = payments minus refunds recorded for the driver, bucketed by when the money
@@ -135,7 +151,21 @@ def driver_dashboard(*, driver: Driver, now: datetime | None = None) -> DriverDa
         .select_related("vehicle")
         .order_by("pickup_time", "pk")
     )
-    dashboard = DriverDashboard(today=day, this_week=weeks[this_week])
+    open_offers = (
+        Offer.objects.filter(driver=driver, status=OfferStatus.OPEN, expires_at__gt=now)
+        .select_related("booking")
+        .order_by("expires_at", "pk")
+    )
+    dashboard = DriverDashboard(
+        today=day,
+        this_week=weeks[this_week],
+        offers=[DashboardOffer(offer=o, link=offer_link_path(o.pk)) for o in open_offers],
+        in_hand=list(
+            Booking.objects.filter(driver=driver, status__in=DRIVER_HOLDS).order_by(
+                "pickup_time", "pk"
+            )
+        ),
+    )
     for booking in bookings:
         dead = dead_by_booking.get(booking.pk) or Decimal("0.0")
         job = DashboardJob(booking=booking, earnings=per_booking[booking.pk], dead_miles=dead)

@@ -231,20 +231,26 @@ class WebhookAttemptInline(admin.TabularInline):
 
 @admin.register(WebhookDelivery)
 class WebhookDeliveryAdmin(admin.ModelAdmin):
+    # Issue 16: status and event type first, so they are on screen without scrolling; the
+    # long webhook id is on the detail page and searchable.
     list_display = (
-        "webhook_id",
-        "account",
-        "event_type",
-        "booking",
-        "sequence",
         "status",
-        "attempt_count",
-        "last_status_code",
-        "next_attempt_at",
+        "event_type",
+        "booking_reference",
+        "account_slug",
+        "tries",
+        "last_http",
         "created_at",
     )
+    list_display_links = ("status", "event_type")
     list_filter = ("status", "event_type", "account__kind", "account")
-    search_fields = ("webhook_id", "booking__reference", "booking__job_ref", "account__slug")
+    search_fields = (
+        "webhook_id",
+        "event_type",
+        "booking__reference",
+        "booking__job_ref",
+        "account__slug",
+    )
     date_hierarchy = "created_at"
     readonly_fields = (
         "account",
@@ -271,6 +277,22 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    @admin.display(description="booking", ordering="booking__reference")
+    def booking_reference(self, delivery: WebhookDelivery) -> str:
+        return delivery.booking.reference
+
+    @admin.display(description="account", ordering="account__slug")
+    def account_slug(self, delivery: WebhookDelivery) -> str:
+        return delivery.account.slug
+
+    @admin.display(description="tries", ordering="attempt_count")
+    def tries(self, delivery: WebhookDelivery) -> int:
+        return delivery.attempt_count
+
+    @admin.display(description="HTTP", ordering="last_status_code")
+    def last_http(self, delivery: WebhookDelivery) -> int | None:
+        return delivery.last_status_code
 
     @admin.action(description="Redeliver now (same webhook-id and body)")
     def redeliver(self, request, queryset):

@@ -10,7 +10,13 @@ from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
 from core.errors import DomainError
-from core.localtime import local_datetime, local_day_bounds, local_today
+from core.localtime import (
+    local_datetime,
+    local_day_bounds,
+    local_midnight,
+    local_today,
+    local_week_start,
+)
 from dispatch.models import Offer
 from partners.models import Account, OperatorUser
 
@@ -104,6 +110,7 @@ class OperatorCalendarDay:
     day: dt.date
     hours: list[tuple[int, list[Booking]]]
     job_count: int
+    week: list[tuple[dt.date, int]]  # Monday to Sunday of the day's week: jobs per day
 
     @property
     def previous_day(self) -> dt.date:
@@ -116,20 +123,31 @@ class OperatorCalendarDay:
 
 def operator_calendar_day(*, account: Account, day: str | dt.date | None) -> OperatorCalendarDay:
     """The operator's jobs of ``day`` (an ISO date; anything else means today, UK time),
-    grouped by local pickup hour, in one query."""
+    grouped by local pickup hour, with the number of jobs on each day of its week; one
+    query (the week's jobs, split by day here)."""
     if not isinstance(day, dt.date):
         try:
             day = dt.date.fromisoformat(day or "")
         except ValueError:
             day = local_today()
-    jobs = list(operator_jobs_list(account=account, day=day))
+    monday = local_week_start(day)
+    week_jobs = operator_jobs_list(account=account).filter(
+        pickup_time__gte=local_midnight(monday),
+        pickup_time__lt=local_midnight(monday + dt.timedelta(days=7)),
+    )
+    per_day: dict[dt.date, list[Booking]] = {}
+    for job in week_jobs:
+        per_day.setdefault(local_datetime(job.pickup_time).date(), []).append(job)
+    jobs = per_day.get(day, [])
     by_hour: dict[int, list[Booking]] = {}
     for job in jobs:
         by_hour.setdefault(local_datetime(job.pickup_time).hour, []).append(job)
+    week_days = [monday + dt.timedelta(days=n) for n in range(7)]
     return OperatorCalendarDay(
         day=day,
         hours=[(hour, by_hour.get(hour, [])) for hour in range(24)],
         job_count=len(jobs),
+        week=[(d, len(per_day.get(d, []))) for d in week_days],
     )
 
 

@@ -61,7 +61,7 @@ def operator_calendar(request: HttpRequest, account) -> HttpResponse:
     calendar = operator_calendar_day(account=account, day=request.GET.get("day"))
     context = {"account": account, "day": calendar.day, "hours": calendar.hours}
     context.update(previous_day=calendar.previous_day, next_day=calendar.next_day)
-    context.update(job_count=calendar.job_count, **_assign_form(account))
+    context.update(job_count=calendar.job_count, week=calendar.week, **_assign_form(account))
     return render(request, "partners/operator/calendar.html", context)
 
 
@@ -87,8 +87,15 @@ def operator_job_assign_view(request: HttpRequest, account, reference: str) -> H
     return redirect(safe_next_url(request, default="operator-jobs"))
 
 
+# What the operator reads for each code the assign form can meet (booking_not_found is 404).
+ASSIGN_REFUSALS = {
+    "invalid_transition": "This job has moved on since the page was loaded and can no longer "
+    "be assigned. The page now shows its current status.",
+}
+
+
 def _assign_refused(request: HttpRequest, problem: DomainError) -> None:
     """Another operator's job is 404, as if it did not exist; anything else is a message."""
     if problem.code == "booking_not_found":
         raise Http404(problem.detail)
-    messages.error(request, problem.detail)
+    messages.error(request, ASSIGN_REFUSALS.get(problem.code, problem.detail))

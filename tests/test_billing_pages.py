@@ -19,7 +19,7 @@ from drivers.tests.factories import BilledDriverFactory
 from partners.tests.factories import AccountFactory
 from tests.billing_records import after, at_london, payment
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("billing.tests.urls")]
+pytestmark = pytest.mark.django_db
 
 PAID_WEEK = date(2026, 6, 1)
 FREE_WEEK = date(2026, 6, 8)
@@ -63,7 +63,7 @@ def test_subscription_page_shows_stage_trial_end_weeks_and_paid_weeks(client, dr
     assert response.status_code == 200
     html = response.content.decode()
     assert "Asha Khan" in html
-    assert 'id="stage"><span class="tag">Billed' in html
+    assert 'id="stage"><span class="tag billed">Billed' in html
     assert subscription.trial_ends_at.strftime("%Y") in html
     assert 'id="paid-weeks">1<' in html
     assert "£640.00" in html

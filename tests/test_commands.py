@@ -104,4 +104,60 @@ def test_seed_demo_creates_no_back_office_user_outside_the_local_configuration(s
 
     settings.SEED_DEMO_BACK_OFFICE_USER = True  # the local configuration
     call_command("seed_demo")
-    assert get_user_model().objects.get().is_superuser
+    assert get_user_model().objects.get(username="admin").is_superuser
+
+
+def _printed_logins(output: str) -> dict[str, str]:
+    """username -> password from seed_demo's "Demo logins" lines."""
+    lines = output.split("Demo logins", 1)[1].splitlines()[1:]
+    pairs = [line.rsplit(" ", 3)[-3:] for line in lines if " / " in line]
+    return {username: password for username, _slash, password in pairs}
+
+
+def test_seed_demo_prints_a_working_login_for_each_demo_driver_and_the_operator(
+    settings, capsys, client
+):
+    """Issue 16: "The six demo drivers have no login ... seed_demo prints a login for each
+    demo driver and the demo operator"."""
+    from django.contrib.auth import get_user_model
+
+    from bookings.management.commands.seed_demo import DEMO_DRIVERS
+    from drivers.models import Driver
+
+    # Given the local configuration, when seed_demo runs twice
+    settings.SEED_DEMO_BACK_OFFICE_USER = True
+    call_command("seed_demo")
+    users = get_user_model().objects.count()
+    call_command("seed_demo")
+    logins = _printed_logins(capsys.readouterr().out.rsplit("Loading council tariffs", 1)[1])
+
+    # Then nothing is created twice, and it printed one login per demo driver and operator
+    assert get_user_model().objects.count() == users
+    assert len(logins) == len(DEMO_DRIVERS) + 1
+    for username, password in logins.items():
+        assert client.login(username=username, password=password), username
+        user = get_user_model().objects.get(username=username)
+        if username == "operator":
+            page = client.get("/operator/")
+            assert page.status_code == 200
+            assert "Demo Operator" in page.content.decode()
+            assert client.get("/operator/calendar/").status_code == 200
+        else:
+            driver = Driver.objects.get(user=user)
+            page = client.get("/driver/dashboard/")
+            assert page.status_code == 200
+            assert driver.name in page.content.decode()
+        client.logout()
+    # and the operator's own fleet is the two Leeds drivers, so it has someone to assign
+    assert set(
+        Driver.objects.filter(operator__slug="demo-operator").values_list("base_city", flat=True)
+    ) == {"Leeds"}
+
+
+def test_seed_demo_gives_no_logins_outside_the_local_configuration(settings, capsys):
+    from drivers.models import Driver
+
+    settings.SEED_DEMO_BACK_OFFICE_USER = False
+    call_command("seed_demo")
+    assert "Demo logins" not in capsys.readouterr().out
+    assert not Driver.objects.filter(user__isnull=False).exists()

@@ -81,8 +81,11 @@ class InvoiceGenerationResult:
 # --- reading the week (selectors) --------------------------------------------------------
 
 
-def driver_weeks_collect(*, start: datetime, end: datetime) -> dict[int, DriverWeek]:
-    """Aggregate every driver's activity in [start, end) with one GROUP BY per source.
+def driver_weeks_collect(
+    *, start: datetime, end: datetime, driver_id: int | None = None
+) -> dict[int, DriverWeek]:
+    """Aggregate every driver's activity in [start, end) with one GROUP BY per source
+    (only ``driver_id``'s when given: the driver's own week so far).
 
     Earnings are payments minus refunds by ``occurred_at`` from the immutable payment
     records (seed 1.3, 6.3), never quoted fares. Card fees are the processor fees on
@@ -99,9 +102,10 @@ def driver_weeks_collect(*, start: datetime, end: datetime) -> dict[int, DriverW
         return weeks[driver_id]
 
     money = DecimalField(max_digits=14, decimal_places=2)
+    one_driver = {} if driver_id is None else {"driver_id": driver_id}
     payments = (
         PaymentRecord.objects.filter(
-            driver__isnull=False, occurred_at__gte=start, occurred_at__lt=end
+            driver__isnull=False, occurred_at__gte=start, occurred_at__lt=end, **one_driver
         )
         .order_by()  # the model's default ordering would otherwise join the GROUP BY
         .values("driver_id")
@@ -124,7 +128,7 @@ def driver_weeks_collect(*, start: datetime, end: datetime) -> dict[int, DriverW
         driver_week.card_fees = gbp(row["card_fees"] or ZERO)
 
     sms = (
-        SmsUsage.objects.filter(occurred_at__gte=start, occurred_at__lt=end)
+        SmsUsage.objects.filter(occurred_at__gte=start, occurred_at__lt=end, **one_driver)
         .order_by()
         .values("driver_id")
         .annotate(sms=Count("pk"))
@@ -144,6 +148,7 @@ def driver_weeks_collect(*, start: datetime, end: datetime) -> dict[int, DriverW
                 booking__status=BookingStatus.COMPLETED,
                 booking__driver__isnull=False,
                 booking__account_id__in=fee_accounts,
+                **{f"booking__{k}": v for k, v in one_driver.items()},
             )
             .order_by()
             .values("booking__driver_id", "booking__account_id")
@@ -157,6 +162,12 @@ def driver_weeks_collect(*, start: datetime, end: datetime) -> dict[int, DriverW
 
 
 # --- pricing one week ------------------------------------------------------------------
+
+
+def week_in_trial(*, trial_ends_at: datetime | None, week_start_at: datetime) -> bool:
+    """Seed 8.2: a week is billable only if the whole week lies after the trial, so the
+    week in which the trial ends is still free. No trial end means never approved."""
+    return trial_ends_at is None or week_start_at < trial_ends_at
 
 
 @dataclass
@@ -298,10 +309,7 @@ def invoices_generate_week(
     for index, chunk in enumerate(chunks, start=1):
         built = []
         for driver_id in chunk:
-            trial_end = trial_ends.get(driver_id)
-            # A week is billable only if the whole week lies after the trial: the week in
-            # which the trial ends is still free. No subscription means never approved.
-            in_trial = trial_end is None or start < trial_end
+            in_trial = week_in_trial(trial_ends_at=trial_ends.get(driver_id), week_start_at=start)
             built.append(
                 invoice_build(
                     driver_week=driver_weeks[driver_id],

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -32,31 +36,82 @@ PAYMENT_LABELS = {
 }
 
 
-def job_card_body(*, offer: Offer) -> str:
-    """The text of the card. The passenger's name and phone are not in it: they are shown
-    in the app only once the driver has accepted."""
+@dataclass(frozen=True)
+class JobCard:
+    """What a driver is told about a job before answering it: the one source of both the
+    SMS/WhatsApp card and the job-card page, so a fact added here shows on both. The
+    passenger's name and phone are not in it: they come once the driver has accepted.
+    The passenger's notes ("1 child seat") are, because the driver needs them to decide."""
+
+    reference: str
+    pickup_time: datetime
+    pickup: str
+    dropoff: str
+    passengers: int
+    vehicle_type: str
+    fare: Decimal
+    payment: str
+    dead_miles: Decimal | None
+    # "7.2 miles by road to pickup, about 14 min." (routed, with the driver's own maps key
+    # when they have one) or the straight-line "6.1 miles to pickup."; empty when unknown.
+    to_pickup: str
+    flight_number: str
+    # Flight, terminal and landing, and where to meet, at an airport pickup (issue 15).
+    airport_lines: tuple[str, ...]
+    notes: str
+    answer_by: datetime
+
+
+def job_card_get(*, offer: Offer) -> JobCard:
     booking: Booking = offer.booking
-    payment = PAYMENT_LABELS.get(booking.payment_method, booking.payment_method)
+    return JobCard(
+        reference=booking.reference,
+        pickup_time=booking.pickup_time,
+        pickup=booking.pickup,
+        dropoff=booking.dropoff,
+        passengers=booking.passengers,
+        vehicle_type=booking.vehicle_type,
+        fare=booking.fare,
+        payment=PAYMENT_LABELS.get(booking.payment_method, booking.payment_method),
+        dead_miles=offer.dead_miles,
+        to_pickup=_to_pickup(offer, booking),
+        flight_number=booking.flight_number,
+        airport_lines=tuple(_airport_lines(booking)),
+        notes=booking.notes,
+        answer_by=offer.expires_at,
+    )
+
+
+def job_card_body(*, offer: Offer) -> str:
+    """The text of the card sent by SMS and WhatsApp (times in UK local time)."""
+    card = job_card_get(offer=offer)
     lines = [
-        f"New job {booking.reference}",
-        f"Pickup {local_time_format(booking.pickup_time, 'short')}: {booking.pickup}",
-        f"To: {booking.dropoff}",
-        f"{booking.passengers} pax, {booking.vehicle_type}. Fare GBP {booking.fare} ({payment}).",
+        f"New job {card.reference}",
+        f"Pickup {local_time_format(card.pickup_time, 'short')}: {card.pickup}",
+        f"To: {card.dropoff}",
+        f"{card.passengers} pax, {card.vehicle_type}. Fare GBP {card.fare} ({card.payment}).",
     ]
-    route = driver_pickup_route(driver=offer.driver, booking=booking) if offer.driver else None
-    if route is not None and route.source == DistanceSource.ROAD:
-        # Routed on the road network, with the driver's own maps key when they have one.
-        lines.append(
-            f"{route.distance_miles} miles by road to pickup, about {route.duration_minutes} min."
-        )
-    elif offer.dead_miles is not None:
-        lines.append(f"{offer.dead_miles} miles to pickup.")
-    lines.extend(_airport_lines(booking))
+    if card.to_pickup:
+        lines.append(card.to_pickup)
+    lines.extend(card.airport_lines)
+    if card.notes:
+        lines.append(f"Notes: {card.notes}")
     lines.append(
-        f"Accept or decline by {local_time_format(offer.expires_at, 'time')}: "
+        f"Accept or decline by {local_time_format(card.answer_by, 'time')}: "
         f"{offer_link_url(offer.pk)}"
     )
     return "\n".join(lines)
+
+
+def _to_pickup(offer: Offer, booking: Booking) -> str:
+    route = driver_pickup_route(driver=offer.driver, booking=booking) if offer.driver else None
+    if route is not None and route.source == DistanceSource.ROAD:
+        return (
+            f"{route.distance_miles} miles by road to pickup, about {route.duration_minutes} min."
+        )
+    if offer.dead_miles is not None:
+        return f"{offer.dead_miles} miles to pickup."
+    return ""
 
 
 def _airport_lines(booking: Booking) -> list[str]:

@@ -5,19 +5,28 @@ The signed token stands in for the driver's login: it names one offer and expire
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.core import signing
+from django.utils import timezone
 
 from bookings.models import Booking
 from core.errors import DomainError
 from dispatch.links import offer_id_from_token
 from dispatch.models import Offer, OfferStatus
+from dispatch.services.job_cards import JobCard, job_card_get
 from dispatch.services.offers import offer_accept, offer_decline
 
 DECISION_MESSAGES = {
     "accept": "You have accepted this job.",
     "decline": "You have declined this job.",
+}
+# What the driver reads when an answer is refused, for every code the page can meet.
+REFUSAL_MESSAGES = {
+    "offer_closed": "This offer is no longer open: it has expired or was withdrawn.",
+    "driver_busy": "You already hold as many jobs as you can take. Finish one first.",
+    "invalid_input": "Choose Accept or Decline.",
 }
 
 
@@ -29,14 +38,27 @@ class OfferLinkVisit:
     offer: Offer
     message: str = ""
     error: DomainError | None = None
+    now: datetime = field(default_factory=timezone.now)
 
     @property
     def booking(self) -> Booking:
         return self.offer.booking
 
     @property
+    def card(self) -> JobCard:
+        return job_card_get(offer=self.offer)
+
+    @property
     def is_open(self) -> bool:
-        return self.offer.status == OfferStatus.OPEN
+        """The page offers Accept and Decline only while the offer can still be answered."""
+        return self.offer.is_answerable_at(self.now)
+
+    @property
+    def expired(self) -> bool:
+        """Past its deadline unanswered, whether or not the timeout task has run yet."""
+        return self.offer.status == OfferStatus.EXPIRED or (
+            self.offer.status == OfferStatus.OPEN and not self.is_open
+        )
 
     @property
     def accepted(self) -> bool:
@@ -75,7 +97,8 @@ def offer_link_visit(*, token: str, decision: str | None = None) -> OfferLinkVis
             raise DomainError("invalid_input", "Choose accept or decline.")
         answer(offer_id=offer.pk, driver=offer.driver)
     except DomainError as error:
-        visit = OfferLinkVisit(offer=offer, message=error.detail, error=error)
+        message = REFUSAL_MESSAGES.get(error.code, error.detail)
+        visit = OfferLinkVisit(offer=offer, message=message, error=error)
     else:
         visit = OfferLinkVisit(offer=offer, message=DECISION_MESSAGES[decision])
     offer.refresh_from_db()

@@ -367,7 +367,7 @@ def _lock_offer_for(offer_id: int, driver: Driver | None) -> tuple[Booking, Offe
 
 
 def _ensure_open(offer: Offer, now: datetime) -> None:
-    if offer.status != OfferStatus.OPEN or offer.expires_at <= now:
+    if not offer.is_answerable_at(now):
         state = "timed out" if offer.status == OfferStatus.OPEN else offer.status
         raise DomainError("offer_closed", f"Offer {offer.pk} is no longer open ({state}).")
 

@@ -97,3 +97,110 @@ def test_admin_dispatch_board_shows_the_trail_and_assigns(client, offered):
     assert (booking.status, booking.driver) == (BookingStatus.ACCEPTED, other)
     for path in ("offer", "dispatchattempt", "notificationlog"):
         assert client.get(f"/admin/dispatch/{path}/").status_code == 200
+
+
+# --- issue 16: what the job card shows before and after its deadline -------------------------
+
+
+def _offer_in_summer(*, notes: str = "1 child seat"):
+    """An open offer answerable until 20:00 UTC on 5 June 2030 (21:00 UK summer time)."""
+    from datetime import UTC, datetime
+
+    from dispatch.models import Offer, Tier
+
+    booking = BookingFactory(
+        passenger_name="Asha Khan",
+        passenger_phone="+447700900555",
+        notes=notes,
+        pickup_time=datetime(2030, 6, 5, 21, 30, tzinfo=UTC),
+    )
+    return Offer.objects.create(
+        booking=booking,
+        tier=Tier.LOCAL,
+        driver=driver_at(LEEDS),
+        status=OfferStatus.OPEN,
+        expires_at=datetime(2030, 6, 5, 20, 0, tzinfo=UTC),
+    )
+
+
+BEFORE_DEADLINE = "2030-06-05T19:55:00Z"
+AFTER_DEADLINE = "2030-06-05T20:00:30Z"
+
+
+def test_the_notes_are_shown_before_accepting_and_the_passenger_is_not(client):
+    # Given an open offer whose passenger asked for a child seat
+    offer = _offer_in_summer()
+    # When the driver opens the job card before answering
+    with time_machine.travel(BEFORE_DEADLINE, tick=False):
+        html = client.get(page(offer)).content.decode()
+    # Then the notes are there (the driver needs them to decide), the contact details not
+    assert 'id="job-notes">1 child seat<' in html
+    assert 'value="accept"' in html
+    assert "Asha Khan" not in html
+    assert "+447700900555" not in html
+
+
+def test_the_deadline_is_shown_in_uk_local_time(client):
+    offer = _offer_in_summer()
+    with time_machine.travel(BEFORE_DEADLINE, tick=False):
+        html = client.get(page(offer)).content.decode()
+    deadline = html.split('id="deadline"', 1)[1].split("</div>", 1)[0]
+    # 20:00 UTC is 21:00 in the UK in June; the pickup 21:30 UTC is 22:30
+    assert "<strong>21:00</strong> (UK time, 5 June 2030)" in deadline
+    assert "Wed 5 June 2030, 22:30 (UK time)" in html
+
+
+def test_after_the_deadline_there_is_no_accept_button_but_a_clear_expiry(client):
+    # Given an offer past its deadline that the timeout task has not closed yet
+    offer = _offer_in_summer()
+    with time_machine.travel(AFTER_DEADLINE, tick=False):
+        response = client.get(page(offer))
+    html = response.content.decode()
+    # Then the page says it has expired and offers nothing to press
+    assert response.status_code == 200
+    assert "This offer has expired." in html
+    assert 'value="accept"' not in html
+    assert 'value="decline"' not in html
+    # and the notes are still there to read
+    assert "1 child seat" in html
+
+
+def test_an_offer_the_timeout_closed_shows_the_same_expiry(client):
+    offer = _offer_in_summer()
+    offer.status = OfferStatus.EXPIRED
+    offer.save(update_fields=["status"])
+    with time_machine.travel(AFTER_DEADLINE, tick=False):
+        html = client.get(page(offer)).content.decode()
+    assert "This offer has expired." in html
+    assert 'value="accept"' not in html
+
+
+def test_a_late_accept_from_a_stale_page_is_refused_with_a_plain_message(client):
+    # Given a page loaded before the deadline and submitted after it
+    offer = _offer_in_summer()
+    with time_machine.travel(AFTER_DEADLINE, tick=False):
+        response = client.post(page(offer), {"decision": "accept"})
+    html = response.content.decode()
+    # Then nothing changes and the driver reads why, with no button to try again
+    assert response.status_code == 409
+    assert "This offer is no longer open: it has expired or was withdrawn." in html
+    assert "This offer has expired." in html
+    assert 'value="accept"' not in html
+    offer.booking.refresh_from_db()
+    assert offer.booking.driver is None
+
+
+def test_the_job_card_message_carries_the_notes_too():
+    from dispatch.services.job_cards import job_card_body
+
+    offer = _offer_in_summer()
+    assert "Notes: 1 child seat" in job_card_body(offer=offer)
+    assert "Asha Khan" not in job_card_body(offer=offer)
+
+
+def test_the_job_card_page_is_usable_on_a_phone_and_its_form_is_csrf_protected(client, offered):
+    html = client.get(page(offered)).content.decode()
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in html
+    assert "/static/css/app-pages.css" in html
+    assert 'name="csrfmiddlewaretoken"' in html
+    assert "https://" not in html.split("<body>", 1)[0]  # no stylesheet from a CDN

@@ -13,7 +13,9 @@ from api.problems import Problem
 class DriverTokenAuthentication(TokenAuthentication):
     """``Authorization: Token <token>``; ``Bearer <token>`` is accepted too, as apps send it.
 
-    Sets ``request.driver`` on the underlying request for rate limits and views.
+    Sets ``request.driver`` on the underlying request for rate limits and views. A valid
+    token of a login that is not a driver authenticates that login, and ``IsDriver``
+    then refuses it: 403, not 401, since asking again with the same login cannot help.
     """
 
     keywords = ("token", "bearer")
@@ -29,14 +31,13 @@ class DriverTokenAuthentication(TokenAuthentication):
         except UnicodeError:
             raise exceptions.AuthenticationFailed("Invalid token.") from None
         user, token_obj = self.authenticate_credentials(token)
-        driver = getattr(user, "driver", None)
-        if driver is None:
-            raise exceptions.AuthenticationFailed("This token does not belong to a driver.")
-        getattr(request, "_request", request).driver = driver
+        getattr(request, "_request", request).driver = getattr(user, "driver", None)
         return user, token_obj
 
 
 class IsDriver(permissions.BasePermission):
+    message = "This login is not a driver's: the driver app API is for drivers."
+
     def has_permission(self, request, view) -> bool:
         return getattr(getattr(request, "_request", request), "driver", None) is not None
 

@@ -7,6 +7,7 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
+import time_machine
 
 from bookings.models import BookingStatus, PaymentRecord
 from bookings.services import payment_record_append
@@ -110,12 +111,87 @@ def test_dashboard_page_shows_the_reconciled_totals(
         response = client.get("/driver/dashboard/")
     assert response.status_code == 200
     html = response.content.decode()
-    assert 'id="week-earnings">Earnings £75.00' in html
-    assert 'id="today-earnings">Earnings £45.00' in html
-    assert 'id="week-dead-miles">Dead mileage 4.0 mi' in html
+    assert 'id="week-earnings">£75.00' in html
+    assert 'id="today-earnings">£45.00' in html
+    assert 'id="week-dead-miles">4.0 mi' in html
 
 
 def test_dashboard_needs_login(client):
     response = client.get("/driver/dashboard/")
     assert response.status_code == 302
     assert response["Location"].startswith("/driver/login/")
+
+
+def test_dashboard_lists_open_offers_with_their_job_card_links_and_the_subscription(client):
+    """Issue 16: "The dashboard has no link to the subscription page and no list of open
+    offers"."""
+    from datetime import UTC
+
+    from dispatch.links import offer_link_path
+
+    # Given a driver with one open offer, one past its deadline and one declined
+    driver = driver_at(LEEDS, max_jobs=3, user=UserFactory())
+    now = datetime(2030, 6, 5, 19, 0, tzinfo=UTC)
+    offers = {}
+    for name, expires, status in (
+        ("open", now + timedelta(minutes=2), OfferStatus.OPEN),
+        ("declined", now + timedelta(minutes=2), OfferStatus.DECLINED),
+    ):
+        booking = BookingFactory(
+            pickup="Leeds station " + name, pickup_time=now + timedelta(hours=1)
+        )
+        offers[name] = Offer.objects.create(
+            booking=booking, tier=Tier.LOCAL, driver=driver, status=status, expires_at=expires
+        )
+    # When they open the dashboard
+    with time_machine.travel(now, tick=False):
+        client.force_login(driver.user)
+        html = client.get("/driver/dashboard/").content.decode()
+        open_link = offer_link_path(offers["open"].pk)
+
+    # Then the open offer is listed with a link to its job card, the others are not
+    listed = html.split('id="open-offers"', 1)[1].split("</ul>", 1)[0]
+    assert f'href="{open_link}"' in listed
+    assert offers["open"].booking.reference in listed
+    assert offers["declined"].booking.reference not in listed
+    # and it links to the subscription page
+    assert 'href="/driver/billing/" id="subscription-link"' in html
+
+
+def test_an_offer_past_its_deadline_is_not_listed(client):
+    from datetime import UTC
+
+    driver = driver_at(LEEDS, user=UserFactory())
+    now = datetime(2030, 6, 5, 19, 0, tzinfo=UTC)
+    booking = BookingFactory(pickup_time=now + timedelta(hours=1))
+    Offer.objects.create(
+        booking=booking,
+        tier=Tier.LOCAL,
+        driver=driver,
+        status=OfferStatus.OPEN,
+        expires_at=now - timedelta(seconds=1),
+    )
+    with time_machine.travel(now, tick=False):
+        client.force_login(driver.user)
+        html = client.get("/driver/dashboard/").content.decode()
+    assert booking.reference not in html
+    assert "No open offers right now." in html
+
+
+def test_jobs_in_hand_are_listed_with_the_passengers_contact(client):
+    driver = driver_at(LEEDS, max_jobs=3, user=UserFactory())
+    held = BookingFactory(
+        driver=driver,
+        status=BookingStatus.ACCEPTED,
+        passenger_name="Jo Bloggs",
+        passenger_phone="+447700900123",
+        pickup_time=NOW + timedelta(days=9),  # next week: not in this week's table
+    )
+    done = BookingFactory(driver=driver, status=BookingStatus.COMPLETED)
+    with time_machine.travel(NOW, tick=False):
+        client.force_login(driver.user)
+        html = client.get("/driver/dashboard/").content.decode()
+    in_hand = html.split('id="jobs-in-hand"', 1)[1].split("</table>", 1)[0]
+    assert held.reference in in_hand
+    assert 'href="tel:+447700900123"' in in_hand
+    assert done.reference not in in_hand

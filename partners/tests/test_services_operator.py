@@ -97,3 +97,23 @@ def test_the_calendar_groups_a_uk_day_by_local_hour(operator, django_assert_max_
 def test_a_calendar_day_that_is_not_a_date_is_today(operator):
     today = timezone.now().astimezone(local_zone()).date()
     assert operator_calendar_day(account=operator, day="not-a-day").day == today
+
+
+def test_the_calendar_counts_the_jobs_of_each_day_of_the_week(
+    operator, django_assert_max_num_queries
+):
+    london = local_zone()
+    wednesday = dt.date(2030, 6, 5)
+    for day, hour in ((wednesday, 9), (wednesday, 23), (wednesday + dt.timedelta(days=1), 7)):
+        own_job(operator, pickup_time=dt.datetime.combine(day, dt.time(hour), tzinfo=london))
+    # the next Monday 00:30 UK time (Sunday 23:30 UTC) belongs to the next week
+    own_job(operator, pickup_time=dt.datetime(2030, 6, 10, 0, 30, tzinfo=london))
+
+    with django_assert_max_num_queries(1):
+        calendar = operator_calendar_day(account=operator, day=wednesday.isoformat())
+
+    assert [day for day, _ in calendar.week] == [
+        dt.date(2030, 6, 3) + dt.timedelta(days=n) for n in range(7)
+    ]
+    assert [count for _, count in calendar.week] == [0, 0, 2, 1, 0, 0, 0]
+    assert calendar.job_count == 2

@@ -1,7 +1,9 @@
 """Demo data: tariffs, drivers in several cities, demo accounts. Safe to run again.
 
-The local back-office user (admin/admin) is created only under the local configuration
-(``SEED_DEMO_BACK_OFFICE_USER``), never under production settings.
+Logins are created only under the local configuration (``SEED_DEMO_BACK_OFFICE_USER``),
+never under production settings: the back-office user (admin/admin), one login per demo
+driver and one for the demo operator, whose own fleet is the two Leeds drivers. Their
+passwords are reset to the printed demo values on every run.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from drivers.models import Driver, DriverStage, NetworkTier, Vehicle
-from partners.models import Account
+from partners.models import Account, OperatorUser
 from partners.services import account_create
 
 DEMO_DRIVERS = [
@@ -79,15 +81,25 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         self.stdout.write("Loading council tariffs ...")
         call_command("load_tariffs", stdout=self.stdout)
+        logins: list[tuple[str, str, str]] = []
         with transaction.atomic():
             self._drivers()
             keys = self._accounts()
             if settings.SEED_DEMO_BACK_OFFICE_USER:
                 self._admin()
+                logins = self._driver_logins() + self._operator_login()
         if keys:
             self.stdout.write("Demo API keys (shown once):")
             for line in keys:
                 self.stdout.write("  " + json.dumps(line))
+        if logins:
+            self.stdout.write("Demo logins (local demo only; passwords reset on every run):")
+            for who, username, password in logins:
+                self.stdout.write(f"  {who:<32} {username} / {password}")
+            self.stdout.write(
+                f"  drivers log in at {settings.SITE_URL}/driver/login/, "
+                f"the operator at {settings.SITE_URL}/operator/login/"
+            )
         self.stdout.write(self.style.SUCCESS("Demo data ready."))
 
     def _drivers(self) -> None:
@@ -152,6 +164,36 @@ class Command(BaseCommand):
                 }
             )
         return issued
+
+    def _driver_logins(self) -> list[tuple[str, str, str]]:
+        """Each demo driver logs in at /driver/login/ as firstname.lastname."""
+        logins = []
+        for index, (name, *_rest) in enumerate(DEMO_DRIVERS, 1):
+            driver = Driver.objects.get(licence_number=f"DEMO-{index:04d}")
+            username = name.lower().replace(" ", ".")
+            password = f"demo-{name.split()[0].lower()}"
+            user = self._user_with_password(username, password, email=f"{username}@example.com")
+            Driver.objects.filter(pk=driver.pk).update(user=user)
+            logins.append((f"driver {name} ({driver.base_city})", username, password))
+        return logins
+
+    def _operator_login(self) -> list[tuple[str, str, str]]:
+        """The demo operator logs in at /operator/login/; its own fleet is the Leeds drivers."""
+        account = Account.objects.get(slug="demo-operator")
+        user = self._user_with_password("operator", "demo-operator", email="operator@example.com")
+        OperatorUser.objects.update_or_create(user=user, defaults={"account": account})
+        Driver.objects.filter(licence_number__in=["DEMO-0001", "DEMO-0002"]).update(
+            operator=account
+        )
+        return [(f"operator {account.name}", "operator", "demo-operator")]
+
+    def _user_with_password(self, username: str, password: str, *, email: str):
+        user, _ = get_user_model().objects.get_or_create(
+            username=username, defaults={"email": email}
+        )
+        user.set_password(password)
+        user.save(update_fields=["password"])
+        return user
 
     def _admin(self) -> None:
         user_model = get_user_model()
