@@ -18,6 +18,7 @@ from core.localtime import local_datetime_input
 from dispatch.models import Offer, OfferStatus
 from dispatch.services.offers import offer_accept
 from drivers.tests.factories import driver_at
+from pricing.models import Quote
 from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -73,6 +74,10 @@ def test_quote_book_and_watch_a_driver_accept_without_reload(
     assert "£" in quote_card.find_element(By.CLASS_NAME, "fare").text
     assert quote_card.find_elements(By.CSS_SELECTOR, ".fare-lines tbody tr")
     assert "UK time" in quote_card.find_element(By.CLASS_NAME, "fixed-until").text
+    quote = Quote.objects.get()
+    measured = quote_card.find_element(By.ID, "measured-between").text
+    assert quote.pickup_place["label"] in measured
+    assert quote.dropoff_place["label"] in measured
     screenshot("passenger-landing-quote")
 
     # The booking page bookingUrl opens: the passenger's details and the way to pay.
