@@ -18,8 +18,9 @@ install: $(BIN)/.installed
 
 # The service with demo data at http://127.0.0.1:$(PORT) (SQLite, tasks and dispatch
 # in-process), served by uvicorn from the one ASGI app: the website, the API and the MCP
-# server at /mcp. With REDIS_URL set, tasks go to Redis: a Celery worker (with beat) and
-# the dispatcher run alongside.
+# server at /mcp. The dispatcher runs alongside (polling SQLite) to start prebooked
+# journeys when their dispatch window opens. With REDIS_URL set, tasks go to Redis and a
+# Celery worker (with beat) runs too.
 demo: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo
@@ -29,6 +30,8 @@ demo: install
 	  trap 'kill $$worker $$dispatcher 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT); \
 	else \
+	  $(BIN)/python manage.py run_dispatcher & dispatcher=$$!; \
+	  trap 'kill $$dispatcher 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT); \
 	fi
 
