@@ -84,6 +84,8 @@ class AccountAdmin(admin.ModelAdmin):
                 "fields": (
                     "webhook_url",
                     "webhook_disabled_at",
+                    "driver_location_events",
+                    "driver_location_until_completed",
                     "signing_secret",
                     "previous_signing_secret",
                 ),

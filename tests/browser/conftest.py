@@ -72,7 +72,9 @@ def _browser_session(chromium_driver_path):
     options.binary_location = CHROMIUM
     for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
         options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=chromium_driver_path), options=options)
+    driver = webdriver.Chrome(
+        service=Service(executable_path=chromium_driver_path), options=options
+    )
     driver.set_page_load_timeout(30)
     try:
         yield driver
