@@ -270,7 +270,12 @@ class PaymentRecord(models.Model):
 
     class Meta:
         ordering = ["occurred_at", "id"]
-        indexes = [models.Index(fields=["driver", "occurred_at"])]
+        indexes = [
+            models.Index(fields=["driver", "occurred_at"]),
+            # Billing's weekly run finds records that arrived after their week was invoiced
+            # (billing.services.invoicing.late_payment_adjustments) by arrival time.
+            models.Index(fields=["created_at"], name="payment_record_arrival"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.amount} on {self.booking_id}"

@@ -449,6 +449,9 @@ SMS_PASS_THROUGH_GBP = Decimal("0.02")
 DRIVER_TRIAL_DAYS = 90
 PARTNER_TRIAL_DAYS = 30
 BILLING_PAYMENT_DUE_DAYS = 7
+# A payment record that arrives after its week was invoiced is billed as an adjustment on
+# the driver's next invoice; each weekly run looks at records that arrived this far back.
+BILLING_LATE_RECORDS_LOOKBACK_DAYS = env.int("BILLING_LATE_RECORDS_LOOKBACK_DAYS", default=21)
 BILLING_COLLECTION_BACKEND = env(
     "BILLING_COLLECTION_BACKEND", default="billing.collection.ManualCollection"
 )
