@@ -182,6 +182,13 @@ class Booking(models.Model):
                 condition=~Q(job_ref=""),
                 name="booking_intake_by_day",
             ),
+            # The reconciliation feed (contract 4.2): a sender's jobs in (updated_at, id)
+            # order from a time or a cursor, one range of this index.
+            models.Index(
+                fields=["account", "updated_at", "id"],
+                condition=~Q(job_ref=""),
+                name="booking_feed_by_change",
+            ),
             # The dispatcher's queue: only the bookings still waiting for it, so claiming
             # reads a handful of index entries however many bookings the table holds.
             models.Index(
