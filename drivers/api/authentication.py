@@ -18,6 +18,17 @@ class DriverTokenAuthentication(TokenAuthentication):
 
     keywords = ("token", "bearer")
 
+    def authenticate_credentials(self, key):
+        """DRF's check, with the driver read in the same query as the token and user: a
+        car reporting its position every 5 s costs one read here, not two."""
+        try:
+            token = Token.objects.select_related("user__driver").get(key=key)
+        except Token.DoesNotExist:
+            raise exceptions.AuthenticationFailed("Invalid token.") from None
+        if not token.user.is_active:
+            raise exceptions.AuthenticationFailed("User inactive or deleted.")
+        return token.user, token
+
     def authenticate(self, request):
         parts = get_authorization_header(request).split()
         if not parts or parts[0].decode(errors="replace").lower() not in self.keywords:

@@ -203,6 +203,10 @@ def driver_locations_deliver(
     body = json.dumps(
         driver_location_payload_build(bookings=bookings, now=now), separators=(",", ":")
     )
+    feeds = DriverLocationFeed.objects.filter(booking_id__in=[b.pk for b in bookings])
+    # The interval runs from the message's own timestamp, not from the claim: however long
+    # the message waited for a worker, the next one is at least the interval after it.
+    feeds.update(sent_at=now)
     url = account.webhook_url
     status_code, error = None, ""
     refusal, address = webhook_address_check(url)
@@ -226,7 +230,6 @@ def driver_locations_deliver(
         except requests.RequestException as exc:
             error = f"{type(exc).__name__}: {exc}"[:500]
     delivered = status_code is not None and 200 <= status_code < 300
-    feeds = DriverLocationFeed.objects.filter(booking_id__in=[b.pk for b in bookings])
     if delivered:
         acknowledged = Case(
             *[When(booking_id=b.pk, then=Value(b.driver.last_position_at)) for b in bookings]
