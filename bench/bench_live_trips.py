@@ -140,8 +140,9 @@ def reporter(cars: list[tuple[str, float, float]], start: float, duration: float
         for (token, lat, lng), offset in zip(cars, offsets, strict=True):
             due = start + rounds * REPORT_EVERY + offset
             now = time.time()
-            if due - start >= duration or (not paced and now - start >= duration):
-                out.put((count, time.time() - start, worst_lag))
+            # Stop at the end of the schedule, or at the deadline when behind it.
+            if (paced and due - start >= duration) or now - start >= duration:
+                out.put((count, max(duration, now - start), worst_lag))
                 return
             if paced:
                 if due > now:
@@ -343,7 +344,7 @@ def main() -> int:
         )
         time.sleep(0.5)
         paced_count = sum(r[0] for r in reports)
-        paced_rate = paced_count / args.duration
+        paced_rate = paced_count / max(r[1] for r in reports)
         lag = max(r[2] for r in reports)
 
         interval = settings.DRIVER_LOCATION_EVENT_INTERVAL_SECONDS
