@@ -114,6 +114,8 @@ def test_a_report_is_one_update_and_sends_nothing(driver_app, driver, trip):
         with CaptureQueriesContext(connection) as queries:
             assert report(driver_app, FAR).status_code == 200
         assert len(recorder.calls) == 0
+    # One narrow read of the token with its user and driver, and the UPDATE.
+    assert len(queries.captured_queries) == 2
     writes = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("UPDATE")]
     assert len(writes) == 1
     assert "drivers_driver" in writes[0]

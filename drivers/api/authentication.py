@@ -18,11 +18,17 @@ class DriverTokenAuthentication(TokenAuthentication):
 
     keywords = ("token", "bearer")
 
+    # Columns read with the token (None: every column of the token, user and driver).
+    fields: tuple[str, ...] | None = None
+
     def authenticate_credentials(self, key):
         """DRF's check, with the driver read in the same query as the token and user: a
         car reporting its position every 5 s costs one read here, not two."""
+        tokens = Token.objects.select_related("user__driver")
+        if self.fields is not None:
+            tokens = tokens.only(*self.fields)
         try:
-            token = Token.objects.select_related("user__driver").get(key=key)
+            token = tokens.get(key=key)
         except Token.DoesNotExist:
             raise exceptions.AuthenticationFailed("Invalid token.") from None
         if not token.user.is_active:
@@ -45,6 +51,14 @@ class DriverTokenAuthentication(TokenAuthentication):
             raise exceptions.AuthenticationFailed("This token does not belong to a driver.")
         getattr(request, "_request", request).driver = driver
         return user, token_obj
+
+
+class DriverPositionTokenAuthentication(DriverTokenAuthentication):
+    """The same token check for the position report, which needs only who the driver is:
+    a narrow read (building the SQL for every column of three tables was a third of the
+    report's cost at thousands of reports a second)."""
+
+    fields = ("key", "user__is_active", "user__driver__id")
 
 
 class IsDriver(permissions.BasePermission):

@@ -17,7 +17,12 @@ from api.ratelimits import ratelimit_enforce
 from api.schema import problem_responses
 from dispatch.services import jobs, offers
 from drivers import selectors, services
-from drivers.api.authentication import DriverTokenAuthentication, IsDriver, driver_login
+from drivers.api.authentication import (
+    DriverPositionTokenAuthentication,
+    DriverTokenAuthentication,
+    IsDriver,
+    driver_login,
+)
 from drivers.api.serializers import (
     DriverAvailabilityInputSerializer,
     DriverAvailabilityOutputSerializer,
@@ -210,6 +215,8 @@ class DriverAvailabilityView(DriverAPIView):
 
 
 class DriverLocationView(DriverAPIView):
+    authentication_classes = [DriverPositionTokenAuthentication]
+
     @extend_schema(
         operation_id="driver_location",
         tags=TAGS,
