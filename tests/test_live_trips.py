@@ -12,6 +12,7 @@ import pytest
 import responses
 import time_machine
 from django.db import connection
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -119,6 +120,20 @@ def test_a_report_is_one_update_and_sends_nothing(driver_app, driver, trip):
     writes = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("UPDATE")]
     assert len(writes) == 1
     assert "drivers_driver" in writes[0]
+
+
+@override_settings(API_KEY_CACHE_SECONDS=60)
+def test_with_the_token_cache_a_report_is_the_update_alone_until_the_token_goes(
+    driver_app, driver
+):
+    report(driver_app, NEAR)  # fills the cache
+    with CaptureQueriesContext(connection) as queries:
+        assert report(driver_app, FAR).status_code == 200
+    assert [q["sql"].split()[0] for q in queries.captured_queries] == ["UPDATE"]
+
+    Token.objects.filter(user=driver.user).get().delete()  # revoked in this process
+
+    assert report(driver_app, NEAR).status_code == 401
 
 
 @pytest.mark.parametrize(
