@@ -123,9 +123,7 @@ def test_a_report_is_one_update_and_sends_nothing(driver_app, driver, trip):
 
 
 @override_settings(API_KEY_CACHE_SECONDS=60)
-def test_with_the_token_cache_a_report_is_the_update_alone_until_the_token_goes(
-    driver_app, driver
-):
+def test_with_the_token_cache_a_report_is_the_update_alone_until_the_token_goes(driver_app, driver):
     report(driver_app, NEAR)  # fills the cache
     with CaptureQueriesContext(connection) as queries:
         assert report(driver_app, FAR).status_code == 200
