@@ -113,6 +113,22 @@ class AccountKeyScheme(OpenApiAuthenticationExtension):
         ]
 
 
+class DriverPositionTokenScheme(OpenApiAuthenticationExtension):
+    """The driver app's token on POST /v1/driver/location: the same token as ``tokenAuth``,
+    checked by a narrower, cached class of its own (drivers.api.authentication)."""
+
+    target_class = "drivers.api.authentication.DriverPositionTokenAuthentication"
+    name = "driverPositionTokenAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "The driver's app token from /v1/driver/login, as "
+            "`Authorization: Token <token>` (or `Bearer <token>`).",
+        }
+
+
 class HmacScheme(OpenApiAuthenticationExtension):
     """Raw body signed with HMAC SHA-256: x-partner / x-operator + x-signature (+ x-timestamp)."""
 

@@ -27,8 +27,13 @@ FULL = [
     ),
     ("intake: partner batches", ["bench_intake.py"]),
     ("billing: weekly invoicing", ["bench_billing.py"]),
+    (
+        "live trips: 2,000 cars reporting every 5 s, booking.driver_location events",
+        ["bench_live_trips.py"],
+    ),
 ]
 QUICK_ARGS = {
+    "bench_live_trips.py": ["--drivers", "500", "--duration", "30", "--max-seconds", "5"],
     "bench_billing.py": ["--drivers", "5000", "--records", "100000"],
     "http_bench.py": ["--duration", "5"],
     "mcp_bench.py": ["--duration", "5", "--rounds", "2"],

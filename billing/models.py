@@ -296,6 +296,10 @@ class InvoiceLineKind(models.TextChoices):
     SMS = "sms"
     CARD_FEES = "card_fees"
     PARTNER_JOB_FEES = "partner_job_fees"
+    # A payment record that arrived after its week was invoiced (issue 17): what that
+    # week's invoice would have charged more, billed on the driver's next invoice.
+    FEE_ADJUSTMENT = "fee_adjustment"
+    CARD_FEES_ADJUSTMENT = "card_fees_adjustment"
 
 
 class InvoiceLineQuerySet(models.QuerySet):
@@ -320,6 +324,12 @@ class InvoiceLine(models.Model):
         on_delete=models.PROTECT,
         related_name="+",
         help_text="The partner platform whose per-job fee this line passes through.",
+    )
+    adjusts_week = models.DateField(
+        null=True,
+        blank=True,
+        help_text="Adjustment lines: the Monday of the earlier week whose late payment "
+        "records this line bills.",
     )
 
     objects = InvoiceLineQuerySet.as_manager()

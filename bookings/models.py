@@ -195,6 +195,13 @@ class Booking(models.Model):
                 condition=~Q(job_ref=""),
                 name="booking_intake_by_day",
             ),
+            # The reconciliation feed (contract 4.2): a sender's jobs in (updated_at, id)
+            # order from a time or a cursor, one range of this index.
+            models.Index(
+                fields=["account", "updated_at", "id"],
+                condition=~Q(job_ref=""),
+                name="booking_feed_by_change",
+            ),
             # The dispatcher's queue: only the bookings still waiting for it, in the order
             # their windows open, so claiming reads only the entries whose window is open
             # however many bookings (prebooked ones included) the table holds.
@@ -327,7 +334,12 @@ class PaymentRecord(models.Model):
 
     class Meta:
         ordering = ["occurred_at", "id"]
-        indexes = [models.Index(fields=["driver", "occurred_at"])]
+        indexes = [
+            models.Index(fields=["driver", "occurred_at"]),
+            # Billing's weekly run finds records that arrived after their week was invoiced
+            # (billing.services.invoicing.late_payment_adjustments) by arrival time.
+            models.Index(fields=["created_at"], name="payment_record_arrival"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.amount} on {self.booking_id}"

@@ -11,6 +11,7 @@ from bookings.transitions import TERMINAL
 from core.errors import DomainError
 from core.localtime import local_time_format, local_zone_abbreviation
 from dispatch.airports import airport_pickup_summary
+from dispatch.locations import booking_live_position
 from drivers.selectors import driver_public_summary
 from pricing.models import Quote
 from pricing.vehicles import VEHICLE_CLASS_BY_CODE
@@ -128,6 +129,7 @@ def booking_tracking_state(booking: Booking) -> dict:
     ``version`` is the booking's event sequence: the page redraws when it changes.
     """
     events = list(booking.events.order_by("sequence"))
+    live = _driver_position(booking)
     paid = payment_state(list(booking.payment_records.all()), booking.fare_due)
     return {
         "reference": booking.reference,
@@ -150,7 +152,11 @@ def booking_tracking_state(booking: Booking) -> dict:
         "map": {
             "pickup": _point(booking.pickup_lat, booking.pickup_lng),
             "dropoff": _point(booking.dropoff_lat, booking.dropoff_lng),
+            "driver": _point(live["lat"], live["lng"]) if live else None,
         },
+        # Where the car is while a driver holds the job (the booking.driver_location
+        # events' own builder); the page redraws it on every poll, not only on a new event.
+        "driverPosition": live,
         "timeline": [
             {"words": _step_words(event), "at": _moment(event.created_at)} for event in events
         ],
@@ -168,6 +174,20 @@ def _dispatch_start_ahead(booking: Booking) -> dt.datetime | None:
     if booking.status != BookingStatus.CONFIRMED or booking.dispatch_started_at:
         return None
     return dispatch_opens_at(booking)
+
+
+def _driver_position(booking: Booking) -> dict | None:
+    live = booking_live_position(booking)
+    if live is None:
+        return None
+    if live["etaMinutes"] == 0:
+        words = "Your driver is at the pickup."
+    elif live["etaMinutes"] is None:
+        words = "Your driver is on the way."
+    else:
+        end = "drop-off" if live["etaTo"] == "dropoff" else "pickup"
+        words = f"Your driver is about {live['etaMinutes']} min from your {end}."
+    return {**live, "words": words}
 
 
 def _airport_pickup(booking: Booking) -> dict | None:

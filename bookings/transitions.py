@@ -41,6 +41,10 @@ DISPATCHABLE = frozenset({S.CONFIRMED, S.NO_DRIVER})
 ASSIGNABLE = frozenset({S.CONFIRMED, S.OFFERED, S.NO_DRIVER})
 # A driver holds the job: it is in the driver's feed and counts towards their load.
 DRIVER_HOLDS = frozenset({S.ACCEPTED, S.EN_ROUTE, S.ARRIVED, S.ON_BOARD})
+# The car is on its way to the passenger: where the booker follows it live
+# (booking.driver_location events, the tracking page). An account that asks for the whole
+# trip follows it while the driver holds the job (DRIVER_HOLDS), on board included.
+DRIVER_ON_THE_WAY = frozenset({S.ACCEPTED, S.EN_ROUTE, S.ARRIVED})
 # The moves a driver may make from the app, in the order the app lists them (contract 6).
 DRIVER_MOVES: tuple[str, ...] = (S.EN_ROUTE, S.ARRIVED, S.ON_BOARD, S.COMPLETED, S.NO_SHOW)
 # Where the driver's app may record a settlement (contract 6): money changes hands in the

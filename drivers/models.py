@@ -81,6 +81,10 @@ class Driver(models.Model):
     last_lat = models.FloatField(null=True, blank=True)
     last_lng = models.FloatField(null=True, blank=True)
     last_seen_at = models.DateTimeField(null=True, blank=True)
+    # The live position's direction of travel and when the app measured it (POST
+    # /v1/driver/location); booking.driver_location events carry the latest one only.
+    last_heading = models.FloatField(null=True, blank=True, help_text="Degrees from north.")
+    last_position_at = models.DateTimeField(null=True, blank=True)
     current_jobs = models.PositiveSmallIntegerField(default=0)
     max_jobs = models.PositiveSmallIntegerField(default=1)
     # Seed 8.5: a high-volume driver's own maps API key, billed to them by its provider and

@@ -145,3 +145,25 @@ def driver_maps_key_set(*, driver: Driver, key: str) -> None:
         raise DomainError("invalid_input", "A maps API key is one word of at most 500 characters.")
     driver.maps_api_key_encrypted = secret_encrypt(key)
     Driver.objects.filter(pk=driver.pk).update(maps_api_key_encrypted=driver.maps_api_key_encrypted)
+def driver_location_report(
+    *,
+    driver: Driver,
+    lat: float,
+    lng: float,
+    heading: float | None = None,
+    now: datetime | None = None,
+) -> datetime:
+    """Record where the driver's car is now (POST /v1/driver/location, every few seconds).
+
+    Guarantees: one UPDATE of the driver's live-position columns and nothing else, so
+    thousands of cars reporting every 5 s cost one row write each; no event is sent from
+    here. The booking.driver_location sender (partners.services.driver_locations) reads the
+    latest position when its interval is up, so a position nobody asked for in time is
+    simply overwritten by the next. Does not change ``online``: a driver finishing a trip
+    may have stopped taking new jobs. Returns the time recorded.
+    """
+    now = now or timezone.now()
+    Driver.objects.filter(pk=driver.pk).update(
+        last_lat=lat, last_lng=lng, last_heading=heading, last_position_at=now, last_seen_at=now
+    )
+    return now

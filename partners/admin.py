@@ -7,6 +7,7 @@ from rest_framework_api_key.admin import APIKeyModelAdmin
 from partners.models import (
     Account,
     AccountKey,
+    DriverLocationFeed,
     OperatorUser,
     WebhookAttempt,
     WebhookDelivery,
@@ -94,6 +95,8 @@ class AccountAdmin(admin.ModelAdmin):
                     "webhook_url",
                     "webhook_disabled_at",
                     "dispatch_platform",
+                    "driver_location_events",
+                    "driver_location_until_completed",
                     "signing_secret_shown",
                     "previous_signing_secret_shown",
                     "previous_signing_secret_expires_at",
@@ -301,3 +304,27 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
             webhook_delivery_redeliver(delivery=delivery)
             count += 1
         self.message_user(request, f"{count} delivery(ies) queued again.")
+
+
+@admin.register(DriverLocationFeed)
+class DriverLocationFeedAdmin(admin.ModelAdmin):
+    """Where each live trip's booking.driver_location events stand (read-only)."""
+
+    list_display = (
+        "booking",
+        "account",
+        "sent_at",
+        "delivered_position_at",
+        "events_sent",
+        "failures",
+        "last_status_code",
+    )
+    list_filter = ("account",)
+    search_fields = ("booking__reference",)
+    list_select_related = ("booking", "account")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

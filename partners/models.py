@@ -115,6 +115,16 @@ class Account(models.Model):
     )
     webhook_url = models.URLField(blank=True, max_length=500)
     webhook_disabled_at = models.DateTimeField(null=True, blank=True)
+    driver_location_events = models.BooleanField(
+        default=False,
+        help_text="Send booking.driver_location events (the car's latest position, heading "
+        "and ETA to pickup, at most every 15 s per booking) from accepted until on board.",
+    )
+    driver_location_until_completed = models.BooleanField(
+        default=False,
+        help_text="With driver location events on: keep sending them while the passenger "
+        "is on board, until the trip is completed.",
+    )
     # Kept readable (not hashed): it signs outbound webhooks and verifies inbound HMAC.
     signing_secret = models.CharField(max_length=100, default=new_signing_secret)
     previous_signing_secret = models.CharField(max_length=100, blank=True)
@@ -352,3 +362,56 @@ class SignedRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.account_id} {self.method} {self.path} ({self.state})"
+
+
+class DriverLocationFeed(models.Model):
+    """Where one booking's booking.driver_location events stand (contract 5.1, issue 17).
+
+    Not a queue: positions are never stored here. The driver's row holds the latest one;
+    this row says when the booking's last event went out (``sent_at``, claimed before the
+    attempt, so two senders never send one booking within the interval) and which position
+    the receiver last acknowledged (``delivered_position_at``). A failed attempt leaves the
+    latter alone, so the next tick sends the position of that moment, never the stale one.
+    """
+
+    booking = models.OneToOneField(
+        "bookings.Booking",
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="driver_location_feed",
+    )
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+")
+    sent_at = models.DateTimeField()
+    delivered_position_at = models.DateTimeField(null=True, blank=True)
+    events_sent = models.PositiveIntegerField(default=0)
+    failures = models.PositiveIntegerField(default=0)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        verbose_name = "driver location feed"
+
+    def __str__(self) -> str:
+        return f"{self.booking_id} -> {self.account_id} (sent {self.sent_at:%H:%M:%S})"
+
+
+class IntakeDayCount(models.Model):
+    """How many jobs an account's intake created on one local day (contract 4.2 daily limit).
+
+    The count the limit is checked against: a batch reserves its new jobs here under a row
+    lock before writing them, so batches of one account sent at the same instant cannot
+    together pass the limit (counting today's bookings instead let each see the others'
+    jobs as not yet written). Reservations a batch did not use are given back.
+    """
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField(help_text="Europe/London calendar day.")
+    jobs = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["account", "day"], name="intake_day_count_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.account_id} {self.day}: {self.jobs}"

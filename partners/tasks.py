@@ -5,7 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 from celery import shared_task
+from django.conf import settings
 
+from partners.services.driver_locations import (
+    driver_location_batches,
+    driver_locations_claim,
+    driver_locations_deliver,
+)
 from partners.services.signatures import signed_requests_purge
 from partners.services.webhooks import webhook_deliveries_due, webhook_delivery_attempt
 
@@ -40,3 +46,22 @@ def webhook_deliveries_due_send() -> int:
 def signed_requests_expired_purge() -> int:
     """Periodic (Celery beat): forget signatures whose 300 s window has passed."""
     return signed_requests_purge()
+
+
+@shared_task(ignore_result=True)
+def driver_locations_tick() -> int:
+    """Periodic (Celery beat, every DRIVER_LOCATION_TICK_SECONDS): claim the bookings whose
+    position event is due and send each account one message per batch."""
+    batches = driver_location_batches(driver_locations_claim())
+    for account_id, booking_ids in batches:
+        # A message that waited a whole interval is stale: dropped, the next claim covers it.
+        driver_locations_send.apply_async(
+            (account_id, booking_ids), expires=settings.DRIVER_LOCATION_EVENT_INTERVAL_SECONDS
+        )
+    return len(batches)
+
+
+@shared_task(ignore_result=True)
+def driver_locations_send(account_id: int, booking_ids: list[int]) -> int:
+    """Send one account the latest positions of these bookings (not retried)."""
+    return driver_locations_deliver(account_id=account_id, booking_ids=booking_ids).sent

@@ -9,6 +9,7 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
+import time_machine
 from django.test import override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -16,8 +17,8 @@ from rest_framework.test import APIClient
 from api.models import ScreeningRejection
 from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingEvent, BookingStatus
-from partners.models import Account
-from partners.tests.factories import hmac_hex, partner_job
+from partners.models import Account, IntakeDayCount
+from partners.tests.factories import hmac_hex, partner_job, pickup_in
 from tests.concurrency import race
 
 URL = "/api/public/v1/jobs"
@@ -462,9 +463,29 @@ def test_repeats_and_cancels_still_work_at_the_daily_limit(keyed, partner):
 def test_jobs_of_yesterday_do_not_count_against_today(keyed, partner):
     Account.objects.filter(pk=partner.pk).update(daily_job_limit=1)
     push(keyed, partner_job())
-    Booking.objects.update(created_at=timezone.now() - timedelta(days=1))
 
+    with time_machine.travel(timezone.now() + timedelta(days=1)):
+        assert push(keyed, partner_job(pickupTime=pickup_in(72))).status_code == 200
+
+
+def test_a_rejected_job_gives_its_place_back(keyed, partner):
+    # given a limit of 2, and a batch whose second job cannot be priced
+    Account.objects.filter(pk=partner.pk).update(daily_job_limit=2)
+    response = push(keyed, [partner_job(), partner_job(pickup="Qwxzvbn Nowhere Zzyzx")])
+    assert [r["outcome"] for r in response.json()["results"]] == ["created", "rejected"]
+
+    # then the place it had reserved is free again
     assert push(keyed, partner_job()).status_code == 200
+    assert_problem(push(keyed, partner_job()), 429, "daily_job_limit")
+
+
+def test_the_first_batch_of_a_day_counts_jobs_already_booked_that_day(keyed, partner):
+    # Jobs booked before the day's counter existed (an upgrade mid-day) still count.
+    Account.objects.filter(pk=partner.pk).update(daily_job_limit=2)
+    push(keyed, [partner_job(), partner_job()])
+    IntakeDayCount.objects.all().delete()
+
+    assert_problem(push(keyed, partner_job()), 429, "daily_job_limit")
 
 
 def test_rate_limit_is_429(keyed):
@@ -492,10 +513,12 @@ def test_new_jobs_are_written_in_the_same_number_of_queries_whatever_the_batch_s
     keyed, size, django_assert_max_num_queries
 ):
     jobs = [partner_job() for _ in range(size)]
-    # Key lookup, one read of existing bookings, today's count, the passengers (read,
-    # insert, read), and one statement for every booking with its created event, inside
-    # a savepoint here (the test's own transaction).
-    with django_assert_max_num_queries(10):
+    # Key lookup, one read of existing bookings, the passengers (read, insert, read), and
+    # one statement for every booking with its created event, inside a savepoint here (the
+    # test's own transaction); and the day's job counter, reserved under its row lock in a
+    # savepoint of its own (this being the day's first batch: read, today's count, insert,
+    # locked read, raise).
+    with django_assert_max_num_queries(15):
         response = push(keyed, jobs)
     assert response.json()["summary"]["accepted"] == size
     assert Booking.objects.count() == size
@@ -726,3 +749,27 @@ def test_feed_with_hmac_over_method_path_and_query(client, partner, keyed):
     )
     assert response.status_code == 200
     assert [r["jobRef"] for r in response.json()["results"]] == ["FH-1"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_batches_of_one_account_never_pass_the_daily_limit(make_account):
+    # given a limit of 10 and five batches of 4 new jobs each, sent at the same instant
+    partner = make_account("partner", name="Burst Co", daily_job_limit=10)
+    batches = [[partner_job(jobRef=f"B{b}-{i}") for i in range(4)] for b in range(5)]
+
+    responses = push_concurrently(partner, batches)
+
+    # then exactly 10 were created, and every other job was refused for the limit
+    assert Booking.objects.filter(account=partner).count() == 10
+    outcomes = [
+        result.get("code") or result["outcome"]
+        for r in responses
+        if r.status_code in (200, 207)
+        for result in r.json()["results"]
+    ]
+    refused_batches = [r for r in responses if r.status_code == 429]
+    assert outcomes.count("created") == 10
+    assert len(outcomes) + 4 * len(refused_batches) == 20
+    assert set(outcomes) <= {"created", "daily_job_limit"}
+    assert all(r.json()["code"] == "daily_job_limit" for r in refused_batches)
+    assert IntakeDayCount.objects.get(account=partner).jobs == 10

@@ -399,6 +399,17 @@ CELERY_TIMEZONE = LOCAL_TIME_ZONE
 # each task (a PostgreSQL backend started, authenticated, its prepared statements lost)
 # cost more than most tasks' own work (bench/bench_dispatch_burst.py).
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=100)
+# --- Live trips: booking.driver_location events (issue 17) ---------------------------------
+# At most one event per booking this often; the sender looks for due bookings every tick.
+DRIVER_LOCATION_EVENT_INTERVAL_SECONDS = env.int(
+    "DRIVER_LOCATION_EVENT_INTERVAL_SECONDS", default=15
+)
+DRIVER_LOCATION_TICK_SECONDS = env.float("DRIVER_LOCATION_TICK_SECONDS", default=2.0)
+# A position older than this is neither sent nor shown on the tracking page.
+DRIVER_LOCATION_MAX_AGE_SECONDS = env.int("DRIVER_LOCATION_MAX_AGE_SECONDS", default=120)
+# Bookings per booking.driver_location message (one message per account and tick).
+DRIVER_LOCATION_BATCH_MAX = env.int("DRIVER_LOCATION_BATCH_MAX", default=200)
+
 CELERY_BEAT_SCHEDULE: dict = {
     # Safety net behind the per-offer countdown: expire offers whose timeout passed.
     "dispatch-offers-expire-overdue": {
@@ -414,6 +425,13 @@ CELERY_BEAT_SCHEDULE: dict = {
     "partners-webhook-deliveries-due": {
         "task": "partners.tasks.webhook_deliveries_due_send",
         "schedule": 30.0,
+    },
+    # Live trips: the latest car positions of due bookings, one message per account.
+    # A tick that waited longer than its own interval is dropped; the next one covers it.
+    "partners-driver-locations-tick": {
+        "task": "partners.tasks.driver_locations_tick",
+        "schedule": DRIVER_LOCATION_TICK_SECONDS,
+        "options": {"expires": DRIVER_LOCATION_TICK_SECONDS},
     },
     # Idempotency-Key records are kept 24 hours (contract 1.3), then purged.
     "api-idempotency-records-purge": {
@@ -496,6 +514,9 @@ SMS_PASS_THROUGH_GBP = Decimal("0.02")
 DRIVER_TRIAL_DAYS = 90
 PARTNER_TRIAL_DAYS = 30
 BILLING_PAYMENT_DUE_DAYS = 7
+# A payment record that arrives after its week was invoiced is billed as an adjustment on
+# the driver's next invoice; each weekly run looks at records that arrived this far back.
+BILLING_LATE_RECORDS_LOOKBACK_DAYS = env.int("BILLING_LATE_RECORDS_LOOKBACK_DAYS", default=21)
 BILLING_COLLECTION_BACKEND = env(
     "BILLING_COLLECTION_BACKEND", default="billing.collection.ManualCollection"
 )

@@ -195,3 +195,22 @@ class DriverAvailabilityOutputSerializer(serializers.Serializer):
     lastSeenAt = serializers.DateTimeField(source="last_seen_at", allow_null=True)
     currentJobs = serializers.IntegerField(source="current_jobs")
     maxJobs = serializers.IntegerField(source="max_jobs")
+
+
+class DriverLocationInputSerializer(InputSerializer):
+    lat = serializers.FloatField(min_value=-90, max_value=90)
+    lng = serializers.FloatField(min_value=-180, max_value=180)
+    heading = serializers.FloatField(
+        min_value=0,
+        max_value=360,
+        required=False,
+        allow_null=True,
+        help_text="Direction of travel in degrees clockwise from north, when the device knows.",
+    )
+
+
+class DriverLocationOutputSerializer(serializers.Serializer):
+    lat = serializers.FloatField()
+    lng = serializers.FloatField()
+    heading = serializers.FloatField(allow_null=True)
+    reportedAt = serializers.DateTimeField(help_text="When the position was recorded.")

@@ -35,4 +35,5 @@ urlpatterns = [
         views.DriverAvailabilityView.as_view(),
         name="driver-availability",
     ),
+    path("v1/driver/location", views.DriverLocationView.as_view(), name="driver-location"),
 ]

@@ -17,13 +17,20 @@ from api.ratelimits import ratelimit_enforce
 from api.schema import problem_responses
 from dispatch.services import jobs, offers
 from drivers import selectors, services
-from drivers.api.authentication import DriverTokenAuthentication, IsDriver, driver_login
+from drivers.api.authentication import (
+    DriverPositionTokenAuthentication,
+    DriverTokenAuthentication,
+    IsDriver,
+    driver_login,
+)
 from drivers.api.serializers import (
     DriverAvailabilityInputSerializer,
     DriverAvailabilityOutputSerializer,
     DriverJobsFeedOutputSerializer,
     DriverJobStatusInputSerializer,
     DriverJobStatusOutputSerializer,
+    DriverLocationInputSerializer,
+    DriverLocationOutputSerializer,
     DriverLoginInputSerializer,
     DriverLoginOutputSerializer,
     DriverOfferDecisionOutputSerializer,
@@ -232,3 +239,35 @@ class DriverAvailabilityView(DriverAPIView):
             driver=self.driver, online=body["online"], lat=body.get("lat"), lng=body.get("lng")
         )
         return Response(DriverAvailabilityOutputSerializer(driver).data)
+
+
+class DriverLocationView(DriverAPIView):
+    authentication_classes = [DriverPositionTokenAuthentication]
+
+    @extend_schema(
+        operation_id="driver_location",
+        tags=TAGS,
+        request=DriverLocationInputSerializer,
+        responses={200: DriverLocationOutputSerializer, **problem_responses(400, 401, 403, 429)},
+        description=(
+            "The car's position during a trip, every 5 s or so while the driver holds a job. "
+            "Only the latest position is kept: the sender's account (when it opted in) gets "
+            "booking.driver_location events with it at most every 15 s per booking, and the "
+            "passenger's tracking page shows it. Does not change `online`; use "
+            "/v1/driver/availability for that."
+        ),
+        examples=[
+            OpenApiExample(
+                "Heading north-east",
+                value={"lat": 53.7955, "lng": -1.5491, "heading": 45},
+                request_only=True,
+            )
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        body = validated_input(DriverLocationInputSerializer, request.data)
+        reported_at = services.driver_location_report(
+            driver=self.driver, lat=body["lat"], lng=body["lng"], heading=body.get("heading")
+        )
+        position = {"heading": None, **body, "reportedAt": reported_at}
+        return Response(DriverLocationOutputSerializer(position).data)

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from django.db import IntegrityError, OperationalError, models
+from django.db import IntegrityError, OperationalError, models, transaction
+from django.db.models import F
 
 from bookings.models import Booking, BookingSource, BookingStatus, DispatchQueue, PaymentMethod
 from bookings.services import (
@@ -33,7 +34,7 @@ from bookings.services import (
 from bookings.services import booking_create as booking_create_service
 from core.errors import DomainError, LimitReached
 from core.localtime import local_day_bounds, local_today
-from partners.models import Account
+from partners.models import Account, IntakeDayCount
 
 MAX_BATCH = 100  # seed section 8: up to 100 jobs per batch
 
@@ -125,6 +126,42 @@ def intake_jobs_created_today(*, account: Account, now: dt.datetime) -> int:
     )
 
 
+def intake_day_reserve(*, account: Account, now: dt.datetime, wanted: int) -> int:
+    """Reserve up to ``wanted`` of the account's jobs for today; returns how many it got
+    (0 when the day's limit is reached).
+
+    Guarantees: however many batches of one account arrive at once, the reservations of a
+    day never add up to more than ``daily_job_limit``: the day's counter row is read and
+    raised under its row lock (``SELECT ... FOR UPDATE``; SQLite's write transactions are
+    serial anyway), for a moment, not while the batch is priced and written. The first
+    batch of a day starts the counter from the jobs already booked that day.
+    """
+    day = local_today(now)
+    with transaction.atomic():
+        counter = (
+            IntakeDayCount.objects.select_for_update().filter(account=account, day=day).first()
+        )
+        if counter is None:
+            already = intake_jobs_created_today(account=account, now=now)
+            IntakeDayCount.objects.bulk_create(
+                [IntakeDayCount(account=account, day=day, jobs=already)], ignore_conflicts=True
+            )
+            counter = IntakeDayCount.objects.select_for_update().get(account=account, day=day)
+        granted = max(0, min(wanted, account.daily_job_limit - counter.jobs))
+        if granted:
+            IntakeDayCount.objects.filter(pk=counter.pk).update(jobs=F("jobs") + granted)
+    return granted
+
+
+def intake_day_release(*, account: Account, now: dt.datetime, unused: int) -> None:
+    """Give back reservations a batch did not turn into bookings (rejected, or a racing
+    duplicate took the jobRef)."""
+    if unused > 0:
+        IntakeDayCount.objects.filter(account=account, day=local_today(now)).update(
+            jobs=F("jobs") - unused
+        )
+
+
 def intake_retry_after_seconds(now: dt.datetime) -> int:
     """Seconds until local midnight, when the daily allowance starts afresh."""
     _, end = intake_local_day_bounds(now)
@@ -196,8 +233,8 @@ def intake_batch_apply(
     if existing is None:
         existing = intake_existing_bookings(account=account, job_refs=[j.job_ref for j in jobs])
     creations = {j.job_ref for j in jobs if j.action == JobAction.NEW and j.job_ref not in existing}
-    allowance = account.daily_job_limit - (
-        intake_jobs_created_today(account=account, now=now) if creations else 0
+    allowance = (
+        intake_day_reserve(account=account, now=now, wanted=len(creations)) if creations else 0
     )
     if creations and allowance <= 0:
         raise intake_limit_problem(account=account, now=now)
@@ -208,11 +245,15 @@ def intake_batch_apply(
         actor=f"account:{account.slug}",
     )
     results = []
-    for job in jobs:
-        if job.job_ref in state.pending:
-            _creations_flush(state)  # this job builds on one not written yet
-        results.append(_job_result(state=state, job=job, now=now))
-    _creations_flush(state)
+    try:
+        for job in jobs:
+            if job.job_ref in state.pending:
+                _creations_flush(state)  # this job builds on one not written yet
+            results.append(_job_result(state=state, job=job, now=now))
+        _creations_flush(state)
+    finally:
+        # What is left of the reservation was not used: rejected jobs, lost races.
+        intake_day_release(account=account, now=now, unused=state.new_allowance)
     return results
 
 
@@ -258,6 +299,7 @@ def _creation_apply_alone(state: _BatchState, creation: _Creation) -> JobResult:
         state.new_allowance += 1  # counted when the job was queued, but nothing was created
         return _result(job, JobOutcome.UNCHANGED, booking)
     except DomainError as problem:
+        state.new_allowance += 1  # reserved for this job, which was not created
         return _rejection(job, problem)
     state.existing[job.job_ref] = booking
     return _result(job, JobOutcome.CREATED, booking)

@@ -1,7 +1,7 @@
 // The tracking page's live updates: every few seconds ask the page's data-live-url for the
 // booking's state (the same dict the page was rendered from, bookings.selectors
 // .booking_tracking_state) and redraw the status, the driver and the timeline when its
-// version changes. Plain polling: it works behind any server, WSGI or ASGI.
+// version changes, and the car's position on every answer. Plain polling: it works behind any server, WSGI or ASGI.
 (function () {
   "use strict";
   var root = document.getElementById("tracking");
@@ -60,6 +60,11 @@
     root.setAttribute("data-version", String(state.version));
   }
 
+  function drawPosition(position) {
+    var node = text("driver-position", position ? position.words : "");
+    if (node) node.hidden = !position;
+  }
+
   var SVG = "http://www.w3.org/2000/svg";
 
   function svgNode(name, attrs, text) {
@@ -112,6 +117,11 @@
         if (state && String(state.version) !== version) {
           version = String(state.version);
           draw(state);
+        }
+        // The car moves between events: its position is redrawn on every answer.
+        if (state) {
+          drawPosition(state.driverPosition);
+          drawMap(state.map);
         }
         if (!state || !state.finished) setTimeout(poll, every);
       })
