@@ -83,6 +83,13 @@ def booking_live_position(booking: Booking, *, now: dt.datetime | None = None) -
         return None
     if not position_is_fresh(driver.last_position_at, now):
         return None
+    return booking_position_build(booking, now=now)
+
+
+def booking_position_build(booking: Booking, *, now: dt.datetime) -> dict:
+    """:func:`live_position_build` from the booking's driver's latest report (the caller
+    has checked that there is a fresh one)."""
+    driver = booking.driver
     return live_position_build(
         status=booking.status,
         lat=driver.last_lat,

@@ -42,7 +42,7 @@ from django.utils import timezone
 
 from bookings.models import Booking
 from bookings.transitions import DRIVER_HOLDS, DRIVER_ON_THE_WAY
-from dispatch.locations import live_position_build
+from dispatch.locations import booking_position_build
 from partners.models import Account, DriverLocationFeed
 from partners.services.webhooks import webhook_address_check, webhook_headers, webhook_post
 
@@ -139,27 +139,17 @@ def driver_location_batches(claimed: dict[int, list[int]]) -> list[tuple[int, li
 
 def driver_location_payload_build(*, bookings: list[Booking], now: dt.datetime) -> dict:
     """The message body: one entry per booking, each the tracking page's live position
-    (``dispatch.locations.live_position_build``) plus the booking's references, status and
+    (``dispatch.locations.booking_position_build``) plus the booking's references, status and
     event sequence (the sequence of its latest status webhook)."""
     locations = []
     for booking in bookings:
-        driver = booking.driver
         locations.append(
             {
                 "bookingReference": booking.reference,
                 "jobRef": booking.job_ref or None,
                 "status": booking.status,
                 "sequence": booking.sequence,
-                **live_position_build(
-                    status=booking.status,
-                    lat=driver.last_lat,
-                    lng=driver.last_lng,
-                    heading=driver.last_heading,
-                    reported_at=driver.last_position_at,
-                    pickup=(booking.pickup_lat, booking.pickup_lng),
-                    dropoff=(booking.dropoff_lat, booking.dropoff_lng),
-                    now=now,
-                ),
+                **booking_position_build(booking, now=now),
             }
         )
     return {

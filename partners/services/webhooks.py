@@ -242,6 +242,14 @@ def webhook_delivery_create(*, event: BookingEvent) -> WebhookDelivery | None:
     if account is None:
         return None
     body = json.dumps(webhook_payload_build(event=event, booking=booking), separators=(",", ":"))
+    return _event_delivery_create(account=account, booking=booking, event=event, body=body)
+
+
+def _event_delivery_create(
+    *, account: Account, booking: Booking, event: BookingEvent, body: str
+) -> WebhookDelivery | None:
+    """The delivery of one booking event to one account, due now; None when that account
+    already has it (the unique (account, event): a repeat or a race creates nothing)."""
     try:
         with transaction.atomic():
             return WebhookDelivery.objects.create(
@@ -398,21 +406,7 @@ def fleet_job_delivery_create(*, event: BookingEvent) -> WebhookDelivery | None:
     if account is None or account.pk == booking.account_id:
         return None  # not a fleet's job, or the fleet is also the sender (one copy)
     body = json.dumps(fleet_job_payload_build(event=event, booking=booking), separators=(",", ":"))
-    try:
-        with transaction.atomic():
-            return WebhookDelivery.objects.create(
-                account=account,
-                booking=booking,
-                event=event,
-                webhook_id=f"msg_{uuid.uuid4().hex}",
-                event_type=event.type,
-                sequence=event.sequence,
-                body=body,
-                url=account.webhook_url,
-                next_attempt_at=timezone.now(),
-            )
-    except IntegrityError:
-        return None  # already created for this event
+    return _event_delivery_create(account=account, booking=booking, event=event, body=body)
 
 
 # --- attempts -----------------------------------------------------------------------------
