@@ -6,6 +6,7 @@ from elsewhere). Each walk saves a screenshot under `artifacts/screenshots/`."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -34,18 +35,39 @@ CHROMIUM_FLAGS = (
 )
 
 
+def _installed() -> bool:
+    return os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)
+
+
 def _debian_chromium_install() -> str | None:
     """Install Debian's chromium and chromium-driver when missing; None when they are
-    there, else why they could not be installed."""
-    if os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER):
+    there, else why they could not be installed.
+
+    Test workers start together: a file lock lets one install while the others wait and
+    then find it done. A machine whose package lists are stale gets them refreshed once."""
+    if _installed():
         return None
     if not shutil.which("apt-get"):
         return "apt-get is not available to install Debian's chromium"
-    command = ["apt-get", "install", "-y", "--no-install-recommends", "chromium", "chromium-driver"]
-    if os.geteuid() != 0:
-        command = ["sudo", "-n", *command]
+    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    install = [
+        *sudo,
+        "apt-get",
+        "install",
+        "-y",
+        "--no-install-recommends",
+        "chromium",
+        "chromium-driver",
+    ]
+    with open(Path(tempfile.gettempdir()) / "chromium-install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if _installed():
+            return None
+        done = subprocess.run(install, env=env, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            subprocess.run([*sudo, "apt-get", "update"], env=env, capture_output=True, check=False)
+            done = subprocess.run(install, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         return f"installing chromium failed: {done.stderr.strip()[-400:]}"
     return None
