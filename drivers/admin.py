@@ -99,7 +99,7 @@ class DriverAdmin(admin.ModelAdmin):
     inlines = [VehicleInline, CorridorInline]
     actions = ["approve_drivers"]
     fieldsets = (
-        (None, {"fields": ("name", "phone", "email", "user")}),
+        (None, {"fields": ("name", "phone", "email", "payment_link", "user")}),
         ("Stage", {"fields": ("stage", "approved_by", "approved_at", "operator")}),
         ("Licence", {"fields": ("licensing_authority", "licence_number", "licence_expiry")}),
         (

@@ -91,6 +91,16 @@ class Driver(models.Model):
     # used for the routing of their jobs. Stored encrypted (core.encryption), never shown
     # again once saved: set it through drivers.services.driver_maps_key_set.
     maps_api_key_encrypted = models.TextField(blank=True, default="", editable=False)
+    # Seed 1: the passenger may pay "the driver's own payment link" (their card processor's
+    # page); the pay-the-driver page shows it. https only: set through
+    # drivers.services.driver_payment_link_set.
+    payment_link = models.URLField(
+        max_length=300,
+        blank=True,
+        default="",
+        help_text="The driver's own card-processor payment link (https), shown to their "
+        "passengers on the pay-the-driver page.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from django.db import transaction
 from django.utils import timezone
 
@@ -135,6 +137,32 @@ def driver_availability_set(
     return driver
 
 
+def driver_payment_link_set(*, driver: Driver, link: str) -> Driver:
+    """Store the driver's own payment link (seed 1), or clear it with an empty one.
+
+    Passengers open it from the pay-the-driver page, so only an absolute https address is
+    taken: never another scheme (javascript:, http:) and never a relative path."""
+    link = link.strip()
+    if link:
+        try:
+            URLValidator(schemes=["https"])(link)
+        except ValidationError:
+            raise DomainError(
+                "invalid_input",
+                "A payment link is an https:// address from your card processor.",
+                errors={"payment_link": ["Give an https:// address."]},
+            ) from None
+        if len(link) > Driver._meta.get_field("payment_link").max_length:
+            raise DomainError(
+                "invalid_input",
+                "That payment link is too long.",
+                errors={"payment_link": ["At most 300 characters."]},
+            )
+    Driver.objects.filter(pk=driver.pk).update(payment_link=link)
+    driver.payment_link = link
+    return driver
+
+
 def driver_maps_key_set(*, driver: Driver, key: str) -> None:
     """Store the driver's own maps API key encrypted (seed 8.5); an empty key removes it.
 
@@ -145,6 +173,8 @@ def driver_maps_key_set(*, driver: Driver, key: str) -> None:
         raise DomainError("invalid_input", "A maps API key is one word of at most 500 characters.")
     driver.maps_api_key_encrypted = secret_encrypt(key)
     Driver.objects.filter(pk=driver.pk).update(maps_api_key_encrypted=driver.maps_api_key_encrypted)
+
+
 def driver_location_report(
     *,
     driver: Driver,

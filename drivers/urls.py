@@ -11,4 +11,5 @@ urlpatterns = [
     path("login/", views.DriverLoginPage.as_view(), name="driver-login"),
     path("logout/", auth_views.LogoutView.as_view(next_page="driver-login"), name="driver-logout"),
     path("dashboard/", views.driver_dashboard_page, name="driver-dashboard"),
+    path("payment-link/", views.driver_payment_link_update, name="driver-payment-link"),
 ]

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
-from drivers import selectors
+from core.errors import DomainError
+from drivers import selectors, services
 from drivers.forms import DriverSignupForm
 from drivers.services import driver_signup
 
@@ -33,6 +35,22 @@ class DriverLoginPage(auth_views.LoginView):
     template_name = "drivers/login.html"
     next_page = reverse_lazy("driver-dashboard")
     redirect_authenticated_user = True
+
+
+@login_required(login_url=LOGIN_URL)
+@require_POST
+def driver_payment_link_update(request: HttpRequest) -> HttpResponse:
+    """The dashboard's payment-link form: saves it, then back to the dashboard."""
+    driver = getattr(request.user, "driver", None)
+    if driver is None:
+        return render(request, "drivers/not_a_driver.html", status=403)
+    try:
+        services.driver_payment_link_set(driver=driver, link=request.POST.get("payment_link", ""))
+    except DomainError as refused:
+        messages.error(request, refused.detail)
+    else:
+        messages.success(request, "Your payment link is saved.")
+    return redirect("driver-dashboard")
 
 
 @login_required(login_url=LOGIN_URL)
