@@ -133,7 +133,9 @@ def driver_weeks_collect(
         return weeks[driver_id]
 
     one_driver = {} if driver_id is None else {"driver_id": driver_id}
-    payments = _payment_totals(start=start, end=end, driver_ids=None if driver_id is None else [driver_id])
+    payments = _payment_totals(
+        start=start, end=end, driver_ids=None if driver_id is None else [driver_id]
+    )
     for row in payments.iterator(chunk_size=CHUNK_SIZE):
         driver_week = week_of(row["driver_id"])
         driver_week.earnings = gbp(row["earnings"] or ZERO)
