@@ -12,4 +12,5 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(next_page="driver-login"), name="driver-logout"),
     path("dashboard/", views.driver_dashboard_page, name="driver-dashboard"),
     path("payment-link/", views.driver_payment_link_update, name="driver-payment-link"),
+    path("maps-key/", views.driver_maps_key_update, name="driver-maps-key"),
 ]

@@ -54,9 +54,29 @@ def driver_payment_link_update(request: HttpRequest) -> HttpResponse:
 
 
 @login_required(login_url=LOGIN_URL)
+@require_POST
+def driver_maps_key_update(request: HttpRequest) -> HttpResponse:
+    """The dashboard's maps-key form (seed 8.5): stored encrypted, never shown again."""
+    driver = getattr(request.user, "driver", None)
+    if driver is None:
+        return render(request, "drivers/not_a_driver.html", status=403)
+    try:
+        services.driver_maps_key_set(driver=driver, key=request.POST.get("maps_api_key", ""))
+    except DomainError as refused:
+        messages.error(request, refused.detail)
+    else:
+        messages.success(request, "Your maps API key is saved.")
+    return redirect("driver-dashboard")
+
+
+@login_required(login_url=LOGIN_URL)
 def driver_dashboard_page(request: HttpRequest) -> HttpResponse:
     driver = getattr(request.user, "driver", None)
     if driver is None:
         return render(request, "drivers/not_a_driver.html", status=403)
-    dashboard = selectors.driver_dashboard(driver=driver)
-    return render(request, "drivers/dashboard.html", {"driver": driver, "dashboard": dashboard})
+    context = {
+        "driver": driver,
+        "dashboard": selectors.driver_dashboard(driver=driver),
+        "maps_key_state": selectors.driver_maps_key_state(driver),
+    }
+    return render(request, "drivers/dashboard.html", context)

@@ -92,3 +92,42 @@ def test_the_pay_page_offers_the_link_of_the_driver_holding_the_booking(client):
     assert f'href="{LINK}"' in html
     assert 'rel="noopener noreferrer"' in html
     assert "<input" not in html  # still no card data asked for
+
+
+# --- the driver's own maps key (seed 8.5), from the same dashboard --------------------------
+
+MAPS_KEY = "k-3f9a77c1d2e4b5a6"
+
+
+def test_the_driver_saves_a_maps_key_that_is_never_shown_again():
+    from drivers.selectors import driver_maps_key
+
+    driver = driver_at(LEEDS, user=UserFactory())
+    client = logged_in(driver)
+
+    response = client.post("/driver/maps-key/", {"maps_api_key": MAPS_KEY}, follow=True)
+
+    driver.refresh_from_db()
+    assert driver_maps_key(driver) == MAPS_KEY
+    assert MAPS_KEY not in driver.maps_api_key_encrypted  # stored encrypted
+    html = response.content.decode()
+    assert "Your maps API key is saved." in html
+    assert "set, ending ...b5a6" in html
+    assert MAPS_KEY not in html  # never shown again, not even to its owner
+
+
+def test_a_bad_maps_key_is_explained_and_an_empty_one_removes_it():
+    from drivers.selectors import driver_maps_key
+
+    driver = driver_at(LEEDS, user=UserFactory())
+    client = logged_in(driver)
+    client.post("/driver/maps-key/", {"maps_api_key": MAPS_KEY})
+
+    refused = client.post("/driver/maps-key/", {"maps_api_key": "two words"}, follow=True)
+    assert "one word" in refused.content.decode()
+    driver.refresh_from_db()
+    assert driver_maps_key(driver) == MAPS_KEY
+
+    client.post("/driver/maps-key/", {"maps_api_key": ""})
+    driver.refresh_from_db()
+    assert driver_maps_key(driver) == ""
