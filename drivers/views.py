@@ -37,36 +37,43 @@ class DriverLoginPage(auth_views.LoginView):
     redirect_authenticated_user = True
 
 
-@login_required(login_url=LOGIN_URL)
-@require_POST
-def driver_payment_link_update(request: HttpRequest) -> HttpResponse:
-    """The dashboard's payment-link form: saves it, then back to the dashboard."""
+def _dashboard_setting_save(request: HttpRequest, save, field: str, saved: str) -> HttpResponse:
+    """A dashboard form of one field: ``save(driver=, value=)`` (a drivers service), its
+    refusal or ``saved`` shown as a message, then back to the dashboard."""
     driver = getattr(request.user, "driver", None)
     if driver is None:
         return render(request, "drivers/not_a_driver.html", status=403)
     try:
-        services.driver_payment_link_set(driver=driver, link=request.POST.get("payment_link", ""))
+        save(driver=driver, value=request.POST.get(field, ""))
     except DomainError as refused:
         messages.error(request, refused.detail)
     else:
-        messages.success(request, "Your payment link is saved.")
+        messages.success(request, saved)
     return redirect("driver-dashboard")
+
+
+@login_required(login_url=LOGIN_URL)
+@require_POST
+def driver_payment_link_update(request: HttpRequest) -> HttpResponse:
+    """The dashboard's payment-link form (seed 1: the driver's own payment link)."""
+    return _dashboard_setting_save(
+        request,
+        lambda driver, value: services.driver_payment_link_set(driver=driver, link=value),
+        "payment_link",
+        "Your payment link is saved.",
+    )
 
 
 @login_required(login_url=LOGIN_URL)
 @require_POST
 def driver_maps_key_update(request: HttpRequest) -> HttpResponse:
     """The dashboard's maps-key form (seed 8.5): stored encrypted, never shown again."""
-    driver = getattr(request.user, "driver", None)
-    if driver is None:
-        return render(request, "drivers/not_a_driver.html", status=403)
-    try:
-        services.driver_maps_key_set(driver=driver, key=request.POST.get("maps_api_key", ""))
-    except DomainError as refused:
-        messages.error(request, refused.detail)
-    else:
-        messages.success(request, "Your maps API key is saved.")
-    return redirect("driver-dashboard")
+    return _dashboard_setting_save(
+        request,
+        lambda driver, value: services.driver_maps_key_set(driver=driver, key=value),
+        "maps_api_key",
+        "Your maps API key is saved.",
+    )
 
 
 @login_required(login_url=LOGIN_URL)
