@@ -16,7 +16,6 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.utils.encoding import escape_uri_path
@@ -24,6 +23,7 @@ from rest_framework import authentication, exceptions
 
 from api.callers import presented_api_key, signer_slug
 from api.problems import Problem
+from core.credential_cache import CredentialCache
 from partners.models import Account, AccountKey
 from partners.services.signatures import signed_request_claim
 
@@ -36,34 +36,17 @@ def _attach(request, account: Account, key: AccountKey | None) -> None:
     django_request.account_key = key
 
 
-# Verified keys, per process: sha256(raw key) -> (valid until, key with its account).
-# Every keyed request would otherwise pay a database round trip before any real work.
-# Saving or deleting a key or an account in this process empties it at once; other
-# processes notice within API_KEY_CACHE_SECONDS (a revocation takes that long to reach
-# every worker). 0 turns the cache off.
-_verified_keys: dict[str, tuple[float, AccountKey]] = {}
-
-
-def _cache_seconds() -> float:
-    return float(settings.API_KEY_CACHE_SECONDS)
+# Verified keys with their accounts (core.credential_cache); saving or deleting a key or
+# an account in this process empties it at once.
+_verified_keys: CredentialCache[AccountKey] = CredentialCache(max_entries=10_000)
 
 
 def account_key_lookup(raw_key: str) -> AccountKey:
     """The usable key for ``raw_key`` (a private copy); raises AccountKey.DoesNotExist."""
-    ttl = _cache_seconds()
-    digest = hashlib.sha256(raw_key.encode()).hexdigest()
-    now = time.monotonic()
-    cached = _verified_keys.get(digest) if ttl > 0 else None
-    if cached is None or cached[0] < now:
-        key = AccountKey.objects.get_from_key(raw_key)
-        if ttl > 0:
-            if len(_verified_keys) > 10_000:
-                _verified_keys.clear()
-            _verified_keys[digest] = (now + ttl, key)
-        cached = (0.0, key)
+    cached = _verified_keys.get(raw_key, lambda: AccountKey.objects.get_from_key(raw_key))
     # A private copy: the request may change its key and account freely.
-    key = copy.copy(cached[1])
-    key.account = copy.copy(cached[1].account)
+    key = copy.copy(cached)
+    key.account = copy.copy(cached.account)
     return key
 
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import time
-
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.db.models.signals import post_delete, post_save
@@ -14,6 +11,7 @@ from rest_framework.authentication import TokenAuthentication, get_authorization
 from rest_framework.authtoken.models import Token
 
 from api.problems import Problem
+from core.credential_cache import CredentialCache
 
 
 class DriverTokenAuthentication(TokenAuthentication):
@@ -58,11 +56,10 @@ class DriverTokenAuthentication(TokenAuthentication):
         return user, token_obj
 
 
-# Position reports' tokens, per process: sha256(token) -> (valid until, token with its user
-# and driver id). Each car reports every few seconds; without this every report paid a read
-# before its one UPDATE. Deleting a token or saving a user in this process empties it at
-# once; other processes notice within API_KEY_CACHE_SECONDS, as for API keys. 0: off.
-_position_tokens: dict[str, tuple[float, Token]] = {}
+# Position reports' tokens with their user and driver id (core.credential_cache): each car
+# reports every few seconds, and without it every report paid a read before its one
+# UPDATE. Saving or deleting a token or a user in this process empties it at once.
+_position_tokens: CredentialCache[Token] = CredentialCache(max_entries=100_000)
 
 
 @receiver([post_save, post_delete], sender=Token)
@@ -80,20 +77,11 @@ class DriverPositionTokenAuthentication(DriverTokenAuthentication):
     fields = ("key", "user__is_active", "user__driver__id")
 
     def authenticate_credentials(self, key):
-        ttl = float(settings.API_KEY_CACHE_SECONDS)
-        if ttl <= 0:
-            return super().authenticate_credentials(key)
-        digest = hashlib.sha256(key.encode()).hexdigest()
-        now = time.monotonic()
-        cached = _position_tokens.get(digest)
-        if cached is None or cached[0] < now:
-            user, token = super().authenticate_credentials(key)
-            if len(_position_tokens) > 100_000:
-                _position_tokens.clear()
-            cached = (now + ttl, token)
-            _position_tokens[digest] = cached
-        token = cached[1]
+        token = _position_tokens.get(key, lambda: self._token_read(key))
         return token.user, token
+
+    def _token_read(self, key) -> Token:
+        return super().authenticate_credentials(key)[1]
 
 
 class IsDriver(permissions.BasePermission):
