@@ -31,7 +31,7 @@ def _fresh_state():
 
 def _caches_clear() -> None:
     # The rate-limit alias may share the default's Redis database, but clearing it also
-    # drops the counts its client reserved in blocks (api.ratelimit_cache).
+    # drops the counts its client reserved in blocks (guards.ratelimit_cache).
     for alias in {"default", settings.RATELIMIT_USE_CACHE}:
         caches[alias].clear()
 

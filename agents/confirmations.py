@@ -23,12 +23,12 @@ from django.core import signing
 from django.utils import timezone
 
 from agents.grants import AgentGrant
-from api.screening import text_screen
 from bookings import actions, policies
 from bookings.models import Booking
 from bookings.services import PAYMENT_METHOD_ALIASES, PassengerDetails
 from core.callers import Caller
 from core.errors import DomainError, field_error
+from guards.screening import text_screen
 from pricing.models import Quote
 from pricing.selectors import quote_get_for_redemption
 

@@ -28,10 +28,10 @@ from django.utils.crypto import salted_hmac
 from oauth2_provider.models import get_access_token_model, get_refresh_token_model
 
 from agents.models import SignInCode
-from api.ratelimits import limit_enforce
 from bookings.policies import email_require_genuine, passenger_require_not_blocked
 from core.callers import Caller
 from core.errors import DomainError
+from guards.ratelimits import limit_enforce
 
 
 def _code_hash(email: str, code: str) -> str:

@@ -20,9 +20,9 @@ from oauth2_provider.views import (
 from agents import services
 from agents.grants import mcp_resource
 from api.callers import client_ip
-from api.ratelimits import limit_enforce
 from core.callers import Caller
 from core.errors import DomainError, LimitReached
+from guards.ratelimits import limit_enforce
 
 SIGN_IN_URL = reverse_lazy("agents:sign-in")
 PENDING_EMAIL = "agents_sign_in_email"

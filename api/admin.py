@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from api.models import IdempotencyRecord, ScreeningRejection
+from api.models import IdempotencyRecord
 
 
 @admin.register(IdempotencyRecord)
@@ -9,11 +9,3 @@ class IdempotencyRecordAdmin(admin.ModelAdmin):
     list_filter = ("state", "method", "response_status")
     search_fields = ("path",)
     readonly_fields = [f.name for f in IdempotencyRecord._meta.fields]
-
-
-@admin.register(ScreeningRejection)
-class ScreeningRejectionAdmin(admin.ModelAdmin):
-    list_display = ("created_at", "caller", "path", "field", "rule")
-    list_filter = ("rule", "field")
-    search_fields = ("caller", "excerpt")
-    readonly_fields = [f.name for f in ScreeningRejection._meta.fields]

@@ -9,8 +9,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
+from api.callers import ratelimit_enforce
 from api.idempotency import IdempotentViewMixin
-from api.ratelimits import ratelimit_enforce
 from partners.api.signed_once import SignedOnceMixin
 from partners.authentication import PUBLIC_AUTHENTICATION
 

@@ -28,8 +28,6 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from api.ratelimits import limit_enforce
-from api.screening import text_screen
 from bookings import policies
 from bookings.models import Booking
 from bookings.selectors import booking_get_for_passenger
@@ -47,6 +45,8 @@ from bookings.services import (
 )
 from core.callers import Caller
 from core.errors import field_error
+from guards.ratelimits import limit_enforce
+from guards.screening import text_screen
 from pricing.models import Quote
 from pricing.selectors import quote_get_for_redemption
 from pricing.services import quote_create, quote_price

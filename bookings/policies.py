@@ -21,12 +21,12 @@ from decimal import Decimal
 from django.conf import settings
 from django.utils import timezone
 
-from api.ratelimits import limit_enforce
 from bookings.models import Passenger
 from bookings.passengers import email_assess, phone_assess
 from core.callers import Caller
 from core.errors import DomainError, field_error
 from core.money import gbp
+from guards.ratelimits import limit_enforce
 
 # Sender kinds that may price their own jobs (seed 2.10: partners send priced jobs).
 FARE_SETTING_KINDS = frozenset({"partner", "operator", "supplier"})

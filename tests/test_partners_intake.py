@@ -14,9 +14,9 @@ from django.test import override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from api.models import ScreeningRejection
 from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingEvent, BookingStatus
+from guards.models import ScreeningRejection
 from partners.models import Account, IntakeDayCount
 from partners.tests.factories import hmac_hex, partner_job, pickup_in
 from tests.concurrency import race

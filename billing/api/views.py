@@ -8,7 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.ratelimits import ratelimit_enforce
+from api.callers import ratelimit_enforce
 from api.schema import problem_responses
 from billing.api.serializers import DriverSubscriptionOutputSerializer
 from billing.services.overview import driver_subscription_overview

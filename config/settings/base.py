@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "axes",
     "api",
+    "guards",
     "partners",
     "pricing",
     "bookings",
@@ -169,13 +170,13 @@ if REDIS_URL:
             "OPTIONS": REDIS_CACHE_TIMEOUTS,
         },
         # Rate-limit counters only (RATELIMIT_USE_CACHE): the same Redis and prefix, with a
-        # client that counts a request in one round trip (api.ratelimit_cache).
+        # client that counts a request in one round trip (guards.ratelimit_cache).
         "ratelimit": {
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env("CACHE_KEY_PREFIX", default="dtd"),
             "OPTIONS": {
-                "CLIENT_CLASS": "api.ratelimit_cache.RateLimitCacheClient",
+                "CLIENT_CLASS": "guards.ratelimit_cache.RateLimitCacheClient",
                 **REDIS_CACHE_TIMEOUTS,
             },
         },
@@ -272,7 +273,7 @@ SPECTACULAR_SETTINGS = {
 RATELIMIT_ENABLE = env.bool("RATELIMIT_ENABLE", default=True)
 RATELIMIT_USE_CACHE = "ratelimit" if "ratelimit" in CACHES else "default"
 # Limits of 2,000 or more per period are counted in blocks of a thousandth of the limit,
-# up to this many (api.ratelimit_cache): one Redis round trip per block, not per request.
+# up to this many (guards.ratelimit_cache): one Redis round trip per block, not per request.
 # 1 counts every request in Redis.
 RATELIMIT_COUNT_BLOCK_MAX = env.int("RATELIMIT_COUNT_BLOCK_MAX", default=100)
 RATELIMITS = {

@@ -42,7 +42,7 @@ if REDIS_URL:
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": f"{base_url}/{1 + int(worker) % 14}",
             "KEY_PREFIX": "test",
-            "OPTIONS": {"CLIENT_CLASS": "api.ratelimit_cache.RateLimitCacheClient"},
+            "OPTIONS": {"CLIENT_CLASS": "guards.ratelimit_cache.RateLimitCacheClient"},
         },
     }
     RATELIMIT_USE_CACHE = "ratelimit"

@@ -11,9 +11,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.callers import ratelimit_enforce
 from api.idempotency import IdempotentViewMixin
 from api.input_serializers import validated_input
-from api.ratelimits import ratelimit_enforce
 from api.schema import problem_responses
 from dispatch.services import jobs, offers
 from drivers import selectors, services

@@ -21,9 +21,8 @@ from drf_spectacular.utils import (
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.callers import caller_from_request
+from api.callers import caller_from_request, ratelimit_enforce
 from api.input_serializers import validated_input
-from api.ratelimits import ratelimit_enforce
 from api.schema import problem_responses
 from api.views import PublicAPIView
 from drivers.api.serializers import DriverJobsFeedOutputSerializer

@@ -24,11 +24,11 @@ from typing import Any
 
 from django.utils import timezone
 
-from api.ratelimits import limit_enforce
-from api.screening import FREE_TEXT_FIELDS, text_screen
 from bookings.policies import fare_require_allowed, pickup_require_future
 from core.callers import Caller
 from core.errors import DomainError
+from guards.ratelimits import limit_enforce
+from guards.screening import FREE_TEXT_FIELDS, text_screen
 from partners.models import Account
 from partners.services.intake import (
     MAX_BATCH,

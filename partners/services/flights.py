@@ -14,8 +14,6 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
-from api.ratelimits import limit_enforce
-from api.screening import text_screen
 from bookings import policies
 from bookings.models import Booking
 from bookings.transitions import AWAITING_PICKUP
@@ -24,6 +22,8 @@ from core.errors import DomainError
 from core.localtime import local_day_bounds
 from dispatch.flight_status import FlightReport
 from dispatch.services.flights import FlightUpdate, flight_update_apply
+from guards.ratelimits import limit_enforce
+from guards.screening import text_screen
 from partners.models import Account
 from partners.selectors import booking_get_for_holder
 

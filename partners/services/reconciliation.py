@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
-from api.ratelimits import limit_enforce
 from bookings.models import Booking
 from core.callers import Caller
 from core.errors import field_error
+from guards.ratelimits import limit_enforce
 from partners.selectors import job_get_for_sender
 
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from api.ratelimits import limit_enforce
-from api.screening import text_screen
 from bookings.models import Booking, BookingStatus
 from bookings.services import booking_status_change
 from core.callers import Caller
 from core.errors import DomainError
 from dispatch.models import Offer, OfferStatus
 from dispatch.services.offers import fleet_offer_answer
+from guards.ratelimits import limit_enforce
+from guards.screening import text_screen
 from partners.models import Account
 from partners.selectors import booking_get_for_holder, fleet_offer_latest_get
 

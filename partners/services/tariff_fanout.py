@@ -21,9 +21,9 @@ from datetime import UTC
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from api.ratelimits import limit_enforce
 from core.callers import Caller
 from core.errors import DomainError
+from guards.ratelimits import limit_enforce
 from partners.models import Account, WebhookDelivery
 from pricing.models import TariffPublication
 from pricing.publication import tariff_publication_latest

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from api.models import ScreeningRejection
 from bookings.models import Booking
 from core.callers import Caller
 from core.errors import DomainError
+from guards.models import ScreeningRejection
 from partners.models import Account
 from partners.services.batches import intake_batch_receive, text_echo
 from partners.tests.factories import partner_job

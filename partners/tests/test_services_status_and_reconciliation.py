@@ -7,11 +7,11 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from api.models import ScreeningRejection
 from bookings.models import Booking, BookingStatus
 from bookings.references import reference_generate
 from core.callers import Caller
 from core.errors import DomainError
+from guards.models import ScreeningRejection
 from partners.services.reconciliation import job_reconcile
 from partners.services.status import booking_status_hook_receive
 

@@ -10,7 +10,7 @@ changes nothing: NFKC folds full-width and compatibility letters, format charact
 (zero-width spaces and joiners, soft hyphens) are dropped, letters from other scripts that
 look like Latin ones are folded with Unicode's confusables table (confusable-homoglyphs),
 and accents are stripped so that French and German phrasings match plain patterns. The
-corpus in ``api/tests/screening_corpus/`` (hostile and benign notes) measures the catch
+corpus in ``guards/tests/screening_corpus/`` (hostile and benign notes) measures the catch
 rate and the false-positive rate; its test prints both.
 """
 
@@ -28,7 +28,7 @@ from confusable_homoglyphs import confusables
 from core.callers import Caller
 from core.errors import DomainError
 
-logger = logging.getLogger("api.screening")
+logger = logging.getLogger("guards.screening")
 
 _WORDS_INSTRUCTIONS = (
     r"(?:instructions?|prompts?|rules|directives|guidelines|guidance|context|messages?"
@@ -207,7 +207,7 @@ def text_screen(
     hit = screen_fields(values, fields)
     if hit is None:
         return
-    from api.models import ScreeningRejection
+    from guards.models import ScreeningRejection
 
     who = caller.limit_key
     logger.warning("screening rejected %s field=%s rule=%s", who, hit.field, hit.rule)

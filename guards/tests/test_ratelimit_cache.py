@@ -1,4 +1,4 @@
-"""The one-round-trip rate-limit counter client (api.ratelimit_cache), against Redis."""
+"""The one-round-trip rate-limit counter client (guards.ratelimit_cache), against Redis."""
 
 import pytest
 from django.conf import settings
@@ -6,8 +6,8 @@ from django.core.cache import caches
 from django.test import RequestFactory
 from django_ratelimit.core import get_usage
 
-from api.ratelimit_cache import RateLimitCacheClient, counting_in_blocks
-from api.ratelimits import counting_block
+from guards.ratelimit_cache import RateLimitCacheClient, counting_in_blocks
+from guards.ratelimits import counting_block
 from tests.concurrency import race
 
 pytestmark = pytest.mark.skipif(
@@ -118,7 +118,7 @@ def test_threads_never_share_a_count_and_never_pass_the_limit(counters):
 
 
 def test_a_lease_is_not_used_after_its_counter_expired(counters, monkeypatch):
-    import api.ratelimit_cache as module
+    import guards.ratelimit_cache as module
 
     now = [1000.0]
     monkeypatch.setattr(module, "monotonic", lambda: now[0])
@@ -132,7 +132,7 @@ def test_a_lease_is_not_used_after_its_counter_expired(counters, monkeypatch):
 
 
 def test_a_thread_keeps_a_bounded_number_of_leases(counters, monkeypatch):
-    import api.ratelimit_cache as module
+    import guards.ratelimit_cache as module
 
     monkeypatch.setattr(module, "LEASES_KEPT", 3)
     with counting_in_blocks(5):

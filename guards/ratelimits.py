@@ -18,9 +18,9 @@ from django_ratelimit.core import get_usage
 from django_redis.exceptions import ConnectionInterrupted
 from redis.exceptions import RedisError
 
-from api.ratelimit_cache import counting_in_blocks
 from core.callers import Caller
 from core.errors import LimitReached
+from guards.ratelimit_cache import counting_in_blocks
 
 logger = logging.getLogger(__name__)
 
@@ -68,13 +68,6 @@ def limit_enforce(
         usage = _process_usage(scope, counted, rate, exc)
     if usage is not None and usage["should_limit"]:
         raise LimitReached(usage["time_left"], code=code, detail=detail)
-
-
-def ratelimit_enforce(request, scope: str, **kwargs) -> None:
-    """The edge's shorthand: :func:`limit_enforce` for the caller of an HTTP request."""
-    from api.callers import caller_from_request
-
-    limit_enforce(caller_from_request(request), scope, **kwargs)
 
 
 # --- degraded: the shared cache is unreachable (contract 1.4) ---------------------------

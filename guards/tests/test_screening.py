@@ -2,7 +2,7 @@
 
 import pytest
 
-from api.screening import screen_text
+from guards.screening import screen_text
 
 BENIGN = [
     "Please ignore the doorbell, call on arrival",

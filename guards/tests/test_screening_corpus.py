@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from api.screening import screen_text, text_normalise
+from guards.screening import screen_text, text_normalise
 
 CORPUS = Path(__file__).parent / "screening_corpus"
 

@@ -13,7 +13,7 @@ Because ``add`` of an integer counts into an existing key, this client is only f
 cache alias named by ``RATELIMIT_USE_CACHE``: never use that alias for anything else.
 
 Generous limits are counted in blocks (:func:`counting_in_blocks`, chosen per limit by
-``api.ratelimits``): the first request of a thread reserves ``block`` consecutive counts
+``guards.ratelimits``): the first request of a thread reserves ``block`` consecutive counts
 with one ``INCRBY``, and that thread's next requests take the following numbers of its
 block with no round trip. Every count number is still handed out once across all
 processes, so a key is never admitted beyond its limit; what a thread has reserved but

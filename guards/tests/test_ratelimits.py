@@ -68,9 +68,9 @@ def test_with_the_cache_unreachable_limits_count_per_process(monkeypatch, caplog
     limits fall back to a per-process count, logged."""
     from django_redis.exceptions import ConnectionInterrupted
 
-    from api import ratelimits
     from core.callers import Caller
     from core.errors import LimitReached
+    from guards import ratelimits
 
     def unreachable(*args, **kwargs):
         raise ConnectionInterrupted(connection=None)
