@@ -51,6 +51,15 @@ DRIVER_MOVES: tuple[str, ...] = (S.EN_ROUTE, S.ARRIVED, S.ON_BOARD, S.COMPLETED,
 # car or at the end of the trip; before pickup nothing is owed, and a cancelled or no-show
 # booking is settled by the back office.
 SETTLEABLE = frozenset({S.ON_BOARD, S.COMPLETED})
+# What the holder of a job (a tier-3 fleet, an operator for its own-fleet job) may report
+# through the status hook (contract 5.2): forward moves only. ``confirmed``, ``offered``
+# and ``no_driver`` are dispatch's own moves (a decline or a timeout going back): a report
+# never moves a job backwards or frees a driver's seat without the driver.
+HOLDER_REPORTS = frozenset(
+    {S.ACCEPTED, S.EN_ROUTE, S.ARRIVED, S.ON_BOARD, S.COMPLETED, S.NO_SHOW, S.CANCELLED}
+)
+# What the sender of a job the network's own drivers serve may report (contract 5.2).
+SENDER_REPORTS = frozenset({S.CANCELLED})
 
 
 def transition_allowed(current: str, target: str) -> bool:

@@ -148,6 +148,8 @@ def partner(make_account):
 
 @pytest.fixture
 def job(partner):
+    """A job the partner sent and holds: handed to its own fleet (tier 3), so it reports
+    the driver's progress (contract 5.2)."""
     from django.utils import timezone
 
     from bookings.references import reference_generate
@@ -156,6 +158,7 @@ def job(partner):
         reference=reference_generate(),
         source="partner",
         account=partner,
+        subcontracted_to=partner,
         job_ref="FL-1",
         pickup="Leeds station",
         dropoff="York",
@@ -345,3 +348,72 @@ def test_an_operator_fleet_driver_status_flows_back(client, make_account):
     assert response.status_code == 200
     booking.refresh_from_db()
     assert booking.status == "en_route"
+
+
+# --- only the holder reports a job's progress (contract 5.2, issue 24) -------------------------
+
+
+@pytest.fixture
+def network_job_accepted(partner, django_capture_on_commit_callbacks):
+    """A job the partner sent, accepted by one of the network's own drivers."""
+    from bookings.tests.factories import BookingFactory
+    from dispatch.services.offers import booking_assign_manual
+    from drivers.tests.factories import driver_at
+    from tests.places import LEEDS
+
+    driver = driver_at(LEEDS)
+    booking = BookingFactory(source="partner", account=partner, job_ref="NET-1")
+    with django_capture_on_commit_callbacks(execute=True):
+        booking_assign_manual(booking_id=booking.pk, driver=driver, actor="test")
+    booking.refresh_from_db()
+    driver.refresh_from_db()
+    assert (booking.status, driver.current_jobs) == ("accepted", 1)
+    return booking, driver
+
+
+@pytest.mark.parametrize("status", ["confirmed", "accepted", "no_show", "on_board", "en_route"])
+def test_the_sender_of_a_network_job_may_not_report_its_progress(
+    client, partner, network_job_accepted, status
+):
+    """Finding: "Any partner key can report any legal edge for a job the network's own
+    drivers serve: the sender of a job a network driver has accepted sends `confirmed` and
+    gets 200 `changed: true`. [...] The same path lets a sender set `accepted`, `no_show`
+    or `on_board` without the driver." """
+    booking, driver = network_job_accepted
+    response = signed(
+        client,
+        partner,
+        {"jobRef": "NET-1", "status": status, "occurredAt": "2026-11-22T10:00:00Z"},
+    )
+    assert_problem(response, 403, "not_job_holder")
+    booking.refresh_from_db()
+    driver.refresh_from_db()
+    assert (booking.status, booking.driver_id, driver.current_jobs) == ("accepted", driver.pk, 1)
+
+
+def test_the_sender_of_a_network_job_may_cancel_it_and_the_driver_is_freed(
+    client, partner, network_job_accepted, django_capture_on_commit_callbacks
+):
+    """Contract 5.2: "its sender may report `cancelled` and nothing else"."""
+    booking, driver = network_job_accepted
+    with django_capture_on_commit_callbacks(execute=True):
+        response = signed(
+            client,
+            partner,
+            {"jobRef": "NET-1", "status": "cancelled", "occurredAt": "2026-11-22T10:00:00Z"},
+        )
+    assert response.status_code == 200
+    driver.refresh_from_db()
+    assert (Booking.objects.get(pk=booking.pk).status, driver.current_jobs) == ("cancelled", 0)
+
+
+def test_no_report_moves_a_held_job_backwards(client, partner, job):
+    """Contract 5.2: "no report ever moves a job backwards (`accepted` to `confirmed`)"."""
+    Booking.objects.filter(pk=job.pk).update(status="accepted")
+    response = signed(
+        client,
+        partner,
+        {"jobRef": "FL-1", "status": "confirmed", "occurredAt": "2026-11-22T10:00:00Z"},
+    )
+    assert_problem(response, 409, "invalid_transition")
+    assert Booking.objects.get(pk=job.pk).status == "accepted"

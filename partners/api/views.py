@@ -443,7 +443,10 @@ class BookingStatusHookView(PublicAPIView):
         summary="Report a job's status from the platform or fleet that holds it",
         description=(
             "Signed like intake (`x-partner` + `x-signature`, or an API key). Only legal "
-            "transitions apply (else 409 invalid_transition); repeating the current status "
+            "transitions apply (else 409 invalid_transition), and only the job's holder (the "
+            "fleet it was handed to, or an operator for its own-fleet job) reports its "
+            "progress: the sender of a job the network's drivers serve may report "
+            "`cancelled` only (else 403 not_job_holder). Repeating the current status "
             "is a no-op 200 with `changed: false`. A partner fleet answers a job offered to "
             "it (webhook `booking.offered`) by `bookingReference` with `accepted` (it takes "
             "the job and reports progress here afterwards) or `declined` (dispatch moves "
@@ -456,9 +459,12 @@ class BookingStatusHookView(PublicAPIView):
             **problem_responses(
                 400,
                 401,
+                403,
                 404,
                 409,
                 429,
+                s403="not_job_holder: the job is served by the network's own drivers, so its "
+                "sender may report cancelled only.",
                 s404="No such booking sent by, held by or offered to this account.",
                 s409="invalid_transition, or offer_closed (a fleet's offer timed out, was "
                 "withdrawn or already answered).",

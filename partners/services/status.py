@@ -9,8 +9,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from bookings.models import Booking, BookingStatus
+from bookings.models import Booking, BookingStatus, DispatchQueue
 from bookings.services import booking_status_change
+from bookings.transitions import HOLDER_REPORTS, SENDER_REPORTS
 from core.callers import Caller
 from core.errors import DomainError
 from dispatch.models import Offer, OfferStatus
@@ -126,6 +127,7 @@ def booking_status_report(
         )
     booking = booking_get_for_holder(account=account, reference=booking_reference, job_ref=job_ref)
     previous = booking.status
+    report_require_allowed(account=account, booking=booking, status=status)
     if previous == status:
         return StatusApplied(booking=booking, previous_status=previous, changed=False)
     try:
@@ -138,6 +140,38 @@ def booking_status_report(
             return StatusApplied(booking=booking, previous_status=status, changed=False)
         raise
     return StatusApplied(booking=booking, previous_status=previous, changed=True)
+
+
+def job_holder_is(*, account: Account, booking: Booking) -> bool:
+    """Whether ``account`` holds the job and so reports its driver's progress (contract
+    5.2): the partner fleet it was handed to (tier 3), or an operator for its own-fleet
+    job. The sender of a job the network's own drivers serve does not hold it."""
+    if booking.subcontracted_to_id == account.pk:
+        return True
+    return booking.account_id == account.pk and booking.dispatch_queue == DispatchQueue.OPERATOR
+
+
+def report_require_allowed(*, account: Account, booking: Booking, status: str) -> None:
+    """The holder rule of contract 5.2, before anything changes.
+
+    The sender of a job the network's drivers serve may report ``cancelled`` and nothing
+    else (403 ``not_job_holder``): otherwise any partner key could move its jobs back to
+    ``confirmed`` under an accepted driver, or record ``no_show`` without them. A holder
+    reports forward moves only (``HOLDER_REPORTS``, else 409 ``invalid_transition``).
+    """
+    if not job_holder_is(account=account, booking=booking):
+        if status not in SENDER_REPORTS:
+            raise DomainError(
+                "not_job_holder",
+                f"Booking {booking.reference} is served by the network's drivers: its sender "
+                "may report cancelled only; drivers report their own progress.",
+            )
+        return
+    if status not in HOLDER_REPORTS:
+        raise DomainError(
+            "invalid_transition",
+            f"{status} is dispatch's own move; a status report never moves a job backwards.",
+        )
 
 
 def _fleet_offer_report(

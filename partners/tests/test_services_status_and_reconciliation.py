@@ -31,6 +31,7 @@ def job(sender):
         reference=reference_generate(),
         source="partner",
         account=sender,
+        subcontracted_to=sender,  # its own fleet holds it (contract 5.2)
         job_ref="SVC-1",
         pickup="Leeds",
         dropoff="York",
