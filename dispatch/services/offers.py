@@ -579,12 +579,16 @@ def booking_assign_manual(
     driver: Driver,
     vehicle: Vehicle | None = None,
     actor: str,
+    detail: dict | None = None,
     now: datetime | None = None,
 ) -> Offer:
-    """Assign a driver from the dispatch desk (admin), bypassing the matcher's filters.
+    """Assign a driver by hand (the dispatch desk in the admin, an operator's dashboard for
+    its own fleet), bypassing the matcher's filters; ``detail`` joins the status event's.
 
     Guarantees: any open offer is withdrawn first (a late accept of it gets 409
-    ``offer_closed``); the driver's job load is still guarded (409 ``driver_busy``).
+    ``offer_closed``); the driver's job load is still guarded (409 ``driver_busy``), and
+    the assignment is an accepted offer row like any other, so the driver's seat is
+    counted and released exactly as for a job they accepted themselves.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -620,7 +624,7 @@ def booking_assign_manual(
             booking=booking,
             to_status=BookingStatus.ACCEPTED,
             actor=actor,
-            detail={"offerId": offer.pk, "driverId": driver.pk, "manual": True},
+            detail={"offerId": offer.pk, "driverId": driver.pk, "manual": True, **(detail or {})},
             driver_id=driver.pk,
             vehicle_id=vehicle.pk if vehicle else None,
         )

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bookings.models import Booking, BookingStatus, DispatchQueue
-from bookings.services import booking_status_change
+from bookings.models import Booking, DispatchQueue
 from core.errors import DomainError
+from dispatch.services.offers import booking_assign_manual
 from partners.models import Account
 
 
@@ -13,9 +13,12 @@ def operator_job_assign(
 ) -> Booking:
     """Assign one of the operator's own drivers to one of its own jobs.
 
-    Guarantees: only the operator's own queue and fleet are touched; the assignment goes
-    through the booking state machine (guarded UPDATE), so a job that a concurrent change
-    moved on is 409 ``invalid_transition`` rather than silently overwritten.
+    Guarantees: only the operator's own queue and fleet are touched; the assignment is
+    dispatch's manual assignment (``dispatch.services.offers.booking_assign_manual``): the
+    booking row is locked, the driver's job limit holds (409 ``driver_busy``) and an
+    accepted offer row counts the job against the driver, so dispatch offers them no
+    network job on top; a job that a concurrent change moved on is 409
+    ``invalid_transition`` rather than silently overwritten.
     """
     if booking.account_id != account.pk or booking.dispatch_queue != DispatchQueue.OPERATOR:
         raise DomainError("booking_not_found", f"{booking.reference} is not in your queue.")
@@ -33,14 +36,15 @@ def operator_job_assign(
             "That vehicle is not the driver's.",
             errors={"vehicle": ["Not a vehicle of this driver."]},
         )
-    return booking_status_change(
-        booking=booking,
-        to_status=BookingStatus.ACCEPTED,
-        actor=actor,
-        detail={"driver": driver.pk, "assignedBy": "operator"},
+    booking_assign_manual(
+        booking_id=booking.pk,
         driver=driver,
         vehicle=vehicle,
+        actor=actor,
+        detail={"assignedBy": "operator"},
     )
+    booking.refresh_from_db()
+    return booking
 
 
 def operator_job_assign_chosen(

@@ -117,3 +117,25 @@ def test_the_calendar_counts_the_jobs_of_each_day_of_the_week(
     ]
     assert [count for _, count in calendar.week] == [0, 0, 2, 1, 0, 0, 0]
     assert calendar.job_count == 2
+
+
+def test_an_assignment_respects_the_drivers_job_limit_and_writes_an_offer(operator):
+    """Finding: "An operator's assignment ignores the driver's job limit and writes no
+    offer row: the driver is then offered and accepts a network job on top." """
+    from dispatch.models import Offer, OfferStatus
+
+    driver = fleet_driver(operator=operator)
+    first, second = own_job(operator), own_job(operator)
+    assign(operator, first.reference, driver.pk)
+    driver.refresh_from_db()
+    offer = Offer.objects.get(booking=first)
+    assert (offer.status, offer.driver_id, driver.current_jobs) == (
+        OfferStatus.ACCEPTED,
+        driver.pk,
+        1,
+    )
+
+    with pytest.raises(DomainError) as refused:
+        assign(operator, second.reference, driver.pk)
+    assert refused.value.code == "driver_busy"
+    assert Booking.objects.get(pk=second.pk).status == BookingStatus.CONFIRMED
