@@ -67,6 +67,17 @@ def position_is_fresh(reported_at: dt.datetime | None, now: dt.datetime) -> bool
     return reported_at is not None and reported_at >= now - max_age
 
 
+def driver_position_latest(driver, *, now: dt.datetime) -> tuple[float, float, dt.datetime] | None:
+    """The driver's own latest position report (``POST /v1/driver/location``) as (lat,
+    lng, reported at), or None when there is none or it is no longer fresh
+    (:func:`position_is_fresh`): evidence a driver cannot paste into a request body."""
+    if driver.last_lat is None or driver.last_lng is None:
+        return None
+    if not position_is_fresh(driver.last_position_at, now):
+        return None
+    return driver.last_lat, driver.last_lng, driver.last_position_at
+
+
 def booking_live_position(booking: Booking, *, now: dt.datetime | None = None) -> dict | None:
     """The car's live position for the tracking page, or None when there is nothing to
     show: no driver holds the job (before acceptance, after completion or cancellation),

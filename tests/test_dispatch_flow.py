@@ -69,6 +69,9 @@ def test_new_booking_is_dispatched_accepted_driven_settled_and_reconciled(
     # when the driver accepts and drives the job in the app
     [item] = client.get("/api/public/v1/jobs").json()["results"]
     assert client.post(f"/api/public/v1/driver/offers/{item['offerId']}/accept").status_code == 200
+    # its app reports the car at the pickup (arrived is judged by the driver's own reports)
+    location = {"lat": booking.pickup_lat, "lng": booking.pickup_lng}
+    assert client.post("/api/public/v1/driver/location", location, format="json").status_code == 200
     for status in ("en_route", "arrived", "on_board", "completed"):
         response = client.post(
             f"/api/public/v1/driver/jobs/{booking.reference}/status",

@@ -506,6 +506,11 @@ AIRPORT_FREE_WAITING_MINUTES = env.int("AIRPORT_FREE_WAITING_MINUTES", default=6
 WAITING_FREE_MINUTES = env.int("WAITING_FREE_MINUTES", default=10)
 # A no-show is recorded only by a driver within this distance of the pickup.
 NO_SHOW_MAX_DISTANCE_M = env.int("NO_SHOW_MAX_DISTANCE_M", default=500)
+# "arrived" is recorded only while the driver's own latest position report (at most
+# DRIVER_LOCATION_MAX_AGE_SECONDS old) is this close to the pickup: the passenger's free
+# waiting, then the waiting charge, run from it. Wider than a no-show's: an airport or
+# station pickup point is often a car park's length from where the car may stop.
+ARRIVED_MAX_DISTANCE_M = env.int("ARRIVED_MAX_DISTANCE_M", default=1000)
 
 # --- Billing (issue 7): flat weekly subscription instead of commission (seed section 8) --
 SUBSCRIPTION_WEEKLY_FEE_GBP = Decimal(env("SUBSCRIPTION_WEEKLY_FEE_GBP", default="20.00"))

@@ -39,9 +39,10 @@ def driver_job_status_change(
 
     Guarantees: only the assigned driver can move the job (else 404 ``job_not_found``);
     illegal moves are 409 ``invalid_transition``; the load drops exactly once. The
-    driver's position, when sent, is kept on the event. ``no_show`` follows the waiting
-    rules (``dispatch.services.waiting``: after the free waiting, near the pickup, with
-    the position as evidence); ``on_board`` settles the final fare with any waiting
+    driver's position, when sent, is kept on the event. ``arrived`` and ``no_show`` are
+    judged against the driver's own latest position report, and ``no_show`` follows the
+    waiting rules (``dispatch.services.waiting``: after the free waiting, near the pickup,
+    with the positions as evidence); ``on_board`` settles the final fare with any waiting
     charge.
     """
     if to_status not in DRIVER_MOVES:
@@ -55,8 +56,12 @@ def driver_job_status_change(
             {"position": {"lat": lat, "lng": lng}} if lat is not None and lng is not None else {}
         )
         changes = {}
-        if to_status == BookingStatus.NO_SHOW and booking.status == BookingStatus.ARRIVED:
-            detail = waiting.no_show_require_allowed(booking, now=now, lat=lat, lng=lng)
+        if to_status == BookingStatus.ARRIVED:
+            detail |= waiting.arrival_require_allowed(booking, driver=driver, now=now)
+        elif to_status == BookingStatus.NO_SHOW and booking.status == BookingStatus.ARRIVED:
+            detail = waiting.no_show_require_allowed(
+                booking, driver=driver, now=now, lat=lat, lng=lng
+            )
         elif to_status == BookingStatus.ON_BOARD and booking.status == BookingStatus.ARRIVED:
             changes = waiting.final_fare_settle(booking, boarded_at=now)
             detail["finalFareGBP"] = str(changes["final_fare"])

@@ -13,6 +13,13 @@
 - ``no_show`` is accepted only once the free waiting is over (409 ``no_show_too_early``,
   saying when), from a driver who sends their position within ``NO_SHOW_MAX_DISTANCE_M``
   of the pickup (409 ``no_show_too_far``); the position is kept on the event.
+- ``arrived`` and ``no_show`` are judged against the driver's own latest position report
+  (``dispatch.locations.driver_position_latest``; older than
+  ``DRIVER_LOCATION_MAX_AGE_SECONDS``, 2 minutes, it does not count), not only against
+  coordinates in the request (contract 6): without a fresh report 409
+  ``position_unknown``; a report farther than ``ARRIVED_MAX_DISTANCE_M`` from the pickup
+  is 409 ``not_at_pickup`` for ``arrived`` (the free waiting and the waiting charge start
+  there), farther than ``NO_SHOW_MAX_DISTANCE_M`` 409 ``no_show_too_far``.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from core.localtime import local_time_format
 from core.money import gbp
 from dispatch.airports import airport_for_booking
 from dispatch.geo import haversine_km
+from dispatch.locations import driver_position_latest
 from pricing.waiting import WaitingRate, tariff_free_waiting_minutes, tariff_waiting_rate
 
 
@@ -122,8 +130,50 @@ def final_fare_settle(booking: Booking, *, boarded_at: dt.datetime) -> dict:
     return {"final_fare": gbp(total), "final_fare_lines": lines}
 
 
+def driver_reported_at_pickup(
+    booking: Booking, *, driver, now: dt.datetime, max_distance_m: int, too_far_code: str
+) -> dict:
+    """The driver's own latest report as evidence of being at the pickup (see the module
+    docstring), as event detail; {} when the pickup has no coordinates to judge by."""
+    if booking.pickup_lat is None or booking.pickup_lng is None:
+        return {}
+    reported = driver_position_latest(driver, now=now)
+    if reported is None:
+        raise DomainError(
+            "position_unknown",
+            "Your app has not reported your position in the last "
+            f"{settings.DRIVER_LOCATION_MAX_AGE_SECONDS // 60} minutes; send it "
+            "(POST /v1/driver/location) and try again.",
+        )
+    lat, lng, reported_at = reported
+    metres = round(haversine_km(lat, lng, booking.pickup_lat, booking.pickup_lng) * 1000)
+    if metres > max_distance_m:
+        raise DomainError(
+            too_far_code,
+            f"Your app last reported you {metres} m from the pickup; this is recorded only "
+            f"within {max_distance_m} m of it.",
+            extra={"distanceM": metres, "maxDistanceM": max_distance_m},
+        )
+    return {
+        "reportedPosition": {"lat": lat, "lng": lng, "at": reported_at.isoformat()},
+        "reportedDistanceM": metres,
+    }
+
+
+def arrival_require_allowed(booking: Booking, *, driver, now: dt.datetime) -> dict:
+    """The evidence to record with ``arrived``: the driver's own fresh report within
+    ``ARRIVED_MAX_DISTANCE_M`` of the pickup (409 ``position_unknown`` / ``not_at_pickup``)."""
+    return driver_reported_at_pickup(
+        booking,
+        driver=driver,
+        now=now,
+        max_distance_m=settings.ARRIVED_MAX_DISTANCE_M,
+        too_far_code="not_at_pickup",
+    )
+
+
 def no_show_require_allowed(
-    booking: Booking, *, now: dt.datetime, lat: float | None, lng: float | None
+    booking: Booking, *, driver, now: dt.datetime, lat: float | None, lng: float | None
 ) -> dict:
     """The evidence to record with a no-show, when one may be recorded now.
 
@@ -148,6 +198,15 @@ def no_show_require_allowed(
                 f"{settings.NO_SHOW_MAX_DISTANCE_M} m of it.",
                 extra={"distanceM": metres, "maxDistanceM": settings.NO_SHOW_MAX_DISTANCE_M},
             )
+    evidence.update(
+        driver_reported_at_pickup(
+            booking,
+            driver=driver,
+            now=now,
+            max_distance_m=settings.NO_SHOW_MAX_DISTANCE_M,
+            too_far_code="no_show_too_far",
+        )
+    )
     terms = waiting_terms(booking)
     allowed_from = terms.charged_from
     if now < allowed_from:

@@ -15,9 +15,10 @@ from bookings.tests.factories import BookingFactory
 from dispatch.airports import airport_get
 from dispatch.flight_status import FlightReport
 from dispatch.services.flights import flight_update_apply
+from drivers.services import driver_location_report
 from drivers.tests.factories import UserFactory, driver_at
 from pricing.models import Tariff, TariffBand
-from tests.places import LEEDS, north_of
+from tests.places import LEEDS, LONDON, north_of
 
 pytestmark = pytest.mark.django_db
 
@@ -80,7 +81,11 @@ def job(tariff, settings_waiting):
 
 
 def status(client, booking, at: dt.datetime, value: str, **position):
+    """The driver posts a status at ``at``; with a position, their app has just reported
+    the same one (POST /v1/driver/location), as it does every few seconds on a trip."""
     with time_machine.travel(at, tick=False):
+        if position:
+            driver_location_report(driver=booking.driver, now=at, **position)
         return client.post(
             f"/api/public/v1/driver/jobs/{booking.reference}/status",
             {"status": value, **position},
@@ -218,3 +223,47 @@ def test_at_an_airport_the_free_waiting_counts_from_the_landing(job, settings_wa
     assert BookingEvent.objects.get(booking=booking, to_status="no_show").detail["waitingFrom"] == (
         "landing"
     )
+
+
+def test_arrived_and_no_show_are_judged_by_the_drivers_own_position_reports(job):
+    """Finding: "`arrived` and `no_show` are judged only by coordinates in the request
+    body: a driver whose own position reports say London pastes the Leeds pickup's
+    coordinates, records a no-show, and runs up waiting charges on the passenger's final
+    fare." """
+    client, booking = job
+    with time_machine.travel(PICKUP - minutes(1), tick=False):
+        driver_location_report(driver=booking.driver, lat=LONDON[0], lng=LONDON[1])
+    pasted = status(client, booking, PICKUP, "arrived", **{})
+    assert pasted.json()["code"] == "not_at_pickup"
+    with time_machine.travel(PICKUP, tick=False):
+        pasted = client.post(
+            f"/api/public/v1/driver/jobs/{booking.reference}/status",
+            {"status": "arrived", **AT_PICKUP},
+            format="json",
+        )
+    assert (pasted.status_code, pasted.json()["code"]) == (409, "not_at_pickup")
+    # the driver really comes, then the app goes quiet and they drive back to London
+    assert status(client, booking, PICKUP, "arrived", **AT_PICKUP).status_code == 200
+    with time_machine.travel(PICKUP + minutes(20), tick=False):
+        driver_location_report(driver=booking.driver, lat=LONDON[0], lng=LONDON[1])
+        far = client.post(
+            f"/api/public/v1/driver/jobs/{booking.reference}/status",
+            {"status": "no_show", **AT_PICKUP},
+            format="json",
+        )
+    assert (far.status_code, far.json()["code"]) == (409, "no_show_too_far")
+    assert Booking.objects.get(pk=booking.pk).status == BookingStatus.ARRIVED
+
+
+def test_a_position_report_older_than_two_minutes_does_not_count(job):
+    """Contract 6: "a position older than 2 minutes does not count"."""
+    client, booking = job
+    with time_machine.travel(PICKUP - minutes(3), tick=False):
+        driver_location_report(driver=booking.driver, lat=LEEDS[0], lng=LEEDS[1])
+    with time_machine.travel(PICKUP, tick=False):
+        stale = client.post(
+            f"/api/public/v1/driver/jobs/{booking.reference}/status",
+            {"status": "arrived", **AT_PICKUP},
+            format="json",
+        )
+    assert (stale.status_code, stale.json()["code"]) == (409, "position_unknown")

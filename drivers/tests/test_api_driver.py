@@ -11,11 +11,12 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from bookings.models import BookingStatus, PaymentRecord
+from bookings.models import Booking, BookingStatus, PaymentRecord
 from bookings.tests.factories import BookingFactory
 from dispatch.models import Offer, OfferStatus
 from dispatch.services import offers
 from drivers.models import DriverStage
+from drivers.services import driver_location_report
 from drivers.tests.factories import UserFactory, driver_at
 from tests.places import LEEDS, north_of
 
@@ -152,6 +153,7 @@ def test_job_status_along_the_state_machine_and_release_on_completion(offered):
     client = driver_client(offered.driver)
     accept(client, offered)
     ref = offered.booking.reference
+    at_pickup(offered.driver, offered.booking)
     for status in ("en_route", "arrived", "on_board", "completed"):
         response = client.post(
             f"/api/public/v1/driver/jobs/{ref}/status", {"status": status}, format="json"
@@ -202,9 +204,11 @@ def test_no_show_releases_the_driver(offered):
     accept(client, offered)
     ref = offered.booking.reference
     url = f"/api/public/v1/driver/jobs/{ref}/status"
+    at_pickup(offered.driver, offered.booking)
     assert client.post(url, {"status": "arrived"}, format="json").status_code == 200
     # once the free waiting after the booked pickup time is over, at the pickup
     with time_machine.travel(offered.booking.pickup_time + timedelta(minutes=11)):
+        at_pickup(offered.driver, offered.booking)
         position = {"lat": LEEDS[0], "lng": LEEDS[1]}
         response = client.post(url, {"status": "no_show", **position}, format="json")
     assert response.status_code == 200, response.content
@@ -212,7 +216,15 @@ def test_no_show_releases_the_driver(offered):
     assert offered.driver.current_jobs == 0
 
 
+def at_pickup(driver, booking) -> None:
+    """The driver's app reports the car at the pickup, as it does every few seconds on a
+    trip: ``arrived`` and ``no_show`` are judged by these reports (contract 6)."""
+    driver_location_report(driver=driver, lat=booking.pickup_lat, lng=booking.pickup_lng)
+
+
 def drive_to(client, booking, *statuses: str) -> None:
+    driver = booking.driver or Booking.objects.get(pk=booking.pk).driver
+    at_pickup(driver, booking)
     for status in statuses:
         response = client.post(
             f"/api/public/v1/driver/jobs/{booking.reference}/status",
