@@ -415,9 +415,23 @@ def test_a_settlement_out_of_range_is_400(driver_job, amount):
 def test_a_settlement_on_board_or_completed_is_recorded(driver_job, status):
     client, booking = driver_job
     Booking.objects.filter(pk=booking.pk).update(status=status)
-    response = settle(client, booking, "99999.99")
+    response = settle(client, booking, "30.00")
     assert response.status_code == 201
-    assert PaymentRecord.objects.get().amount == Decimal("99999.99")
+    assert PaymentRecord.objects.get().amount == Decimal("30.00")
+
+
+def test_settlements_add_up_to_at_most_the_fare(driver_job):
+    """Finding: "Settlements have no cap: three `amountGBP: 99999.99` records on a £39.20
+    fare are all 201"."""
+    client, booking = driver_job
+    Booking.objects.filter(pk=booking.pk).update(status=BookingStatus.COMPLETED, fare="39.20")
+    for _ in range(3):
+        assert_problem(settle(client, booking, "99999.99"), 409, "settlement_exceeds_fare")
+    assert settle(client, booking, "20.00").status_code == 201
+    body = assert_problem(settle(client, booking, "19.21"), 409, "settlement_exceeds_fare")
+    assert (body["fareDueGBP"], body["settledGBP"]) == (39.2, 20.0)
+    assert settle(client, booking, "19.20").status_code == 201
+    assert sum(r.amount for r in PaymentRecord.objects.all()) == Decimal("39.20")
 
 
 # --- one set of booking policies for intake (issue 12) ---------------------------------------

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import transaction
+from django.db.models import Sum
 from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, PaymentRecord
@@ -77,6 +78,31 @@ def driver_job_status_change(
         return booking
 
 
+def settlement_require_within_fare(*, booking: Booking, amount: Decimal) -> None:
+    """Contract 6: settlements on one job add up to at most what the passenger owes (the
+    final fare, or the booked fare before it is known), net of refunds; more is 409
+    ``settlement_exceeds_fare``. The caller holds the booking row's lock."""
+    totals = dict(
+        PaymentRecord.objects.filter(
+            booking_id=booking.pk,
+            kind__in=(PaymentRecord.Kind.PAYMENT, PaymentRecord.Kind.REFUND),
+        )
+        .values_list("kind")
+        .annotate(total=Sum("amount"))
+    )
+    settled = totals.get(PaymentRecord.Kind.PAYMENT, Decimal(0)) - totals.get(
+        PaymentRecord.Kind.REFUND, Decimal(0)
+    )
+    owed = booking.fare_due
+    if settled + amount > owed:
+        raise DomainError(
+            "settlement_exceeds_fare",
+            f"Job {booking.reference}: the passenger owes GBP {owed} and GBP {settled} is "
+            f"already settled; GBP {amount} more would exceed the fare.",
+            extra={"fareDueGBP": float(owed), "settledGBP": float(settled)},
+        )
+
+
 @dataclass(frozen=True)
 class Settlement:
     """A settlement recorded (or found already recorded) on a driver's job."""
@@ -101,9 +127,12 @@ def driver_job_settle(
     Guarantees: only the assigned driver settles their job (else 404 ``job_not_found``),
     only once the passenger is on board or the trip is completed (else 409
     ``not_settleable``: nothing is owed before the ride, or after a cancellation or a
-    no-show), for an amount more than 0 and at most 99999.99 (else 400); the same payment
-    reference is recorded once per booking (the booking row is locked while checking), so
-    an app that retries does not double the driver's earnings.
+    no-show), for an amount more than 0 and at most 99999.99 (else 400); the settlements
+    of one job add up to at most what the passenger owes (409 ``settlement_exceeds_fare``,
+    :func:`settlement_require_within_fare`); the same payment reference is recorded once
+    per booking. The booking row is locked while checking both, so concurrent settlements
+    are judged one after another and an app that retries does not double the driver's
+    earnings.
     """
     if not Decimal(0) < amount <= MAX_SETTLEMENT:
         raise field_error(
@@ -126,6 +155,7 @@ def driver_job_settle(
                     f"Job {reference} is {booking.status}: a settlement is recorded once the "
                     "passenger is on board or the trip is completed.",
                 )
+            settlement_require_within_fare(booking=booking, amount=amount)
             record = payment_record_append(
                 booking=booking,
                 amount=amount,

@@ -72,3 +72,28 @@ def test_burst_dispatch_gives_each_driver_one_card_and_each_booking_one_offer():
     assert open_offers.count() == 10
     assert len(set(open_offers.values_list("driver_id", flat=True))) == 10
     assert len(set(open_offers.values_list("booking_id", flat=True))) == 10
+
+
+def test_concurrent_settlements_never_add_up_to_more_than_the_fare():
+    """Finding: "five concurrent ones with an empty reference are five records" (issue 24):
+    the booking row's lock judges them one after another against what is owed."""
+    from decimal import Decimal
+
+    from bookings.models import PaymentRecord
+    from dispatch.services.jobs import driver_job_settle
+
+    driver = driver_at(LEEDS)
+    booking = BookingFactory(status=BookingStatus.COMPLETED, driver=driver, fare=Decimal("39.20"))
+    results = race(
+        *[
+            lambda: driver_job_settle(
+                driver=driver, reference=booking.reference, amount=Decimal("39.20"), method="cash"
+            )
+            for _ in range(5)
+        ]
+    )
+    refused = [r.code for r in results if isinstance(r, DomainError)]
+    assert refused == ["settlement_exceeds_fare"] * 4
+    assert list(PaymentRecord.objects.filter(booking=booking).values_list("amount", flat=True)) == [
+        Decimal("39.20")
+    ]

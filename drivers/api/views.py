@@ -158,7 +158,10 @@ class DriverJobStatusView(DriverAPIView):
                 s400="invalid_input (a no_show without lat and lng).",
                 s409="invalid_transition; no_show_too_early: the free waiting is not over "
                 "(noShowFrom says when it is); no_show_too_far: more than "
-                "NO_SHOW_MAX_DISTANCE_M from the pickup.",
+                "NO_SHOW_MAX_DISTANCE_M from the pickup; not_at_pickup (arrived): the "
+                "app's own latest position report is more than ARRIVED_MAX_DISTANCE_M from "
+                "the pickup; position_unknown: no position report in the last 2 minutes "
+                "(arrived and no_show are judged by the driver's own reports).",
             ),
         },
         examples=[
@@ -205,7 +208,9 @@ class DriverJobSettlementView(DriverAPIView):
                 409,
                 429,
                 s400="invalid_input: amountGBP must be more than 0 and at most 99999.99.",
-                s409="not_settleable: the job is neither on board nor completed.",
+                s409="not_settleable: the job is neither on board nor completed; "
+                "settlement_exceeds_fare: the job's settlements would add up to more than "
+                "the passenger owes (the final fare, else the booked fare).",
             ),
         },
     )
