@@ -511,6 +511,9 @@ NO_SHOW_MAX_DISTANCE_M = env.int("NO_SHOW_MAX_DISTANCE_M", default=500)
 # waiting, then the waiting charge, run from it. Wider than a no-show's: an airport or
 # station pickup point is often a car park's length from where the car may stop.
 ARRIVED_MAX_DISTANCE_M = env.int("ARRIVED_MAX_DISTANCE_M", default=1000)
+# A driver app token stops authenticating this long after its login (drivers.tokens);
+# each login issues a new one, and a password change or log-out ends it at once.
+DRIVER_TOKEN_MAX_AGE_HOURS = env.int("DRIVER_TOKEN_MAX_AGE_HOURS", default=24 * 30)
 
 # --- Billing (issue 7): flat weekly subscription instead of commission (seed section 8) --
 SUBSCRIPTION_WEEKLY_FEE_GBP = Decimal(env("SUBSCRIPTION_WEEKLY_FEE_GBP", default="20.00"))

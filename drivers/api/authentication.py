@@ -12,6 +12,7 @@ from rest_framework.authtoken.models import Token
 
 from api.problems import Problem
 from core.credential_cache import CredentialCache
+from drivers.tokens import driver_token_expired, driver_token_issue
 
 
 class DriverTokenAuthentication(TokenAuthentication):
@@ -39,6 +40,8 @@ class DriverTokenAuthentication(TokenAuthentication):
             raise exceptions.AuthenticationFailed("Invalid token.") from None
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed("User inactive or deleted.")
+        if driver_token_expired(token):
+            raise exceptions.AuthenticationFailed("Token expired: log in again.")
         return token.user, token
 
     def authenticate(self, request):
@@ -74,10 +77,12 @@ class DriverPositionTokenAuthentication(DriverTokenAuthentication):
     report's cost), remembered for API_KEY_CACHE_SECONDS. The report uses the driver's id
     and nothing else of the cached rows."""
 
-    fields = ("key", "user__is_active", "user__driver__id")
+    fields = ("key", "created", "user__is_active", "user__driver__id")
 
     def authenticate_credentials(self, key):
         token = _position_tokens.get(key, lambda: self._token_read(key))
+        if driver_token_expired(token):  # it may have expired while remembered
+            raise exceptions.AuthenticationFailed("Token expired: log in again.")
         return token.user, token
 
     def _token_read(self, key) -> Token:
@@ -103,5 +108,4 @@ def driver_login(request, *, username: str, password: str):
             "Unknown driver or wrong password.",
             headers={"WWW-Authenticate": "Token"},
         )
-    token, _ = Token.objects.get_or_create(user=user)
-    return token, driver
+    return driver_token_issue(user=user), driver

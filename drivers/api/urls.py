@@ -10,6 +10,7 @@ from drivers.api import views
 
 urlpatterns = [
     path("v1/driver/login", views.DriverLoginView.as_view(), name="driver-login-api"),
+    path("v1/driver/logout", views.DriverLogoutView.as_view(), name="driver-logout-api"),
     path(
         "v1/driver/offers/<int:pk>/accept",
         views.DriverOfferAcceptView.as_view(),

@@ -37,6 +37,7 @@ from drivers.api.serializers import (
     DriverSettlementInputSerializer,
     DriverSettlementOutputSerializer,
 )
+from drivers.tokens import driver_tokens_end
 
 TAGS = ["driver app"]
 
@@ -276,3 +277,29 @@ class DriverLocationView(DriverAPIView):
         )
         position = {"heading": None, **body, "reportedAt": reported_at}
         return Response(DriverLocationOutputSerializer(position).data)
+
+
+class DriverLogoutView(APIView):
+    """POST /api/public/v1/driver/logout: the app's token ends (contract 6)."""
+
+    authentication_classes = [DriverTokenAuthentication]
+    permission_classes = [IsDriver]
+
+    @extend_schema(
+        operation_id="driver_logout",
+        tags=TAGS,
+        request=None,
+        responses={
+            204: OpenApiResponse(description="The token has ended; log in again for a new one."),
+            **problem_responses(401, 403, 429),
+        },
+        description=(
+            "Ends the app's token (and any other token of this login). A password change "
+            "ends them too, and a token stops working DRIVER_TOKEN_MAX_AGE_HOURS after its "
+            "login."
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        ratelimit_enforce(request, "driver", value=f"driver:{request.user.driver.pk}")
+        driver_tokens_end(user=request.user)
+        return Response(status=204)

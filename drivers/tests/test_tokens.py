@@ -1,0 +1,89 @@
+"""The driver app's tokens: new at each login, ended by a password change or a log-out,
+and expiring (contract 6, issue 24)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import time_machine
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from drivers.tests.factories import UserFactory, driver_at
+from tests.places import LEEDS
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def driver():
+    driver = driver_at(LEEDS)
+    driver.user = UserFactory(username="asha@example.co.uk")
+    driver.save(update_fields=["user"])
+    return driver
+
+
+def login() -> str:
+    response = APIClient().post(
+        "/api/public/v1/driver/login",
+        {"username": "asha@example.co.uk", "password": PASSWORD},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    return response.json()["token"]
+
+
+def feed(token: str) -> int:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return client.get("/api/public/v1/jobs").status_code
+
+
+def test_each_login_issues_a_new_token_and_ends_the_last(driver):
+    """Finding: "logging in again returns the same token." """
+    first = login()
+    second = login()
+    assert first != second
+    assert (feed(first), feed(second)) == (401, 200)
+
+
+def test_a_password_change_ends_the_drivers_tokens(driver):
+    """Finding: "Driver tokens never expire and survive a password change"."""
+    token = login()
+    driver.user.set_password("a new long passphrase")
+    driver.user.save()
+    assert feed(token) == 401
+
+
+def test_saving_the_login_without_a_new_password_keeps_the_token(driver):
+    token = login()
+    driver.user.first_name = "Asha"
+    driver.user.save()
+    assert feed(token) == 200
+
+
+def test_logging_out_of_the_app_ends_its_token(driver):
+    token = login()
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    assert client.post("/api/public/v1/driver/logout").status_code == 204
+    assert feed(token) == 401
+
+
+def test_logging_out_of_the_driver_pages_ends_the_app_token(driver, client):
+    token = login()
+    client.force_login(driver.user)
+    client.post("/driver/logout/")
+    assert feed(token) == 401
+
+
+def test_a_token_expires_after_the_set_age(driver, settings):
+    """Finding: "Driver tokens never expire"."""
+    settings.DRIVER_TOKEN_MAX_AGE_HOURS = 24
+    token = login()
+    assert feed(token) == 200
+    with time_machine.travel(timezone.now() + dt.timedelta(hours=24, seconds=1)):
+        assert feed(token) == 401
