@@ -20,7 +20,8 @@ install: $(BIN)/.installed
 # in-process), served by uvicorn from the one ASGI app: the website, the API and the MCP
 # server at /mcp. The dispatcher runs alongside (polling SQLite) to start prebooked
 # journeys when their dispatch window opens. With REDIS_URL set, tasks go to Redis and a
-# Celery worker (with beat) runs too.
+# Celery worker (with beat) runs too. Forwarded headers are believed only from the
+# addresses in TRUSTED_PROXIES (unset: from nobody, not even 127.0.0.1: contract 10).
 demo: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo
@@ -28,11 +29,13 @@ demo: install
 	  $(BIN)/celery -A config worker -B -l info & worker=$$!; \
 	  $(BIN)/python manage.py run_dispatcher & dispatcher=$$!; \
 	  trap 'kill $$worker $$dispatcher 2>/dev/null' EXIT INT TERM; \
-	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT); \
+	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) \
+	    --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"; \
 	else \
 	  $(BIN)/python manage.py run_dispatcher & dispatcher=$$!; \
 	  trap 'kill $$dispatcher 2>/dev/null' EXIT INT TERM; \
-	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT); \
+	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) \
+	    --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"; \
 	fi
 
 run: demo

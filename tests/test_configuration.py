@@ -66,3 +66,67 @@ def test_only_the_local_configuration_lets_seed_demo_create_a_back_office_user()
     production = setting_under("config.settings.production", name, SECRET_KEY="x")
     assert local.stdout.strip() == "True", local.stderr
     assert production.stdout.strip() == "False", production.stderr
+
+
+def _web_command_config(trusted_proxies: str | None) -> str:
+    """The Procfile's web command, as a process manager would run it, asked to print the
+    configuration gunicorn would serve with (nothing is served)."""
+    [web] = [line for line in (ROOT / "Procfile").read_text().splitlines() if line.startswith("web:")]
+    env = {k: v for k, v in os.environ.items() if k not in ("TRUSTED_PROXIES", "FORWARDED_ALLOW_IPS")}
+    env["PATH"] = f"{ROOT / '.venv' / 'bin'}:{env.get('PATH', '')}"
+    if trusted_proxies is not None:
+        env["TRUSTED_PROXIES"] = trusted_proxies
+    result = subprocess.run(  # noqa: S603
+        ["sh", "-c", web.removeprefix("web:").strip() + " --print-config"],  # noqa: S607
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    [line] = [line for line in result.stdout.splitlines() if line.startswith("forwarded_allow_ips")]
+    return line.split("=", 1)[1].strip()
+
+
+def test_the_production_web_command_believes_forwarded_headers_only_from_trusted_proxies():
+    """Finding (issue 24): "uvicorn and gunicorn believe `X-Forwarded-For` from 127.0.0.1 by
+    default, and the Procfile and `make demo` keep that default, so any client that reaches
+    the app through a local terminator or tunnel picks its own address"."""
+    assert _web_command_config(None) == "[]"
+    assert _web_command_config("10.0.0.0/8,192.0.2.1") == "['10.0.0.0/8', '192.0.2.1']"
+
+
+def test_make_demo_believes_forwarded_headers_only_from_trusted_proxies():
+    """The same finding for `make demo`: uvicorn is told whom to believe, and an empty
+    list believes nobody, 127.0.0.1 included."""
+    import asyncio
+
+    from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+    servers = [
+        line.strip()
+        for line in (ROOT / "Makefile").read_text().split("\ndemo:")[1].split("\n\n")[0].splitlines()
+        if "uvicorn " in line or "--forwarded-allow-ips" in line
+    ]
+    assert servers and all(
+        '--forwarded-allow-ips="$${TRUSTED_PROXIES:-}"' in line
+        for line in servers
+        if "--forwarded-allow-ips" in line
+    )
+    assert sum("--forwarded-allow-ips" in line for line in servers) == sum(
+        "uvicorn " in line for line in servers
+    )
+
+    seen = {}
+
+    async def app(scope, receive, send):
+        seen["client"] = scope["client"]
+
+    scope = {
+        "type": "http",
+        "client": ("127.0.0.1", 5000),
+        "headers": [(b"x-forwarded-for", b"6.6.6.6")],
+    }
+    asyncio.run(ProxyHeadersMiddleware(app, trusted_hosts="")(scope, None, None))
+    assert seen["client"] == ("127.0.0.1", 5000)

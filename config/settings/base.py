@@ -81,18 +81,21 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 
-# Back-office (admin) logins are throttled by django-axes: after AXES_FAILURE_LIMIT wrong
-# passwords from one client address, that address is locked out for AXES_COOLOFF_TIME
-# hours (answered 429). Only the admin site is watched: the API has its own rate limits,
-# and the client address is the one rate limits use (behind TRUSTED_PROXY_*).
+# Logins are throttled by django-axes (contract 6; config.logins): the back office, the
+# driver and operator pages and the driver app's login. After AXES_FAILURE_LIMIT failures
+# in a row for one username, or from one client address, that username or address is
+# locked out for AXES_COOLOFF_TIME hours (429 with Retry-After; a page with the lock-out
+# message, problem JSON on the API). The client address is the one rate limits use
+# (forwarded headers believed only from TRUSTED_PROXIES).
 AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
-AXES_ONLY_ADMIN_SITE = True
-AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
-AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=1.0)
-AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_ONLY_ADMIN_SITE = False
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.25)
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "api.callers.client_ip"
-AXES_WHITELIST_CALLABLE = "config.back_office.login_outside_back_office"
+AXES_WHITELIST_CALLABLE = "config.logins.login_not_watched"
+AXES_LOCKOUT_CALLABLE = "config.logins.login_lockout_response"
 
 ROOT_URLCONF = "config.urls"
 

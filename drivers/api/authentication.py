@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth import authenticate
+from django.contrib.auth.signals import user_logged_in
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from rest_framework import exceptions, permissions
@@ -99,7 +100,8 @@ class IsDriver(permissions.BasePermission):
 def driver_login(request, *, username: str, password: str):
     """The driver's app token and the driver, for a driver's username and password;
     401 for anyone else (the same answer for an unknown user and a wrong password)."""
-    user = authenticate(getattr(request, "_request", request), username=username, password=password)
+    http_request = getattr(request, "_request", request)
+    user = authenticate(http_request, username=username, password=password)
     driver = getattr(user, "driver", None) if user is not None else None
     if driver is None:
         raise Problem(
@@ -108,4 +110,8 @@ def driver_login(request, *, username: str, password: str):
             "Unknown driver or wrong password.",
             headers={"WWW-Authenticate": "Token"},
         )
-    return driver_token_issue(user=user), driver
+    token = driver_token_issue(user=user)
+    # A token login is a login: last_login moves, and the login throttle (django-axes,
+    # config.logins) starts counting failures again from here, as after a page login.
+    user_logged_in.send(sender=user.__class__, request=http_request, user=user)
+    return token, driver
