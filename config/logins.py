@@ -37,9 +37,7 @@ def login_lockout_response(request, original_response=None, credentials=None):
     depending on the server mode; only the request is read.)"""
     retry_after = cool_off_seconds()
     minutes = -(-retry_after // 60)
-    detail = (
-        f"Too many failed logins: try again in {minutes} minutes, or reset your password."
-    )
+    detail = f"Too many failed logins: try again in {minutes} minutes, or reset your password."
     if request.path.startswith("/api/"):
         return problem_response(RateLimited(retry_after, detail=detail))
     response = render(

@@ -71,8 +71,12 @@ def test_only_the_local_configuration_lets_seed_demo_create_a_back_office_user()
 def _web_command_config(trusted_proxies: str | None) -> str:
     """The Procfile's web command, as a process manager would run it, asked to print the
     configuration gunicorn would serve with (nothing is served)."""
-    [web] = [line for line in (ROOT / "Procfile").read_text().splitlines() if line.startswith("web:")]
-    env = {k: v for k, v in os.environ.items() if k not in ("TRUSTED_PROXIES", "FORWARDED_ALLOW_IPS")}
+    [web] = [
+        line for line in (ROOT / "Procfile").read_text().splitlines() if line.startswith("web:")
+    ]
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("TRUSTED_PROXIES", "FORWARDED_ALLOW_IPS")
+    }
     env["PATH"] = f"{ROOT / '.venv' / 'bin'}:{env.get('PATH', '')}"
     if trusted_proxies is not None:
         env["TRUSTED_PROXIES"] = trusted_proxies
@@ -106,10 +110,15 @@ def test_make_demo_believes_forwarded_headers_only_from_trusted_proxies():
 
     servers = [
         line.strip()
-        for line in (ROOT / "Makefile").read_text().split("\ndemo:")[1].split("\n\n")[0].splitlines()
+        for line in (ROOT / "Makefile")
+        .read_text()
+        .split("\ndemo:")[1]
+        .split("\n\n")[0]
+        .splitlines()
         if "uvicorn " in line or "--forwarded-allow-ips" in line
     ]
-    assert servers and all(
+    assert servers
+    assert all(
         '--forwarded-allow-ips="$${TRUSTED_PROXIES:-}"' in line
         for line in servers
         if "--forwarded-allow-ips" in line

@@ -46,9 +46,7 @@ def api_login(client, password, address="198.51.100.1", username="asha"):
 
 def page_login(path):
     def login(client, password, address="198.51.100.1", username="asha"):
-        return client.post(
-            path, {"username": username, "password": password}, REMOTE_ADDR=address
-        )
+        return client.post(path, {"username": username, "password": password}, REMOTE_ADDR=address)
 
     return login
 
