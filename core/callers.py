@@ -33,14 +33,18 @@ class Caller:
 
     @property
     def limit_key(self) -> str:
-        """What rate limits count: the key, else the account, else the agent and passenger,
-        else the client IP (contract 1.4, 7)."""
+        """What rate limits count: the key, else the account, else the signed-in passenger
+        an agent acts for, else the client IP (contract 1.4, 7).
+
+        An agent's limits count per passenger, whatever the client: its name is chosen by
+        the client at registration, so counting per name gave a passenger a fresh
+        allowance with every registration (issue 24)."""
         if self.key_id is not None:
             return f"key:{self.key_id}"
         if self.account is not None:
             return f"account:{self.account.pk}"
         if self.passenger_email:
-            return f"agent:{self.agent}:{self.passenger_email.lower()}"
+            return f"passenger:{self.passenger_email.lower()}"
         return f"ip:{self.ip or 'unknown'}"
 
     @property

@@ -86,3 +86,21 @@ def test_with_the_cache_unreachable_limits_count_per_process(monkeypatch, caplog
     # Another caller has its own count.
     ratelimits.limit_enforce(Caller(ip="192.0.2.78"), "degraded_probe", rate="3/h")
     assert "cache unreachable" in caplog.text
+
+
+def test_an_agents_limits_count_per_passenger_whatever_the_client_calls_itself():
+    """Finding (issue 24): "MCP rate limits are counted per client name, which the client
+    chooses: a second registration gives the same passenger another 30 quotes." """
+    from core.callers import Caller
+    from core.errors import LimitReached
+    from guards import ratelimits
+
+    def agent(name: str, email: str = "jo@example.co.uk") -> Caller:
+        return Caller(ip="192.0.2.5", source="agent", agent=name, passenger_email=email)
+
+    ratelimits.limit_enforce(agent("Claude"), "agent_probe", rate="2/h")
+    ratelimits.limit_enforce(agent("Claude (2nd registration)"), "agent_probe", rate="2/h")
+    with pytest.raises(LimitReached):
+        ratelimits.limit_enforce(agent("Another name"), "agent_probe", rate="2/h")
+    # another passenger has an allowance of their own
+    ratelimits.limit_enforce(agent("Claude", email="sam@example.co.uk"), "agent_probe", rate="2/h")
