@@ -8,6 +8,10 @@ Rules and where they live:
   so django-oauth-toolkit can own their grants and tokens.
 - The agents a passenger authorized are the OAuth applications holding a live token for
   them; revoking one deletes its access and refresh tokens (:func:`agent_authorization_revoke`).
+- A client registering itself (RFC 7591) asks for the authorization code grant (with
+  refresh tokens) and nothing else, and names redirect URIs that are https, plain http on
+  loopback only (RFC 8252 native apps), or an app's own scheme
+  (:func:`oauth_client_metadata_require_allowed`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,53 @@ from bookings.policies import email_require_genuine, passenger_require_not_block
 from core.callers import Caller
 from core.errors import DomainError
 from guards.ratelimits import limit_enforce
+
+
+# What a self-registered client may ask for (OAuth 2.1: no implicit, no password grant;
+# agents act for a signed-in passenger, so no client_credentials either).
+OAUTH_CLIENT_GRANT_TYPES = frozenset({"authorization_code", "refresh_token"})
+OAUTH_CLIENT_RESPONSE_TYPES = frozenset({"code"})
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "[::1]", "localhost"})
+
+
+def oauth_client_metadata_require_allowed(metadata: dict) -> None:
+    """RFC 7591 client metadata this server registers; 400 ``invalid_input`` naming the
+    field (``grant_types``, ``response_types`` or ``redirect_uris``) otherwise.
+
+    A plain-http redirect URI off loopback would hand the passenger's authorization code
+    to anyone on the network path; the other grants skip the passenger's consent.
+    """
+    grant_types = metadata.get("grant_types", ["authorization_code"])
+    if not isinstance(grant_types, list) or not set(map(str, grant_types)) <= (
+        OAUTH_CLIENT_GRANT_TYPES
+    ) or "authorization_code" not in grant_types:
+        raise DomainError(
+            "invalid_input",
+            "Only the authorization_code grant (with refresh_token) is registered here.",
+            errors={"grant_types": ['Use ["authorization_code", "refresh_token"].']},
+        )
+    response_types = metadata.get("response_types", ["code"])
+    if not isinstance(response_types, list) or not set(map(str, response_types)) <= (
+        OAUTH_CLIENT_RESPONSE_TYPES
+    ):
+        raise DomainError(
+            "invalid_input",
+            'Only the "code" response type is registered here.',
+            errors={"response_types": ['Use ["code"].']},
+        )
+    for uri in metadata.get("redirect_uris") or []:
+        if not isinstance(uri, str):
+            continue  # the library's own validation names it
+        scheme, _, rest = uri.partition("://")
+        host = rest.split("/", 1)[0].rsplit("@", 1)[-1]
+        host = host if host.startswith("[") else host.split(":", 1)[0]
+        if scheme.lower() == "http" and host.lower() not in LOOPBACK_HOSTS:
+            raise DomainError(
+                "invalid_input",
+                f"Redirect URI {uri[:200]!r} is plain http off loopback: use https (or "
+                "http://127.0.0.1 for an app on the passenger's own machine).",
+                errors={"redirect_uris": ["Plain http is allowed on loopback only."]},
+            )
 
 
 def _code_hash(email: str, code: str) -> str:

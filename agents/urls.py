@@ -30,7 +30,7 @@ oauth_patterns = [
     path("oauth/register/", views.ClientRegistrationView.as_view(), name="dcr-register"),
     path(
         "oauth/register/<str:client_id>/",
-        oauth_views.DynamicClientRegistrationManagementView.as_view(),
+        views.ClientRegistrationManagementView.as_view(),
         name="dcr-register-management",
     ),
 ]

@@ -3,6 +3,8 @@ list of agents they have authorized (with revoke)."""
 
 from __future__ import annotations
 
+import json
+
 from django import forms
 from django.contrib.auth import login
 from django.contrib.auth.mixins import LoginRequiredMixin
@@ -13,6 +15,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
 from oauth2_provider.views import (
     AuthorizationView,
+    DynamicClientRegistrationManagementView,
     DynamicClientRegistrationView,
     OAuthProtectedResourceMetadataView,
 )
@@ -143,4 +146,38 @@ class ClientRegistrationView(DynamicClientRegistrationView):
             )
             response["Retry-After"] = str(limit.retry_after)
             return response
+        refused = _client_metadata_refusal(request)
+        if refused is not None:
+            return refused
         return super().post(request, *args, **kwargs)
+
+
+def _client_metadata_refusal(request) -> JsonResponse | None:
+    """RFC 7591's error for client metadata this server does not register, or None (a body
+    that is not a JSON object is left to the library, which answers it)."""
+    try:
+        metadata = json.loads(request.body)
+    except ValueError:
+        return None
+    if not isinstance(metadata, dict):
+        return None
+    try:
+        services.oauth_client_metadata_require_allowed(metadata)
+    except DomainError as refused:
+        error = (
+            "invalid_redirect_uri"
+            if "redirect_uris" in (refused.errors or {})
+            else "invalid_client_metadata"
+        )
+        return JsonResponse({"error": error, "error_description": refused.detail}, status=400)
+    return None
+
+
+class ClientRegistrationManagementView(DynamicClientRegistrationManagementView):
+    """RFC 7592 updates are held to the same metadata rules as a registration."""
+
+    def put(self, request, *args, **kwargs):
+        refused = _client_metadata_refusal(request)
+        if refused is not None:
+            return refused
+        return super().put(request, *args, **kwargs)

@@ -275,3 +275,39 @@ def test_registrations_are_limited_per_client_ip(browser, settings):
     ]
     assert statuses == [201, 201, 429]
     assert Application.objects.filter(name="Spam").count() == 2
+
+
+@pytest.mark.parametrize(
+    ("metadata", "error"),
+    [
+        ({"redirect_uris": ["http://evil.example/cb"]}, "invalid_redirect_uri"),
+        ({"redirect_uris": ["http://127.0.0.1.evil.example/cb"]}, "invalid_redirect_uri"),
+        ({"grant_types": ["password"]}, "invalid_client_metadata"),
+        ({"grant_types": ["implicit"]}, "invalid_client_metadata"),
+        ({"grant_types": ["client_credentials"]}, "invalid_client_metadata"),
+        ({"grant_types": ["authorization_code", "implicit"]}, "invalid_client_metadata"),
+        ({"response_types": ["token"]}, "invalid_client_metadata"),
+    ],
+)
+def test_registration_refuses_plain_http_off_loopback_and_other_grants(browser, metadata, error):
+    """Finding (issue 24): "Client registration accepts a plain-http non-loopback redirect
+    URI and the `password`, `implicit` and `client_credentials` grant types." """
+    body = {
+        "client_name": "Hostile",
+        "redirect_uris": [REDIRECT],
+        "token_endpoint_auth_method": "none",
+        **metadata,
+    }
+    response = browser.post("/oauth/register/", data=body, content_type="application/json")
+    assert (response.status_code, response.json()["error"]) == (400, error)
+    assert not Application.objects.filter(name="Hostile").exists()
+
+
+@pytest.mark.parametrize(
+    "redirect",
+    ["https://agent.example/cb", "http://127.0.0.1:33418/cb", "http://[::1]/cb", "http://localhost/cb"],
+)
+def test_registration_accepts_https_and_loopback_redirects(browser, redirect):
+    body = {"client_name": "Fine", "redirect_uris": [redirect], "token_endpoint_auth_method": "none"}
+    response = browser.post("/oauth/register/", data=body, content_type="application/json")
+    assert response.status_code == 201, response.content
