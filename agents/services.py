@@ -37,7 +37,6 @@ from core.callers import Caller
 from core.errors import DomainError
 from guards.ratelimits import limit_enforce
 
-
 # What a self-registered client may ask for (OAuth 2.1: no implicit, no password grant;
 # agents act for a signed-in passenger, so no client_credentials either).
 OAUTH_CLIENT_GRANT_TYPES = frozenset({"authorization_code", "refresh_token"})
@@ -53,9 +52,11 @@ def oauth_client_metadata_require_allowed(metadata: dict) -> None:
     to anyone on the network path; the other grants skip the passenger's consent.
     """
     grant_types = metadata.get("grant_types", ["authorization_code"])
-    if not isinstance(grant_types, list) or not set(map(str, grant_types)) <= (
-        OAUTH_CLIENT_GRANT_TYPES
-    ) or "authorization_code" not in grant_types:
+    if (
+        not isinstance(grant_types, list)
+        or not set(map(str, grant_types)) <= (OAUTH_CLIENT_GRANT_TYPES)
+        or "authorization_code" not in grant_types
+    ):
         raise DomainError(
             "invalid_input",
             "Only the authorization_code grant (with refresh_token) is registered here.",

@@ -305,9 +305,18 @@ def test_registration_refuses_plain_http_off_loopback_and_other_grants(browser, 
 
 @pytest.mark.parametrize(
     "redirect",
-    ["https://agent.example/cb", "http://127.0.0.1:33418/cb", "http://[::1]/cb", "http://localhost/cb"],
+    [
+        "https://agent.example/cb",
+        "http://127.0.0.1:33418/cb",
+        "http://[::1]/cb",
+        "http://localhost/cb",
+    ],
 )
 def test_registration_accepts_https_and_loopback_redirects(browser, redirect):
-    body = {"client_name": "Fine", "redirect_uris": [redirect], "token_endpoint_auth_method": "none"}
+    body = {
+        "client_name": "Fine",
+        "redirect_uris": [redirect],
+        "token_endpoint_auth_method": "none",
+    }
     response = browser.post("/oauth/register/", data=body, content_type="application/json")
     assert response.status_code == 201, response.content
