@@ -320,3 +320,23 @@ def test_registration_accepts_https_and_loopback_redirects(browser, redirect):
     }
     response = browser.post("/oauth/register/", data=body, content_type="application/json")
     assert response.status_code == 201, response.content
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [{"client_id": "no-such-client"}, {"redirect_uri": "https://elsewhere.example/cb"}],
+    ids=["unknown-client", "unregistered-redirect"],
+)
+def test_authorize_with_an_unknown_client_or_redirect_is_an_error_page_not_a_500(
+    browser, application, overrides
+):
+    """Finding (issue 24): "`GET /oauth/authorize/` by a signed-in passenger with an unknown
+    `client_id` or an unregistered `redirect_uri`: 500 (the template reads the application
+    outside its guard)." """
+    from agents.services import passenger_user_get_or_create
+
+    browser.force_login(passenger_user_get_or_create(email=EMAIL))
+    browser.raise_request_exception = False
+    response = browser.get(_authorize_query(application, **overrides))
+    assert response.status_code == 400
+    assert b"This request cannot be completed" in response.content
