@@ -66,21 +66,27 @@ def _children(value):
     return value.values() if isinstance(value, dict) else value
 
 
+def json_body_parse(raw: bytes, encoding: str = "utf-8"):
+    """The JSON document of a request body, or 400 ``invalid_body`` (a :class:`Problem`)
+    for anything this module refuses: the API's parser and the MCP door (agents.mcp.gate)
+    both read bodies through it."""
+    try:
+        document = json.loads(
+            raw.decode(encoding),
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+            parse_constant=_parse_constant,
+        )
+    except RecursionError:
+        raise _refuse(f"The body is nested more than {MAX_DEPTH} levels deep.") from None
+    except ValueError as exc:  # also UnicodeDecodeError and json.JSONDecodeError
+        raise _refuse(f"The body is not valid JSON: {exc}") from None
+    _check_depth(document)
+    return document
+
+
 class GuardedJSONParser(JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
         parser_context = parser_context or {}
         encoding = parser_context.get("encoding", settings.DEFAULT_CHARSET)
-        try:
-            text = stream.read().decode(encoding)
-            document = json.loads(
-                text,
-                parse_int=_parse_int,
-                parse_float=_parse_float,
-                parse_constant=_parse_constant,
-            )
-        except RecursionError:
-            raise _refuse(f"The body is nested more than {MAX_DEPTH} levels deep.") from None
-        except ValueError as exc:  # also UnicodeDecodeError and json.JSONDecodeError
-            raise _refuse(f"The body is not valid JSON: {exc}") from None
-        _check_depth(document)
-        return document
+        return json_body_parse(stream.read(), encoding)

@@ -9,8 +9,11 @@ is RFC 9457 problem JSON like the rest of the API (contract 1.1, 7):
 - no token, or one that is unknown, expired or issued for another resource: 401 with
   ``WWW-Authenticate: Bearer resource_metadata="..."`` (RFC 9728), so a client can find
   the authorization server;
+- a body the API's JSON parser refuses (nesting deeper than 32 levels, ``NaN``, numbers
+  too long): 400 ``invalid_body``;
 - a ``tools/call`` of a tool whose scope the token lacks: 403 ``insufficient_scope``
-  with the scope to ask for (the MCP client re-authorizes with it).
+  with the scope to ask for (the MCP client re-authorizes with it); of a tool missing
+  from ``TOOL_SCOPES``: 403 ``permission_denied`` (deny by default).
 
 The verified grant travels to the tools in the ASGI scope (``scope["agent_grant"]``).
 """
@@ -25,6 +28,7 @@ from django.db import close_old_connections
 from django.http.request import split_domain_port, validate_host
 
 from agents.grants import TOOL_SCOPES, agent_grant_for_token, connected_origins, mcp_resource
+from api.parsers import json_body_parse
 from api.problems import PROBLEM_CONTENT_TYPE, Problem
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -81,13 +85,8 @@ async def _read_body(receive) -> bytes | None:
     return b"".join(chunks)
 
 
-def _tools_called(body: bytes) -> list[str]:
-    """Names of the tools a JSON-RPC message (or batch) calls; bad JSON is the SDK's to
-    answer."""
-    try:
-        messages = json.loads(body)
-    except ValueError:
-        return []
+def _tools_called(messages) -> list[str]:
+    """Names of the tools a JSON-RPC message (or batch) calls."""
     if not isinstance(messages, list):
         messages = [messages]
     names = []
@@ -161,9 +160,26 @@ class MCPGate:
                 send, Problem(413, "invalid_body", "The request body is too large.")
             )
             return
-        for name in _tools_called(body):
+        try:
+            document = json_body_parse(body)
+        except Problem as refused:
+            # 2,000 nested brackets, NaN, a 400-digit number: the API's own refusals.
+            await _send_problem(send, refused)
+            return
+        for name in _tools_called(document):
             needed = TOOL_SCOPES.get(name)
-            if needed and needed not in grant.scopes:
+            if needed is None:
+                # Deny by default: a tool nobody gave a scope to is open to no token.
+                await _send_problem(
+                    send,
+                    Problem(
+                        403,
+                        "permission_denied",
+                        f"The tool {name[:100]} is not offered to agents here.",
+                    ),
+                )
+                return
+            if needed not in grant.scopes:
                 wanted = " ".join(sorted(grant.scopes | {needed}))
                 await _send_problem(
                     send,

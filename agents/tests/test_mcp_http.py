@@ -349,6 +349,30 @@ def test_quote_limits_count_per_client_and_passenger(server, tariffs):
     )
     assert not _estimate(server, other_passenger)["isError"]
 
+    # Finding (issue 24): "MCP rate limits are counted per client name, which the client
+    # chooses: a second registration gives the same passenger another 30 quotes."
+    renamed = _token("quotes", server.mcp_url, email="busy.rider@example.co.uk", client="Busy 2")
+    assert _estimate(server, renamed)["structuredContent"]["code"] == "rate_limited"
+
+
+def test_a_deeply_nested_body_is_400_not_500(server):
+    """Finding (issue 24): "`POST /mcp` with a valid token and a body of 2,000 nested
+    brackets: 500 (`RecursionError`)." """
+    token = _token("quotes", server.mcp_url)
+    response = httpx2.post(
+        server.mcp_url,
+        content="[" * 2000 + "]" * 2000,
+        headers={
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+            "authorization": f"Bearer {token}",
+        },
+        timeout=30,
+    )
+    assert response.status_code == 400
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["code"] == "invalid_body"
+
 
 def test_a_2025_06_18_client_gets_no_session_so_any_worker_can_answer(server):
     token = _token("quotes bookings", server.mcp_url)
