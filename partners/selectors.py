@@ -121,15 +121,25 @@ class OperatorCalendarDay:
         return self.day + dt.timedelta(days=1)
 
 
+# How far from today the calendar goes; a day beyond it shows today, as a non-date does.
+CALENDAR_REACH = dt.timedelta(days=3660)
+
+
 def operator_calendar_day(*, account: Account, day: str | dt.date | None) -> OperatorCalendarDay:
-    """The operator's jobs of ``day`` (an ISO date; anything else means today, UK time),
+    """The operator's jobs of ``day`` (an ISO date within ``CALENDAR_REACH`` of today;
+    anything else means today, UK time),
     grouped by local pickup hour, with the number of jobs on each day of its week; one
     query (the week's jobs, split by day here)."""
+    today = local_today()
     if not isinstance(day, dt.date):
         try:
             day = dt.date.fromisoformat(day or "")
         except ValueError:
-            day = local_today()
+            day = today
+    if abs(day - today) > CALENDAR_REACH:
+        # 9999-12-31's week ends past the last date there is, 0001-01-01's midnight is
+        # before the first instant in UTC: both were 500s (issue 24).
+        day = today
     monday = local_week_start(day)
     week_jobs = operator_jobs_list(account=account).filter(
         pickup_time__gte=local_midnight(monday),

@@ -339,3 +339,10 @@ def test_calendar_queries_do_not_grow_with_jobs_or_drivers(
         response = operator_login.get(f"/operator/calendar/?day={day.isoformat()}")
     assert response.status_code == 200
     assert response.context["job_count"] == jobs
+
+
+@pytest.mark.parametrize("day", ["9999-12-31", "0001-01-01"])
+def test_the_calendar_page_at_the_ends_of_time_shows_today(operator_login, day):
+    """Finding (issue 24): "`/operator/calendar/?day=9999-12-31` or `0001-01-01`: 500 on
+    both databases." """
+    assert operator_login.get(f"/operator/calendar/?day={day}").status_code == 200

@@ -49,8 +49,8 @@ def _cursor_decode(cursor: str) -> tuple[dt.datetime, int]:
         after = dt.datetime.fromisoformat(stamp)
         if after.tzinfo is None:
             raise ValueError(stamp)
-        return after, int(pk)
-    except (ValueError, UnicodeDecodeError):
+        return after.astimezone(dt.UTC), int(pk)
+    except (ValueError, UnicodeDecodeError, OverflowError):
         raise field_error("invalid_input", "cursor", "Not a cursor this feed gave.") from None
 
 
@@ -67,6 +67,14 @@ def jobs_changed_list(
     between pages of one walk. A job that changes again moves to the end of the feed.
     """
     limit_enforce(caller, "intake")
+    try:
+        # The database stores UTC: 9999-12-31T23:59:59-23:59 is past the year 9999 there
+        # (a 500 on SQLite, issue 24), 0001-01-01T00:00+23:59 before the year 1.
+        updated_since = updated_since.astimezone(dt.UTC)
+    except OverflowError:
+        raise field_error(
+            "invalid_input", "updatedSince", "Out of range once converted to UTC."
+        ) from None
     limit = limit or FEED_PAGE_SIZE
     jobs = Booking.objects.filter(account=caller.account).exclude(job_ref="")
     if cursor:

@@ -99,6 +99,15 @@ def test_a_calendar_day_that_is_not_a_date_is_today(operator):
     assert operator_calendar_day(account=operator, day="not-a-day").day == today
 
 
+@pytest.mark.parametrize("day", ["9999-12-31", "0001-01-01"])
+def test_a_calendar_day_at_the_ends_of_time_is_today(operator, day):
+    """Finding (issue 24): "`/operator/calendar/?day=9999-12-31` or `0001-01-01`: 500 on
+    both databases." """
+    today = timezone.now().astimezone(local_zone()).date()
+    calendar = operator_calendar_day(account=operator, day=day)
+    assert (calendar.day, calendar.next_day) == (today, today + dt.timedelta(days=1))
+
+
 def test_the_calendar_counts_the_jobs_of_each_day_of_the_week(
     operator, django_assert_max_num_queries
 ):

@@ -72,3 +72,25 @@ def test_reconciliation_reads_only_the_callers_own_jobs(sender, job, make_accoun
     with pytest.raises(DomainError) as hidden:
         job_reconcile(caller=Caller(account=make_account("partner", name="Other")), job_ref="SVC-1")
     assert hidden.value.code == "job_not_found"
+
+
+@pytest.mark.parametrize(
+    "since", ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"], ids=["after", "before"]
+)
+def test_a_feed_time_out_of_range_in_utc_is_invalid_input(sender, job, since):
+    """Finding (issue 24): "The reconciliation cursor for `9999-12-31T23:59:59-23:59`: 500
+    on SQLite." """
+    from partners.services.reconciliation import jobs_changed_list
+
+    with pytest.raises(DomainError) as refused:
+        jobs_changed_list(
+            caller=Caller(account=sender), updated_since=dt.datetime.fromisoformat(since)
+        )
+    assert (refused.value.code, list(refused.value.errors)) == ("invalid_input", ["updatedSince"])
+
+
+def test_the_latest_time_that_fits_is_an_empty_feed(sender, job):
+    from partners.services.reconciliation import jobs_changed_list
+
+    late = dt.datetime.fromisoformat("9999-12-31T23:59:59+00:00")
+    assert jobs_changed_list(caller=Caller(account=sender), updated_since=late).jobs == []
