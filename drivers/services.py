@@ -8,7 +8,7 @@ from datetime import date, datetime
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core.encryption import secret_encrypt
@@ -50,11 +50,23 @@ def driver_signup(*, application: DriverApplication) -> Driver:
     """Create the login, the driver (stage ``signed_up``) and their vehicle.
 
     Guarantees: nothing is offered to the driver until an operator approves them; the
-    three rows are created together or not at all.
+    three rows are created together or not at all. One login per email: the username's
+    unique constraint decides between concurrent sign-ups, and the losers get 400
+    ``invalid_input`` naming ``email`` (the form's own check is only the friendly message).
     """
-    user = get_user_model().objects.create_user(
-        username=application.username, email=application.email, password=application.password
-    )
+    try:
+        with transaction.atomic():
+            user = get_user_model().objects.create_user(
+                username=application.username,
+                email=application.email,
+                password=application.password,
+            )
+    except IntegrityError:
+        raise DomainError(
+            "invalid_input",
+            "An account with this email already exists.",
+            errors={"email": ["An account with this email already exists."]},
+        ) from None
     driver = Driver.objects.create(
         user=user,
         name=application.name,

@@ -22,8 +22,14 @@ LOGIN_URL = reverse_lazy("driver-login")
 def driver_signup_page(request: HttpRequest) -> HttpResponse:
     form = DriverSignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        driver_signup(application=form.application())
-        return redirect("driver-signup-done")
+        try:
+            driver_signup(application=form.application())
+        except DomainError as refused:  # a sign-up with the same email won the race
+            for field, problems in (refused.errors or {"__all__": [refused.detail]}).items():
+                for problem in problems:
+                    form.add_error(field if field in form.fields else None, problem)
+        else:
+            return redirect("driver-signup-done")
     return render(request, "drivers/signup.html", {"form": form})
 
 

@@ -1,0 +1,34 @@
+"""Concurrent sign-ups with one email: one login, the rest told why (PostgreSQL and SQLite)."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from drivers.models import Driver
+from drivers.tests.test_signup_and_admin import signup_form
+from tests.concurrency import race
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_eight_concurrent_signups_with_one_email_make_one_driver_and_no_500():
+    """Finding (issue 24): "8 concurrent driver sign-ups with one email: 7 are 500
+    (`IntegrityError`)." """
+
+    def sign_up():
+        client = Client(raise_request_exception=False)
+        response = client.post("/driver/signup/", signup_form())
+        return response.status_code, response.content.decode()
+
+    outcomes = race(*[sign_up for _ in range(8)])
+    statuses = sorted(status for status, _ in outcomes)
+    assert statuses == [200] * 7 + [302]
+    assert all(
+        "An account with this email already exists." in page
+        for status, page in outcomes
+        if status == 200
+    )
+    assert get_user_model().objects.filter(username="asha.khan@example.co.uk").count() == 1
+    assert Driver.objects.filter(email="asha.khan@example.co.uk").count() == 1
