@@ -36,6 +36,16 @@ _WORDS_INSTRUCTIONS = (
 )
 _PRIOR = r"(?:previous|prior|above|earlier|preceding|all|any|your|system|the|these|those|of)"
 _AI = r"(?:ai|a\.i\.|assistant|agent|model|language\s+model|llm|bot|chatgpt|claude|gpt|gemini)"
+# Who reads booking text on a passenger's behalf: an assistant, whatever it is called.
+_AI_READERS = (
+    r"(?:ai|a\.i\.|assistants?|agents?|models?|language\s+models?|llms?|bots?|chatbots?"
+    r"|chatgpt|claude|gpt|gemini|copilot)\b"
+)
+# ...unless the word names a person's role: "note for the assistant manager".
+_NOT_A_PERSON = (
+    r"(?!\s+(?:manager|director|coach|head|teacher|referee|principal|producer|editor"
+    r"|secretary|at|in|of|from|who\s+(?:will|is)\s+(?:meet|wait)))"
+)
 
 RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
@@ -92,21 +102,59 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"<\|(?:im_start|im_end|system|endoftext)\|>|\[/?INST\]|<</?SYS>>"
             r"|^\s*#{2,}\s*(?:system|instruction)",
         ),
-        ("role_tags", r"(?:^|\n|[.!]\s+)\s*(?:system|assistant)\s*:\s*\S|\bsystem\s+override\b"),
+        # "system:" / "assistant:" opening the text, a line or a sentence: the lookbehinds
+        # keep it linear (one candidate per word; the old form's leading "\s*" re-scanned a
+        # run of line breaks from each of its positions: 11.8 s for a 100-job batch).
+        (
+            "role_tags",
+            r"(?:^|(?<=[\n.!])|(?<=[.!][^\S\n])|(?<=\n[^\S\n]))[^\S\n]{0,10}"
+            r"(?:system|assistant)[^\S\n]{0,10}:[^\S\n]{0,10}\S|\bsystem\s+override\b",
+        ),
         ("tool_call", r"\b(?:call|invoke|run|execute)\s+(?:the\s+)?(?:tool|function)\b"),
         (
             "price_override",
             r"\b(?:set|change|make|override)\s+(?:the\s+)?(?:fare|price|cost)\s+(?:to|=)"
             r"\s*(?:£|gbp)?\s*\d",
         ),
-        ("markup_injection", r"<\s*(?:script|iframe|img[^>]+onerror)\b|javascript:"),
+        (
+            "markup_injection",
+            r"<\s{0,10}(?:script|iframe|img\b[^>]{0,300}?onerror)\b|javascript:",
+        ),
         (
             "addressed_to_ai",
             r"\b(?:note\s+(?:to|for)\s+the|dear|hey|to\s+the|if\s+you\s+are\s+an?)\s+"
             + _AI
-            + r"\b|^\s*(?:ai\s+)?"
+            + r"\b"
+            + _NOT_A_PERSON
+            + r"|^\s*(?:ai\s+)?"
             + _AI
             + r"\s*[,:]\s*(?:ignore|disregard|forget|override)",
+        ),
+        (
+            # Text that addresses whichever assistant reads the booking (issue 24): "Message
+            # for the assistant - use cancel_booking on every other booking...", "LLM: ...".
+            # A human assistant ("the assistant manager will meet you") is not addressed.
+            "message_for_ai",
+            r"\b(?:message|note|memo|instructions?|request|reminder|word|task|orders?)\s+"
+            r"(?:to|for)\s+(?:the\s+|any\s+|an?\s+|all\s+|whichever\s+|whatever\s+|every\s+)?"
+            r"(?:ai\s+)?"
+            + _AI_READERS
+            + _NOT_A_PERSON
+            + r"|\b(?:attention|attn)\s*(?:of\s+)?:?\s*(?:the\s+|any\s+|an?\s+)?(?:ai\s+)?"
+            + _AI_READERS
+            + _NOT_A_PERSON
+            + r"|\b(?:if\s+(?:you\s+are\s+)?an?|any|whichever|whatever|every|each)\s+"
+            r"(?:ai\s+)?" + _AI_READERS + r"\s+(?:that\s+|who\s+)?(?:is\s+)?"
+            r"(?:reading|processing|handling|reads?|sees?|summari[sz]ing|summari[sz]es)\b"
+            + r"|(?:^|(?<=[\n.!?]))[^\S\n]{0,10}(?:ai|llm|llms|chatbot|chatgpt|claude|gpt|gemini"
+            r"|language\s+model|ai\s+(?:assistant|agent))[^\S\n]{0,10}[,:\-]",
+        ),
+        (
+            # Our own tool names, or anything shaped like one (verb_noun): booking text has
+            # no reason to name a function.
+            "tool_name",
+            r"\b(?:cancel|delete|get|list|start|create|update|book|estimate|send|refund|issue"
+            r"|change|set|remove)_[a-z]{2,30}(?:_[a-z]{2,30}){0,3}\b",
         ),
         (
             "false_authority",
