@@ -37,9 +37,8 @@ class RowInsert:
     Per call only the values are computed, by the same ``pre_save`` and
     ``get_db_prep_save`` that ``save()`` uses (defaults, ``auto_now``, JSON and Decimal
     adaptation), so the row is the one ``save()`` writes. An instance written here gets
-    its key; it is not marked as loaded from the database (that mark is Django's private
-    state), which nothing downstream reads: a later ``save()`` of it is an UPDATE, as its
-    key is assigned by the database.
+    its key and is marked as saved (:func:`_mark_saved`), so a later ``save()`` of it is an
+    UPDATE, whether its key was assigned by the database or sent (a UUID).
     """
 
     def __init__(self, model: type[models.Model]) -> None:
@@ -127,7 +126,19 @@ class RowInsert:
                 obj.pk = connection.ops.last_insert_id(
                     cursor, self.model._meta.db_table, self.key.column
                 )
+        _mark_saved(obj, using)
         return obj
+
+
+def _mark_saved(obj: models.Model, using: str) -> None:
+    """Mark ``obj`` as a row of database ``using``, as ``save()`` does after its INSERT.
+
+    Without it a model whose key has a default (a UUID) still counts as "adding", and its
+    next ``save()`` is a second INSERT of the same key (issue 24). ``_state.adding`` and
+    ``_state.db`` are the two marks Django's documentation sets itself in the
+    ``Model.from_db()`` example ("Customizing model loading")."""
+    obj._state.adding = False
+    obj._state.db = using
 
 
 def rows_insert_with_children(
@@ -177,6 +188,8 @@ def rows_insert_with_children(
         parent, child = by_match[value]
         parent.pk, child.pk = parent_pk, child_pk
         setattr(child, link, parent)
+        _mark_saved(parent, connection.alias)
+        _mark_saved(child, connection.alias)
 
 
 _row_inserts: dict[type, RowInsert] = {}

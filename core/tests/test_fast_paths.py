@@ -95,8 +95,7 @@ def test_a_row_inserted_reads_back_as_the_same_row_save_writes():
 
 
 def test_an_inserted_instance_saved_again_is_an_update_of_its_row():
-    # The instance is not marked as loaded (Django's private state, left alone): its
-    # next save() must still UPDATE, because the database assigned its key.
+    # The instance is marked as saved, as save() marks it: its next save() is an UPDATE.
     inserted = RowInsert(Booking).insert(booking("DTD-AGAIN001"))
 
     inserted.notes = "Door code 1234"
@@ -134,6 +133,37 @@ def test_a_model_with_its_own_key_keeps_it():
 
     assert quote.pk == key
     assert Quote.objects.get(pk=key).fare == Decimal("41.10")
+
+
+def test_an_inserted_quote_saved_again_is_an_update_not_a_duplicate_key():
+    """Finding (issue 24): "`RowInsert` leaves inserted instances marked unsaved: a later
+    `save()` of a quote is a duplicate-key error, not the UPDATE its docstring promises." """
+    now = timezone.now()
+    quote = Quote(
+        pickup="Leeds station",
+        pickup_label="Leeds",
+        pickup_lat=53.79,
+        pickup_lng=-1.54,
+        dropoff="York",
+        dropoff_label="York",
+        dropoff_lat=53.95,
+        dropoff_lng=-1.09,
+        passengers=2,
+        vehicle_type="saloon",
+        depart_at=now,
+        fare=Decimal("41.10"),
+        distance_miles=Decimal("24.6"),
+        duration_minutes=40,
+        expires_at=now + timedelta(hours=24),
+    )
+    RowInsert(Quote).insert(quote)
+    assert (quote._state.adding, quote._state.db) == (False, "default")
+
+    quote.fare = Decimal("40.00")
+    quote.save()
+
+    assert Quote.objects.count() == 1
+    assert Quote.objects.get(pk=quote.pk).fare == Decimal("40.00")
 
 
 def test_a_pre_save_receiver_still_sees_the_save():
