@@ -1,8 +1,9 @@
 """API key and HMAC authentication for external accounts (contract 1.2).
 
-Both classes set ``request.account`` (and ``request.account_key`` for keys) on the
-underlying Django request so that rate limits and services can attribute the call.
-A key that is presented but unknown, revoked or expired is 401, never anonymous.
+Each class returns an ``api.principals.AccountPrincipal`` (the account, the key when one
+was presented, the claim of a signed request), which DRF puts on ``request.auth`` so that
+rate limits and services can attribute the call. A key that is presented but unknown,
+revoked or expired is 401, never anonymous.
 """
 
 from __future__ import annotations
@@ -22,18 +23,13 @@ from django.utils.encoding import escape_uri_path
 from rest_framework import authentication, exceptions
 
 from api.callers import presented_api_key, signer_slug
+from api.principals import AccountPrincipal, request_account
 from api.problems import Problem
 from core.credential_cache import CredentialCache
 from partners.models import Account, AccountKey
 from partners.services.signatures import signed_request_claim
 
 TIMESTAMP_TOLERANCE_SECONDS = 300
-
-
-def _attach(request, account: Account, key: AccountKey | None) -> None:
-    django_request = getattr(request, "_request", request)
-    django_request.account = account
-    django_request.account_key = key
 
 
 # Verified keys with their accounts (core.credential_cache); saving or deleting a key or
@@ -69,8 +65,7 @@ class AccountKeyAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("Unknown or revoked API key.") from None
         if key.has_expired:
             raise exceptions.AuthenticationFailed("This API key has expired.")
-        _attach(request, key.account, key)
-        return (None, key)
+        return (None, AccountPrincipal(account=key.account, key=key))
 
     def authenticate_header(self, request):
         return "Bearer"
@@ -147,8 +142,8 @@ def hmac_verify(account: Account, request) -> VerifiedSignature:
     return VerifiedSignature(signature=signature, signed_at=signed_at)
 
 
-def signed_account_attach(request, account: Account) -> None:
-    """Verify the request's signature for ``account``, claim it (good once), attach."""
+def signed_account_principal(request, account: Account) -> AccountPrincipal:
+    """Verify the request's signature for ``account`` and claim it (good once)."""
     verified = hmac_verify(account, request)
     django_request = getattr(request, "_request", request)
     claim = signed_request_claim(
@@ -158,8 +153,7 @@ def signed_account_attach(request, account: Account) -> None:
         method=django_request.method,
         path=django_request.path,
     )
-    _attach(request, account, None)
-    django_request.signed_request_id = claim.pk
+    return AccountPrincipal(account=account, signed_request_id=claim.pk)
 
 
 class HmacSignatureAuthentication(authentication.BaseAuthentication):
@@ -172,8 +166,7 @@ class HmacSignatureAuthentication(authentication.BaseAuthentication):
         account = Account.objects.filter(slug=slug).first()
         if account is None:
             raise exceptions.AuthenticationFailed("Unknown account in x-partner / x-operator.")
-        signed_account_attach(request, account)
-        return (None, account)
+        return (None, signed_account_principal(request, account))
 
     def authenticate_header(self, request):
         return "Bearer"
@@ -196,11 +189,9 @@ class SupplierAuthentication(authentication.BaseAuthentication):
         presented = request.META.get(supplier_key_header(slug), "").strip()
         if presented:
             key = _supplier_key(account, presented)
-            _attach(request, account, key)
-            return (None, key)
+            return (None, AccountPrincipal(account=account, key=key))
         if request.META.get("HTTP_X_SIGNATURE"):
-            signed_account_attach(request, account)
-            return (None, account)
+            return (None, signed_account_principal(request, account))
         raise exceptions.AuthenticationFailed(f"Send x-{slug}-secret or an x-signature HMAC.")
 
     def authenticate_header(self, request):
@@ -224,7 +215,7 @@ def _supplier_key(account: Account, raw_key: str) -> AccountKey:
 def account_require_kind(request, kinds: Iterable[str], *, hint: str) -> Account:
     """The authenticated account when it is of one of ``kinds``; 401 otherwise: a key of
     another kind of account is as good as no key at this door (contract 1.2)."""
-    account = getattr(request, "account", None)
+    account = request_account(request)
     if account is None or account.kind not in kinds:
         raise Problem(401, "unauthenticated", hint, headers={"WWW-Authenticate": "Bearer"})
     return account
