@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.utils.encoding import escape_uri_path
@@ -28,9 +29,6 @@ from api.problems import Problem
 from core.credential_cache import CredentialCache
 from partners.models import Account, AccountKey
 from partners.services.signatures import signed_request_claim
-
-TIMESTAMP_TOLERANCE_SECONDS = 300
-
 
 # Verified keys with their accounts (core.credential_cache); saving or deleting a key or
 # an account in this process empties it at once.
@@ -90,7 +88,7 @@ def signed_messages(request, timestamp: str | None) -> list[bytes]:
     """What the signature may cover (contract 1.2): the raw body, or
     ``{timestamp}.{body}``; a request without a body is signed over
     ``{timestamp}.{METHOD} {path}`` (path with its query string, if any), so a signature
-    opens one resource for 300 s only."""
+    opens one resource for ``SIGNED_REQUEST_WINDOW_SECONDS`` only."""
     body = getattr(request, "_request", request).body
     if body:
         return [body if timestamp is None else timestamp.encode() + b"." + body]
@@ -124,7 +122,7 @@ def hmac_verify(account: Account, request) -> VerifiedSignature:
         timestamp = timestamp.strip()
         if not TIMESTAMP_PATTERN.fullmatch(timestamp):
             raise exceptions.AuthenticationFailed("x-timestamp must be Unix seconds.")
-        if abs(time.time() - int(timestamp)) > TIMESTAMP_TOLERANCE_SECONDS:
+        if abs(time.time() - int(timestamp)) > settings.SIGNED_REQUEST_WINDOW_SECONDS:
             raise exceptions.AuthenticationFailed("x-timestamp is too far from now.")
         signed_at = dt.datetime.fromtimestamp(int(timestamp), tz=dt.UTC)
     messages = signed_messages(request, timestamp)

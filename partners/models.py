@@ -332,8 +332,8 @@ class SignedRequest(models.Model):
     later copy hits the constraint and is answered with the stored first outcome, so a
     captured amendment replayed later can never undo a newer one.
 
-    A signature carrying ``x-timestamp`` stops being accepted 300 s after (or before) that
-    time, so its row is purged once ``expires_at`` has passed. A signature without one
+    A signature carrying ``x-timestamp`` stops being accepted ``SIGNED_REQUEST_WINDOW_SECONDS``
+    after (or before) that time, so its row is purged once ``expires_at`` has passed. A signature without one
     never expires, so neither does its row (``expires_at`` is null): partners are told to
     send ``x-timestamp``.
     """

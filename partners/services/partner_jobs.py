@@ -20,7 +20,7 @@ from bookings.passengers import phone_to_e164
 from core.errors import DomainError
 from core.money import gbp
 from partners.services.intake import MAX_BATCH, IntakeJob, JobAction
-from pricing.vehicles import VehicleType
+from pricing.vehicles import MAX_PASSENGERS, VehicleType
 
 # Fares beyond this are refused by bookings.policies.fare_require_allowed (the one home of
 # the rule); here it only bounds what is rounded (quantize() of 1e30 overflows).
@@ -67,7 +67,7 @@ class PartnerJobInputSerializer(InputSerializer):
         help_text="Stored in E.164; national UK numbers are accepted.",
     )
     passengerEmail = serializers.EmailField(required=False, allow_blank=True, allow_null=True)
-    passengers = serializers.IntegerField(min_value=1, max_value=8, required=False)
+    passengers = serializers.IntegerField(min_value=1, max_value=MAX_PASSENGERS, required=False)
     vehicleType = serializers.ChoiceField(
         choices=VehicleType.choices,
         required=False,
