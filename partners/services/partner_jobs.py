@@ -15,9 +15,7 @@ from typing import Any
 from rest_framework import serializers
 
 from api.input_serializers import InputSerializer
-from bookings import policies
 from bookings.passengers import phone_to_e164
-from core.errors import DomainError
 from core.money import gbp
 from partners.services.intake import MAX_BATCH, IntakeJob, JobAction
 from pricing.vehicles import MAX_PASSENGERS, VehicleType
@@ -120,13 +118,6 @@ class PartnerJobInputSerializer(InputSerializer):
                 "Enter a valid phone number, in international format (+44...)."
             )
         return e164
-
-    def validate_flightNumber(self, value: str | None) -> str | None:  # noqa: N802
-        """The one flight number rule (bookings.policies), as this job's field error."""
-        try:
-            return policies.flight_number_normalise(value, field="flightNumber") or value
-        except DomainError as exc:
-            raise serializers.ValidationError(exc.errors["flightNumber"]) from exc
 
     def validate_fare(self, value: Decimal | None) -> Decimal | None:
         """Parsed and rounded half-up to pence (contract 1); whether this sender may set a
