@@ -30,7 +30,7 @@ from bookings.services import PassengerDetails
 from core.callers import Caller
 from core.errors import DomainError
 from guards.ratelimits import limit_enforce
-from partners.models import Account
+from partners.models import Account, IntakeFormat
 from partners.services.intake import (
     MAX_BATCH,
     IntakeJob,
@@ -200,11 +200,7 @@ def intake_batch_receive(
     for a refusal of the whole batch (403, 429, 400 on body shape, and on the operator
     door a single invalid job).
     """
-    account = caller.account
-    if account is None or account.kind != sender_kind:
-        raise DomainError("unauthenticated", f"Send the credentials of a {sender_kind} account.")
-    account_intake_allowed(account)
-    limit_enforce(caller, "intake")
+    intake_sender_admit(caller=caller, sender_kind=sender_kind)
     raw_jobs, single = intake_body_jobs(body)
     jobs, rejected = intake_jobs_validate(caller=caller, raw_jobs=raw_jobs)
     if single and rejected and sender_kind == Account.Kind.OPERATOR:
@@ -217,6 +213,40 @@ def intake_batch_receive(
             else "The job was rejected; see errors.",
             errors=only.errors,
         )
+    return intake_jobs_apply(caller=caller, jobs=jobs, rejected=rejected, now=now)
+
+
+def intake_sender_admit(
+    *, caller: Caller, sender_kind: str, intake_format: str = IntakeFormat.PARTNER_JOB
+) -> None:
+    """Who may push here: an account of this kind that pushes in this door's format, its
+    bridge not paused (an operator approved), within its request rate."""
+    account = caller.account
+    if account is None or account.kind != sender_kind:
+        raise DomainError("unauthenticated", f"Send the credentials of a {sender_kind} account.")
+    if account.intake_format != intake_format:
+        raise DomainError(
+            "partner_not_allowed",
+            f"{account.name} pushes jobs as {account.get_intake_format_display()}; "
+            "send them to that format's door.",
+        )
+    account_intake_allowed(account)
+    limit_enforce(caller, "intake")
+
+
+def intake_jobs_apply(
+    *,
+    caller: Caller,
+    jobs: list[IntakeJob],
+    rejected: list[JobResult] | None = None,
+    now: dt.datetime | None = None,
+) -> IntakeReceipt:
+    """Apply the validated jobs of the one intake request (``intake_jobs_validate``; a
+    sender's format module builds the PartnerJob objects) once ``intake_sender_admit``
+    let the sender in; ``rejected`` are the jobs that failed validation, reported in
+    request order with the rest. Guarantees as :func:`intake_batch_receive`."""
+    account = caller.account
+    rejected = rejected or []
     results = rejected + intake_batch_apply(account=account, jobs=jobs, now=now or timezone.now())
     results.sort(key=lambda r: r.index)
     summary = intake_summary(results)
