@@ -16,7 +16,7 @@ import binascii
 from http import HTTPStatus
 
 from django.db import DatabaseError
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.utils import extend_schema
 from rest_framework import authentication, exceptions, permissions
 from rest_framework.negotiation import DefaultContentNegotiation
@@ -185,11 +185,20 @@ class BookingEventsView(SuntransfersView):
         )
 
 
+class QuotesView(SuntransfersView):
+    """POST /v1/quotes (CreateQuote)."""
+
+    def post(self, request):
+        quotes = st.st_quotes_create(caller=caller_from_request(request), payload=request.data)
+        return Response(quotes, status=201)
+
+
 # A reference is any text of 1 to 32 characters (the spec's BookingReference), slashes
-# included; an empty one reaches the view and is refused there as the spec would.
+# and line breaks included; an empty one reaches the view and is refused there as the
+# spec would refuse it.
 urlpatterns = [
+    path("v1/quotes", QuotesView.as_view()),
     path("v1/bookings", BookingsView.as_view()),
-    path("v1/bookings/<path:reference>/events", BookingEventsView.as_view()),
-    path("v1/bookings/<path:reference>", BookingView.as_view()),
-    path("v1/bookings/", BookingView.as_view(), {"reference": ""}),
+    re_path(r"^v1/bookings/(?P<reference>[\s\S]+)/events$", BookingEventsView.as_view()),
+    re_path(r"^v1/bookings/(?P<reference>[\s\S]*)$", BookingView.as_view()),
 ]

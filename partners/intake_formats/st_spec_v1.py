@@ -34,6 +34,7 @@ from django.utils import timezone
 from jsonschema import Draft4Validator, FormatChecker
 
 from bookings import events
+from bookings.actions import quote_request
 from bookings.models import BookingEvent, BookingStatus
 from bookings.passengers import phone_to_e164
 from core.callers import Caller
@@ -245,6 +246,50 @@ CANCEL_BOOKING = _object(
     },
     ("cancellationAuthor", "leadPassenger", "transfers"),
 )
+DETAILED_LOCATION = _object(
+    {
+        "name": _nullable(_string(1, 100)),
+        "translatedName": _nullable(_string(1, 100)),
+        "type": {"type": "string", "enum": ["Gateway", "Resort"]},
+        "id": _nullable(_string(1, 10)),
+        "countryCode": _string(2, 2),
+        "gatewayCode": _nullable(_string(1, 10)),
+        "latitude": {"type": "number", "minimum": -90, "maximum": 90},
+        "longitude": {"type": "number", "minimum": -180, "maximum": 180},
+        "addressParts": _nullable(_strings()),
+    },
+    ("type", "countryCode", "latitude", "longitude"),
+)
+QUOTE_EXTRA = _object(
+    {
+        "id": _string(1, 10),
+        "name": _string(1, 250),
+        "translatedName": _string(1, 250),
+        "quantity": _integer(1, 100),
+        "unitRate": NUMBER,
+        "notes": _nullable(_string(1, 1000)),
+    },
+    ("id", "name", "translatedName", "quantity", "unitRate"),
+)
+QUOTE_REQUEST = _object(
+    {
+        "transfers": {
+            "type": "array",
+            "items": _object(
+                {
+                    "origin": DETAILED_LOCATION,
+                    "destination": DETAILED_LOCATION,
+                    "vehicle": VEHICLE,
+                    "passengers": PASSENGERS,
+                    "transferDateTime": DATE_TIME_LOCAL,
+                    "extras": _nullable({"type": "array", "items": QUOTE_EXTRA}),
+                },
+                ("origin", "destination", "vehicle", "passengers", "transferDateTime"),
+            ),
+        }
+    },
+    ("transfers",),
+)
 EVENTS_QUERY = _object(
     {
         "leg": _integer(1, MAX_LEGS),
@@ -326,6 +371,15 @@ def _place(location: dict, accommodation: dict | None, *, pickup: bool) -> str:
         if parts:
             return ", ".join([accommodation.get("name") or "", *parts]).strip(", ")[:300]
     return location["name"]
+
+
+def _quoted_place(location: dict) -> str:
+    """A quote's place: the gateway's code, the resort's address, else its name."""
+    if location["type"] == "Gateway" and location.get("gatewayCode"):
+        return location["gatewayCode"]
+    if location.get("addressParts"):
+        return ", ".join(location["addressParts"])[:300]
+    return location.get("name") or location.get("translatedName") or ""
 
 
 def _notes(transfer: dict, lead: dict, phone: str | None) -> str:
@@ -629,3 +683,46 @@ def st_booking_events(*, caller: Caller, reference: str, query: dict) -> dict[st
             for event in moves.order_by(order)
         ],
     }
+
+
+# --- quotes ---------------------------------------------------------------------------------
+
+
+def st_quotes_create(*, caller: Caller, payload: Any) -> dict[str, Any]:
+    """POST /v1/quotes: each transfer priced as the booking API prices it (the council
+    tariff, or the account's approved rate), one quote per transfer for the vehicle asked.
+
+    The quote's id is this service's quote id, valid until the quote expires. Refusals
+    (an unknown place, a party too large, a time in the past) are 400 like any request.
+    """
+    body = st_payload_check(payload, QUOTE_REQUEST)
+    transfers = []
+    for index, transfer in enumerate(body["transfers"]):
+        vehicle = transfer["vehicle"]
+        try:
+            quote = quote_request(
+                caller=caller,
+                pickup=_quoted_place(transfer["origin"]),
+                dropoff=_quoted_place(transfer["destination"]),
+                depart_at=_moment(transfer["transferDateTime"]),
+                passengers=transfer["passengers"]["total"],
+                vehicle_type="wav" if vehicle["isWheelchairAccessible"] else None,
+            )
+        except DomainError as error:
+            raise DomainError(
+                error.code, f"transfer {index + 1}: {error.detail}", errors=error.errors
+            ) from error
+        fare = float(quote.fare)
+        transfers.append(
+            {
+                "quotes": [
+                    {
+                        "id": str(quote.pk),
+                        "vehicle": vehicle,
+                        "validUntilUtc": _utc(quote.expires_at),
+                        "price": {"baseRate": fare, "totalRate": fare},
+                    }
+                ]
+            }
+        )
+    return {"transfers": transfers}

@@ -222,3 +222,43 @@ def test_an_st_account_cannot_push_partnerjobs(client, marketplace):
     )  # fmt: skip
     assert response.status_code == 403
     assert AccountKey.objects.filter(account=marketplace).exists()
+
+
+def test_driver_moves_are_the_legs_events(client, marketplace):
+    from bookings.services import booking_status_change
+
+    client.post(BASE, create_body(), content_type="application/json", **basic(marketplace))
+    booking = Booking.objects.get(job_ref="SUNTR_AB1234/1")
+    for status in (BookingStatus.OFFERED, BookingStatus.ACCEPTED, BookingStatus.EN_ROUTE):
+        booking = booking_status_change(booking=booking, to_status=status, actor="test")
+
+    response = client.get(f"{BASE}/SUNTR_AB1234/events?leg=1&sort=Desc", **basic(marketplace))
+
+    assert response.status_code == 200, response.content
+    assert [e["eventType"] for e in response.json()["items"]] == ["DriverDepartedToPickup"]
+    missing_leg = client.get(f"{BASE}/SUNTR_AB1234/events?leg=3&sort=Asc", **basic(marketplace))
+    assert missing_leg.status_code == 400
+
+
+def test_a_quote_is_priced_by_the_booking_apis_rules(client, marketplace):
+    body = {
+        "transfers": [
+            {
+                "origin": location("Manchester airport", "Gateway", gatewayCode="MAN"),
+                "destination": location("Manchester", "Resort", addressParts=["Manchester"]),
+                "vehicle": transfer()["vehicle"],
+                "passengers": {"adults": 2, "children": 0, "infants": 0, "total": 2},
+                "transferDateTime": transfer()["transferDateTime"],
+            }
+        ]
+    }
+    response = client.post(
+        "/api/suppliers/suntransfers/v1/quotes",
+        body,
+        content_type="application/json",
+        **basic(marketplace),
+    )
+    assert response.status_code == 201, response.content
+    quote = response.json()["transfers"][0]["quotes"][0]
+    assert quote["price"]["totalRate"] == quote["price"]["baseRate"] > 0
+    assert quote["validUntilUtc"].endswith("Z")
