@@ -260,16 +260,9 @@ DETAILED_LOCATION = _object(
     },
     ("type", "countryCode", "latitude", "longitude"),
 )
+# A quoted extra is an extra ordered at least once.
 QUOTE_EXTRA = _object(
-    {
-        "id": _string(1, 10),
-        "name": _string(1, 250),
-        "translatedName": _string(1, 250),
-        "quantity": _integer(1, 100),
-        "unitRate": NUMBER,
-        "notes": _nullable(_string(1, 1000)),
-    },
-    ("id", "name", "translatedName", "quantity", "unitRate"),
+    {**EXTRA["properties"], "quantity": _integer(1, 100)}, tuple(EXTRA["required"])
 )
 QUOTE_REQUEST = _object(
     {
