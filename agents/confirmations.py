@@ -23,33 +23,16 @@ from django.core import signing
 from django.utils import timezone
 
 from agents.grants import AgentGrant
-from bookings import actions, policies
+from bookings import actions
+from bookings.admission import CURRENT_FORM, BookingRequest, booking_request_admit
 from bookings.models import Booking
-from bookings.services import PAYMENT_METHOD_ALIASES, PassengerDetails
+from bookings.services import PassengerDetails
 from core.callers import Caller
 from core.errors import DomainError, field_error
-from guards.screening import text_screen
 from pricing.models import Quote
 from pricing.selectors import quote_get_for_redemption
 
 TOKEN_SALT = "agents.start_booking"
-
-
-@dataclass(frozen=True)
-class BookingRequest:
-    """What start_booking was asked to book (v1 field names in errors)."""
-
-    passenger: PassengerDetails
-    payment_method: str
-    flight_number: str = ""
-    notes: str = ""
-    quote_id: str = ""
-    pickup: str = ""
-    dropoff: str = ""
-    depart_at: dt.datetime | None = None
-    passengers: int = 1
-    vehicle_type: str | None = None
-    meet_and_greet: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,56 +80,25 @@ def _quote_for(caller: Caller, request: BookingRequest) -> Quote:
     )
 
 
-def _passenger_check(caller: Caller, request: BookingRequest) -> PassengerDetails:
-    """The booking's own rules for the passenger and the free text, applied at preview
-    so the passenger is shown details that will book (the confirmation applies them again,
-    with the per-email limits, through ``bookings.actions``)."""
-    texts = {
-        "notes": request.notes,
-        "passengerName": request.passenger.name,
-        "flightNumber": request.flight_number,
-        "agent": caller.agent,
-    }
-    text_screen(caller, texts, texts.keys())
-    missing = {
-        name: ["This field is required."]
-        for name, value in (
-            ("passengerName", request.passenger.name),
-            ("passengerPhone", request.passenger.phone),
-        )
-        if not value.strip()
-    }
-    if missing:
-        raise DomainError(
-            "invalid_input", "The passenger's name and mobile are needed.", errors=missing
-        )
-    email = policies.email_require_genuine(request.passenger.email, field="passengerEmail")
-    phone = policies.phone_require_valid(
-        request.passenger.phone, field="passengerPhone", mobile=True
-    )
-    policies.passenger_require_not_blocked(email)
-    return PassengerDetails(name=request.passenger.name.strip(), email=email, phone=phone)
-
-
 def booking_preview(
     *, caller: Caller, grant: AgentGrant, request: BookingRequest
 ) -> BookingPreview:
     """Price the journey and check the passenger: what confirming would book, and its token.
 
-    Guarantees: nothing is booked; the same screening, email, phone and blocked-passenger
-    rules as the booking apply now, so a preview that succeeds books unless a limit or
-    the quote's lifetime intervenes. Quotes count against the quote limit.
+    Guarantees: nothing is booked; the booking's admission
+    (``bookings.admission.booking_request_admit``: screening, email, phone, blocked
+    passenger, payment method, flight number) applies now, uncounted, so a preview that
+    succeeds books unless a limit or the quote's lifetime intervenes. Quotes count
+    against the quote limit.
     """
-    if request.payment_method not in PAYMENT_METHOD_ALIASES:
-        raise field_error(
-            "invalid_input",
-            "paymentMethod",
-            f"Choose one of: {', '.join(sorted(PAYMENT_METHOD_ALIASES))}.",
-        )
-    passenger = _passenger_check(caller, request)
-    # Previewed as it will be stored, so the passenger confirms what is booked.
-    flight_number = policies.flight_number_normalise(request.flight_number, field="flightNumber")
-    request = replace(request, flight_number=flight_number)
+    # The booking's own admission, uncounted: the confirmation books through the actions,
+    # which admit it again and count it. Previewed as it will be stored (the flight number
+    # normalised), so the passenger confirms what is booked.
+    admitted = booking_request_admit(
+        caller=caller, request=request, form=CURRENT_FORM, counted=False
+    )
+    passenger = admitted.request.passenger
+    request = replace(request, flight_number=admitted.request.flight_number)
     quote = _quote_for(caller, request)
     token = signing.dumps(
         {

@@ -8,6 +8,7 @@ import ipaddress
 from django.conf import settings
 from django.http import HttpRequest
 
+from api.principals import request_account_principal
 from core.callers import Caller
 from guards.ratelimits import limit_enforce
 
@@ -75,14 +76,14 @@ def signer_slug(request: HttpRequest) -> str | None:
 
 
 def caller_from_request(request, *, source: str = "api", agent: str = "") -> Caller:
-    """The caller of an authenticated request (authentication sets ``account`` and
-    ``account_key`` on the Django request; DRF's request passes them through)."""
-    account = getattr(request, "account", None)
-    account_key = getattr(request, "account_key", None)
+    """The caller of a request: the account of its ``api.principals.AccountPrincipal``
+    (DRF's ``request.auth``) when an account authenticated, else anonymous by IP."""
+    principal = request_account_principal(request)
+    key = principal.key if principal is not None else None
     return Caller(
         ip=client_ip(request),
-        account=account,
-        key_id=account_key.pk if account_key is not None else None,
+        account=principal.account if principal is not None else None,
+        key_id=key.pk if key is not None else None,
         source=source,
         agent=agent,
         path=request.path,

@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from api.callers import client_ip
 from api.models import IdempotencyRecord
+from api.principals import request_account
 from api.problems import Problem
 
 HEADER = "HTTP_IDEMPOTENCY_KEY"
@@ -158,7 +159,7 @@ class IdempotentViewMixin:
 
     def idempotency_caller(self, request) -> str:
         """Who the key belongs to: the verified account, else the client IP."""
-        account = getattr(request, "account", None)
+        account = request_account(request)
         if account is not None:
             return f"account:{account.pk}"
         return f"ip:{client_ip(request)}"

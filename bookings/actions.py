@@ -2,9 +2,10 @@
 
 Every door calls these: the HTTP views (``bookings.api.views``, ``bookings.api.quotes``),
 the website's booking page, and the MCP tools. Each action takes typed keyword arguments
-and the :class:`core.callers.Caller`, applies every policy itself (rate limits, who may
-book, who may price, screening, email and phone rules, blocked passengers, per-email
-limits, pickup time), and returns domain objects. A refusal is a
+and the :class:`core.callers.Caller`, admits the request through
+``bookings.admission.booking_request_admit`` (rate limits, who may book, who may price,
+screening, email and phone rules, blocked passengers, per-email limits, pickup time: the
+one admission every door shares), and returns domain objects. A refusal is a
 :class:`core.errors.DomainError` whose ``code`` the edge maps to a status
 (``api.problems.STATUS_BY_CODE``); field errors name the fields as the caller's request
 form names them (:class:`BookingForm`).
@@ -23,17 +24,16 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from decimal import Decimal
 
 from django.utils import timezone
 
-from bookings import policies
+from bookings import admission, policies
+from bookings.admission import BookingRequest, booking_request_admit
 from bookings.models import Booking
 from bookings.selectors import booking_get_for_passenger
 from bookings.services import (
-    PAYMENT_METHOD_ALIASES,
-    BookingDraft,
     PassengerDetails,
     PassengerEmailCheck,
     booking_cancel,
@@ -44,7 +44,6 @@ from bookings.services import (
     passenger_verify,
 )
 from core.callers import Caller
-from core.errors import field_error
 from guards.ratelimits import limit_enforce
 from guards.screening import text_screen
 from pricing.models import Quote
@@ -68,51 +67,12 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class BookingForm:
-    """A request form of the booking API: what it demands of the passenger, and its names.
-
-    ``current_rules``: the current booking flow's rules (contract 3, 1.4): the email is
-    required and genuine (not disposable, not a role address), the phone is a mobile,
-    an unconfirmed email gets 8 requests an hour, and a confirmation link is emailed.
-    The alias forms of seed 2.5 and 2.6 take an optional email and any valid number.
-    ``names`` maps the v1 field names to this form's, for error keys and screening.
-    """
-
-    current_rules: bool
-    names: Mapping[str, str] = field(default_factory=dict)
-
-    def name(self, v1_name: str) -> str:
-        return self.names.get(v1_name, v1_name)
-
-
-ALIAS_NAMES = {
-    "pickup": "pickup_address",
-    "dropoff": "dropoff_address",
-    "vehicleType": "vehicle_type",
-    "passengers": "passenger_count",
-    "departAt": "depart_at",
-    "passengerName": "passenger_name",
-    "passengerEmail": "passenger_email",
-    "passengerPhone": "passenger_phone_whatsapp",
-    "flightNumber": "flight_number",
-    "paymentMethod": "payment_method",
-}
-QUOTE_NAMES = {
-    "passengerName": "passenger_name",
-    "passengerEmail": "passenger_email",
-    "passengerPhone": "passenger_phone",
-    "flightNumber": "flight_number",
-    "paymentMethod": "payment_method",
-    "quoteId": "quote_id",
-}
-
-# POST /v1/booking(s), camelCase (seed 2.7): also what MCP tools name their arguments.
-CURRENT_FORM = BookingForm(current_rules=True)
-# The quote-redeeming form of /v1/booking(s) and the website's booking page.
-QUOTE_FORM = BookingForm(current_rules=True, names=QUOTE_NAMES)
-# POST /bookings/instant and /bookings/create, snake_case (seed 2.5, 2.6).
-ALIAS_FORM = BookingForm(current_rules=False, names=ALIAS_NAMES)
+# The request forms and their names live with the admission; re-exported for the doors.
+BookingForm = admission.BookingForm
+ALIAS_NAMES = admission.ALIAS_NAMES
+CURRENT_FORM = admission.CURRENT_FORM
+QUOTE_FORM = admission.QUOTE_FORM
+ALIAS_FORM = admission.ALIAS_FORM
 
 
 # --- quotes ----------------------------------------------------------------------------
@@ -233,31 +193,37 @@ def booking_place(
     event, or nothing written; dispatch starts after commit; on the current form a
     confirmation link is emailed to the passenger.
     """
-    names = form.name
-    limit_enforce(caller, "booking")
-    policies.account_require_can_book(caller.account)
-    _screen(caller, form, passenger, flight_number, notes, pickup=pickup, dropoff=dropoff)
-    pickup_time = policies.pickup_require_future(
-        depart_at or timezone.now(), field=names("departAt")
+    request = BookingRequest(
+        passenger=passenger,
+        payment_method=payment_method,
+        flight_number=flight_number,
+        notes=notes,
+        pickup=pickup,
+        dropoff=dropoff,
+        depart_at=depart_at or timezone.now(),
+        passengers=passengers,
+        vehicle_type=vehicle_type,
+        meet_and_greet=meet_and_greet,
+        fare=fare,
     )
-    fare = policies.fare_require_allowed(caller.account, fare, field=names("fareGBP"))
-    passenger, record = _passenger_admit(caller, form, passenger)
+    admitted = booking_request_admit(caller=caller, request=request, form=form)
+    journey = admitted.request
     priced = quote_price(
         pickup=pickup,
         dropoff=dropoff,
         passengers=passengers,
         vehicle_type=vehicle_type,
-        depart_at=pickup_time,
+        depart_at=journey.depart_at,
         meet_and_greet=meet_and_greet,
         account=caller.account,
-        fare_override=fare,
+        fare_override=journey.fare,
         field_names=form.names,
     )
-    draft = _draft(caller, form, passenger, payment_method, flight_number, notes, pickup_time)
+    draft = admitted.draft(caller, pickup_time=journey.depart_at)
     draft = replace(draft, pickup=pickup, dropoff=dropoff, meet_and_greet=meet_and_greet)
     booking = booking_create(draft=draft, priced=priced)
     if form.current_rules:
-        _confirmation_send(booking, record)
+        _confirmation_send(booking, admitted.passenger_record)
     return booking
 
 
@@ -278,65 +244,20 @@ def booking_place_from_quote(
     ``quote_already_redeemed``. 404 ``quote_not_found``, 410 ``quote_expired``.
     Guarantees as :func:`booking_place`; the confirmation email goes out once, on creation.
     """
-    limit_enforce(caller, "booking")
-    policies.account_require_can_book(caller.account)
-    _screen(caller, form, passenger, flight_number, notes)
-    passenger, record = _passenger_admit(caller, form, passenger)
+    request = BookingRequest(
+        passenger=passenger,
+        payment_method=payment_method,
+        flight_number=flight_number,
+        notes=notes,
+        quote_id=str(quote_id),
+    )
+    admitted = booking_request_admit(caller=caller, request=request, form=form)
     quote = quote_get_for_redemption(quote_id)
-    draft = _draft(caller, form, passenger, payment_method, flight_number, notes, quote.depart_at)
+    draft = admitted.draft(caller, pickup_time=quote.depart_at)
     booking, created = booking_redeem_quote(quote=quote, draft=draft)
     if created and form.current_rules:
-        _confirmation_send(booking, record)
+        _confirmation_send(booking, admitted.passenger_record)
     return booking, created
-
-
-def _screen(caller, form, passenger, flight_number, notes, **addresses) -> None:
-    """Free text is screened before any booking logic runs (contract 1.5)."""
-    texts = {form.name("notes"): notes, form.name("passengerName"): passenger.name}
-    texts[form.name("flightNumber")] = flight_number
-    texts.update({form.name(v1): text for v1, text in addresses.items()})
-    texts["agent"] = caller.agent
-    text_screen(caller, texts, texts.keys())
-
-
-def _passenger_admit(caller, form, passenger):
-    """The passenger's details normalised, and their record; every contact rule applied."""
-    email, email_field = passenger.email.strip(), form.name("passengerEmail")
-    if form.current_rules:
-        email = policies.email_require_genuine(email, field=email_field)
-    elif email:  # optional on the alias forms, but an address when given
-        email = policies.email_require_valid(email, field=email_field)
-    phone = policies.phone_require_valid(
-        passenger.phone, field=form.name("passengerPhone"), mobile=form.current_rules
-    )
-    record = policies.passenger_require_not_blocked(email)
-    policies.email_limits_enforce(
-        caller, email=email, passenger=record, unconfirmed=form.current_rules
-    )
-    return PassengerDetails(name=passenger.name, email=email, phone=phone), record
-
-
-def _draft(
-    caller, form, passenger, payment_method, flight_number, notes, pickup_time
-) -> BookingDraft:
-    if payment_method not in PAYMENT_METHOD_ALIASES:
-        raise field_error(
-            "invalid_input",
-            form.name("paymentMethod"),
-            f"Unknown payment method {payment_method!r:.40}.",
-        )
-    return BookingDraft(
-        source=caller.source,
-        account=caller.account,
-        agent=caller.agent,
-        pickup_time=pickup_time,
-        passenger=passenger,
-        payment_method=PAYMENT_METHOD_ALIASES[payment_method],
-        flight_number=policies.flight_number_normalise(
-            flight_number, field=form.name("flightNumber")
-        ),
-        notes=notes,
-    )
 
 
 def _confirmation_send(booking: Booking, record) -> None:

@@ -68,8 +68,7 @@ FIELD_WORDS_FOR_PROGRAMS = frozenset(
 def passenger_field_messages(error: DomainError, names: dict[str, str]) -> dict[str, list[str]]:
     """What to say beside each field the error names, keyed by the form's field names;
     ``names`` maps the names the use case gave (v1 camelCase) to the form's. The service's
-    own words ("This is a role address.", "Must be between 1 and 8.") unless they were
-    written for programs."""
+    own words (such as "This is a role address.") unless they were written for programs."""
     named = {names[k]: list(v) for k, v in (error.errors or {}).items() if k in names}
     if error.code in FIELD_WORDS_FOR_PROGRAMS:
         return {field_name: [passenger_message(error)] for field_name in named}

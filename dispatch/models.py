@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from bookings.models import Booking
+from pricing.vehicles import MAX_PASSENGERS
 
 
 class Tier(models.IntegerChoices):
@@ -62,7 +63,7 @@ class PartnerFleet(models.Model):
         blank=True,
         help_text='Classes the fleet runs, e.g. ["saloon", "mpv"]. Empty: all.',
     )
-    max_passengers = models.PositiveSmallIntegerField(default=8)
+    max_passengers = models.PositiveSmallIntegerField(default=MAX_PASSENGERS)
     wheelchair_accessible = models.BooleanField(default=False)
     coverage = models.CharField(max_length=200, blank=True, help_text="Area covered, for people.")
     coverage_lat = models.FloatField(null=True, blank=True)

@@ -84,7 +84,10 @@ class AccountAdmin(admin.ModelAdmin):
         "webhook_disabled_at",
     )
     fieldsets = (
-        (None, {"fields": ("kind", "name", "slug", "contact_email", "created_at")}),
+        (
+            None,
+            {"fields": ("kind", "intake_format", "name", "slug", "contact_email", "created_at")},
+        ),
         # The trial lives on the account's subscription (billing), extended there.
         ("Access", {"fields": ("approved", "paused", "can_book", "may_set_fare")}),
         ("Limits", {"fields": ("daily_job_limit", "rate_limit")}),

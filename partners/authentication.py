@@ -1,8 +1,9 @@
 """API key and HMAC authentication for external accounts (contract 1.2).
 
-Both classes set ``request.account`` (and ``request.account_key`` for keys) on the
-underlying Django request so that rate limits and services can attribute the call.
-A key that is presented but unknown, revoked or expired is 401, never anonymous.
+Each class returns an ``api.principals.AccountPrincipal`` (the account, the key when one
+was presented, the claim of a signed request), which DRF puts on ``request.auth`` so that
+rate limits and services can attribute the call. A key that is presented but unknown,
+revoked or expired is 401, never anonymous.
 """
 
 from __future__ import annotations
@@ -16,25 +17,18 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.utils.encoding import escape_uri_path
 from rest_framework import authentication, exceptions
 
 from api.callers import presented_api_key, signer_slug
+from api.principals import AccountPrincipal, request_account
 from api.problems import Problem
 from core.credential_cache import CredentialCache
 from partners.models import Account, AccountKey
 from partners.services.signatures import signed_request_claim
-
-TIMESTAMP_TOLERANCE_SECONDS = 300
-
-
-def _attach(request, account: Account, key: AccountKey | None) -> None:
-    django_request = getattr(request, "_request", request)
-    django_request.account = account
-    django_request.account_key = key
-
 
 # Verified keys with their accounts (core.credential_cache); saving or deleting a key or
 # an account in this process empties it at once.
@@ -69,8 +63,7 @@ class AccountKeyAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("Unknown or revoked API key.") from None
         if key.has_expired:
             raise exceptions.AuthenticationFailed("This API key has expired.")
-        _attach(request, key.account, key)
-        return (None, key)
+        return (None, AccountPrincipal(account=key.account, key=key))
 
     def authenticate_header(self, request):
         return "Bearer"
@@ -95,7 +88,7 @@ def signed_messages(request, timestamp: str | None) -> list[bytes]:
     """What the signature may cover (contract 1.2): the raw body, or
     ``{timestamp}.{body}``; a request without a body is signed over
     ``{timestamp}.{METHOD} {path}`` (path with its query string, if any), so a signature
-    opens one resource for 300 s only."""
+    opens one resource for ``SIGNED_REQUEST_WINDOW_SECONDS`` only."""
     body = getattr(request, "_request", request).body
     if body:
         return [body if timestamp is None else timestamp.encode() + b"." + body]
@@ -129,7 +122,7 @@ def hmac_verify(account: Account, request) -> VerifiedSignature:
         timestamp = timestamp.strip()
         if not TIMESTAMP_PATTERN.fullmatch(timestamp):
             raise exceptions.AuthenticationFailed("x-timestamp must be Unix seconds.")
-        if abs(time.time() - int(timestamp)) > TIMESTAMP_TOLERANCE_SECONDS:
+        if abs(time.time() - int(timestamp)) > settings.SIGNED_REQUEST_WINDOW_SECONDS:
             raise exceptions.AuthenticationFailed("x-timestamp is too far from now.")
         signed_at = dt.datetime.fromtimestamp(int(timestamp), tz=dt.UTC)
     messages = signed_messages(request, timestamp)
@@ -147,8 +140,8 @@ def hmac_verify(account: Account, request) -> VerifiedSignature:
     return VerifiedSignature(signature=signature, signed_at=signed_at)
 
 
-def signed_account_attach(request, account: Account) -> None:
-    """Verify the request's signature for ``account``, claim it (good once), attach."""
+def signed_account_principal(request, account: Account) -> AccountPrincipal:
+    """Verify the request's signature for ``account`` and claim it (good once)."""
     verified = hmac_verify(account, request)
     django_request = getattr(request, "_request", request)
     claim = signed_request_claim(
@@ -158,8 +151,7 @@ def signed_account_attach(request, account: Account) -> None:
         method=django_request.method,
         path=django_request.path,
     )
-    _attach(request, account, None)
-    django_request.signed_request_id = claim.pk
+    return AccountPrincipal(account=account, signed_request_id=claim.pk)
 
 
 class HmacSignatureAuthentication(authentication.BaseAuthentication):
@@ -172,8 +164,7 @@ class HmacSignatureAuthentication(authentication.BaseAuthentication):
         account = Account.objects.filter(slug=slug).first()
         if account is None:
             raise exceptions.AuthenticationFailed("Unknown account in x-partner / x-operator.")
-        signed_account_attach(request, account)
-        return (None, account)
+        return (None, signed_account_principal(request, account))
 
     def authenticate_header(self, request):
         return "Bearer"
@@ -196,11 +187,9 @@ class SupplierAuthentication(authentication.BaseAuthentication):
         presented = request.META.get(supplier_key_header(slug), "").strip()
         if presented:
             key = _supplier_key(account, presented)
-            _attach(request, account, key)
-            return (None, key)
+            return (None, AccountPrincipal(account=account, key=key))
         if request.META.get("HTTP_X_SIGNATURE"):
-            signed_account_attach(request, account)
-            return (None, account)
+            return (None, signed_account_principal(request, account))
         raise exceptions.AuthenticationFailed(f"Send x-{slug}-secret or an x-signature HMAC.")
 
     def authenticate_header(self, request):
@@ -224,7 +213,7 @@ def _supplier_key(account: Account, raw_key: str) -> AccountKey:
 def account_require_kind(request, kinds: Iterable[str], *, hint: str) -> Account:
     """The authenticated account when it is of one of ``kinds``; 401 otherwise: a key of
     another kind of account is as good as no key at this door (contract 1.2)."""
-    account = getattr(request, "account", None)
+    account = request_account(request)
     if account is None or account.kind not in kinds:
         raise Problem(401, "unauthenticated", hint, headers={"WWW-Authenticate": "Bearer"})
     return account

@@ -64,6 +64,15 @@ def signing_secret_is_legacy(secret: str) -> bool:
     return bool(secret) and _standard_key(secret) is None
 
 
+class IntakeFormat(models.TextChoices):
+    """The payload an account pushes its jobs in: each format is one module that turns it
+    into the one intake request (PartnerJob) and renders the outcome its own way
+    (``partners/intake_formats/``)."""
+
+    PARTNER_JOB = "partner_job", "PartnerJob (seed 2.10): /v1/jobs, /v1/operator/jobs, hooks"
+    ST_SPEC_V1 = "st_spec_v1", "Suntransfers ST SPEC v1: /api/suppliers/suntransfers/v1/"
+
+
 class Account(models.Model):
     class Kind(models.TextChoices):
         PARTNER = "partner"
@@ -72,6 +81,12 @@ class Account(models.Model):
         AGENT = "agent"
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
+    intake_format = models.CharField(
+        max_length=20,
+        choices=IntakeFormat.choices,
+        default=IntakeFormat.PARTNER_JOB,
+        help_text="The payload this account pushes jobs in; a door takes only its own format.",
+    )
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=60, unique=True)
     approved = models.BooleanField(
@@ -332,8 +347,8 @@ class SignedRequest(models.Model):
     later copy hits the constraint and is answered with the stored first outcome, so a
     captured amendment replayed later can never undo a newer one.
 
-    A signature carrying ``x-timestamp`` stops being accepted 300 s after (or before) that
-    time, so its row is purged once ``expires_at`` has passed. A signature without one
+    A signature carrying ``x-timestamp`` stops being accepted ``SIGNED_REQUEST_WINDOW_SECONDS``
+    after (or before) that time, so its row is purged once ``expires_at`` has passed. A signature without one
     never expires, so neither does its row (``expires_at`` is null): partners are told to
     send ``x-timestamp``.
     """

@@ -44,7 +44,7 @@ def webhook_deliveries_due_send() -> int:
 
 @shared_task(ignore_result=True)
 def signed_requests_expired_purge() -> int:
-    """Periodic (Celery beat): forget signatures whose 300 s window has passed."""
+    """Periodic (Celery beat): forget signatures whose window has passed."""
     return signed_requests_purge()
 
 

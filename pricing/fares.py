@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
 from zoneinfo import ZoneInfo
 
+from django.conf import settings
+
 from core.money import gbp
 from pricing.holidays import is_bank_holiday
 
@@ -260,7 +262,10 @@ class FareOptions:
     vehicle_type: str = "saloon"
     vehicle_factor: Decimal = ONE
     meet_and_greet: bool = False
-    meet_and_greet_gbp: Decimal = Decimal("25.00")
+    # Seed section 8; its one home is settings.PRICING_MEET_AND_GREET_GBP.
+    meet_and_greet_gbp: Decimal = field(
+        default_factory=lambda: Decimal(str(settings.PRICING_MEET_AND_GREET_GBP))
+    )
     pickup_is_airport: bool = False
     dropoff_is_airport: bool = False
     # Speed above which a meter charges by distance (≈ 20 mph): see the module docstring.

@@ -123,8 +123,8 @@ def quote_price(
         if not 1 <= passengers <= MAX_PASSENGERS:
             raise DomainError(
                 "invalid_input",
-                "Passengers must be 1 to 8.",
-                errors={"passengers": ["Must be between 1 and 8."]},
+                f"Passengers must be 1 to {MAX_PASSENGERS}.",
+                errors={"passengers": [f"Must be between 1 and {MAX_PASSENGERS}."]},
             )
         vehicle = vehicle_class_resolve(vehicle_type=vehicle_type, passengers=passengers)
         if depart_at is None:

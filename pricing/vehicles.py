@@ -137,3 +137,10 @@ def vehicle_class_resolve(
 def vehicle_classes_described() -> str:
     """The class codes as prose lists them (the operator intake guide)."""
     return ", ".join(vc.code for vc in VEHICLE_CLASSES)
+
+
+def vehicle_default_for_party_described() -> str:
+    """Which class a party gets when it names none, as schema text says it (MCP tools)."""
+    sizes = ", ".join(f"{vc.code} up to {vc.seats}" for vc in _DEFAULT_CLASS_BY_SEATS)
+    wheelchair = " and ".join(vc.code for vc in VEHICLE_CLASSES if vc.wheelchair)
+    return f"{sizes}; {wheelchair} is wheelchair-accessible"

@@ -46,7 +46,7 @@ from bookings.services import PAYMENT_METHOD_ALIASES, PassengerDetails
 from core.callers import Caller
 from core.errors import DomainError
 from pricing.api.serializers import QuoteV1ResponseSerializer
-from pricing.vehicles import SEATS
+from pricing.vehicles import MAX_PASSENGERS, SEATS, vehicle_default_for_party_described
 
 logger = logging.getLogger("agents.mcp")
 
@@ -216,13 +216,15 @@ DepartAt = Annotated[
         "Omit for now. Night and holiday tariffs follow UK local time."
     ),
 ]
-Passengers = Annotated[int, Field(ge=1, le=8, description="Number of passengers, 1 to 8.")]
+Passengers = Annotated[
+    int,
+    Field(ge=1, le=MAX_PASSENGERS, description=f"Number of passengers, 1 to {MAX_PASSENGERS}."),
+]
 VehicleType = Annotated[
     VehicleTypeName | None,
     Field(
         description="Vehicle class. Omit for the smallest class that seats the party "
-        "(saloon up to 4, then 5seater, 6seater, 7seater, mpv for 8; wav is "
-        "wheelchair-accessible)."
+        f"({vehicle_default_for_party_described()})."
     ),
 ]
 MeetAndGreet = Annotated[

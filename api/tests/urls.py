@@ -3,6 +3,7 @@
 from django.urls import path
 from rest_framework.response import Response
 
+from api.principals import request_account
 from api.views import PublicAPIView
 from partners.models import Account
 
@@ -11,7 +12,7 @@ class ProbeView(PublicAPIView):
     ratelimit_scope = "probe"
 
     def get(self, request):
-        account = getattr(request, "account", None)
+        account = request_account(request)
         return Response({"account": account.slug if account else None})
 
     def post(self, request):

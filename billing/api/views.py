@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.callers import ratelimit_enforce
+from api.principals import request_driver
 from api.schema import problem_responses
 from billing.api.serializers import DriverSubscriptionOutputSerializer
 from billing.services.overview import driver_subscription_overview
@@ -54,7 +55,7 @@ class DriverSubscriptionView(APIView):
         ),
     )
     def get(self, request: Request) -> Response:
-        driver = request._request.driver
+        driver = request_driver(request)
         ratelimit_enforce(request, "driver", value=f"driver:{driver.pk}")
         overview = driver_subscription_overview(driver=driver)
         return Response(DriverSubscriptionOutputSerializer(overview).data)

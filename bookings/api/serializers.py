@@ -15,7 +15,7 @@ from bookings.selectors import dispatch_opens_at
 from bookings.services import booking_pay_driver_url, booking_status_url, payment_state
 from drivers.selectors import driver_public_summary
 from pricing.api.serializers import ResolvedPlaceSerializer
-from pricing.vehicles import VehicleType
+from pricing.vehicles import MAX_PASSENGERS, VehicleType
 
 # The alias forms list six classes (seed 2.2, 2.6); every class of the current form is
 # accepted there too, as on the quote endpoints, so one agent can use either spelling.
@@ -92,7 +92,7 @@ class AliasInstantRequestSerializer(InputSerializer):
     dropoff_address = serializers.CharField(max_length=300)
     passenger_name = serializers.CharField(max_length=200)
     passenger_phone_whatsapp = PhoneField(max_length=40)
-    passenger_count = serializers.IntegerField(min_value=1, max_value=8, default=1)
+    passenger_count = serializers.IntegerField(min_value=1, max_value=MAX_PASSENGERS, default=1)
     passenger_email = serializers.EmailField(required=False, allow_blank=True)
     depart_at = serializers.DateTimeField(required=False, allow_null=True)
     vehicle_type = serializers.ChoiceField(choices=ALIAS_VEHICLE_TYPES, required=False)
@@ -124,7 +124,7 @@ class V1BookingRequestSerializer(InputSerializer):
     passengerName = serializers.CharField(max_length=200)
     passengerEmail = serializers.EmailField(help_text="A real, reachable address.")
     passengerPhone = PhoneField(max_length=40, help_text="Mobile number, international format.")
-    passengers = serializers.IntegerField(min_value=1, max_value=8, default=1)
+    passengers = serializers.IntegerField(min_value=1, max_value=MAX_PASSENGERS, default=1)
     vehicleType = serializers.ChoiceField(choices=V1_VEHICLE_TYPES, required=False)
     flightNumber = serializers.CharField(max_length=20, required=False, allow_blank=True)
     notes = serializers.CharField(max_length=1000, required=False, allow_blank=True)

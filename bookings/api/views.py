@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from api.callers import caller_from_request
 from api.input_serializers import validated_input
 from api.output import render
+from api.principals import request_account
 from api.problems import validation_problem
 from api.schema import problem_responses
 from api.views import PublicAPIView
@@ -21,7 +22,7 @@ from core.callers import Caller
 def booking_caller(request, agent: str = "") -> Caller:
     """The caller, with the source its bookings are recorded under: an agent key, or an
     anonymous caller that names its agent, books as ``agent``; everyone else as ``api``."""
-    account = getattr(request, "account", None)
+    account = request_account(request)
     by_agent = account.kind == "agent" if account is not None else bool(agent)
     source = BookingSource.AGENT if by_agent else BookingSource.API
     return caller_from_request(request, source=source, agent=agent)

@@ -383,6 +383,9 @@ WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", defa
 # How long a rotated-out signing secret still verifies inbound HMAC and co-signs outbound
 # webhooks (contract 5.1: several signatures while a secret is being rotated).
 WEBHOOK_SECRET_ROTATION_HOURS = env.int("WEBHOOK_SECRET_ROTATION_HOURS", default=24)
+# Contract 1.2: how far x-timestamp of a signed request may be from now, and so how long
+# its claim (good once) is kept; the authenticator, the claims and the OpenAPI text read it.
+SIGNED_REQUEST_WINDOW_SECONDS = 300
 
 # --- Celery ----------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from rest_framework import exceptions, permissions
 from rest_framework.authentication import TokenAuthentication, get_authorization_header
 from rest_framework.authtoken.models import Token
 
+from api.principals import DriverPrincipal, request_driver
 from api.problems import Problem
 from core.credential_cache import CredentialCache
 from drivers.tokens import driver_token_expired, driver_token_issue
@@ -19,7 +20,8 @@ from drivers.tokens import driver_token_expired, driver_token_issue
 class DriverTokenAuthentication(TokenAuthentication):
     """``Authorization: Token <token>``; ``Bearer <token>`` is accepted too, as apps send it.
 
-    Sets ``request.driver`` on the underlying request for rate limits and views. A valid
+    Returns the login and an ``api.principals.DriverPrincipal`` (the token and the login's
+    driver), which DRF puts on ``request.user`` and ``request.auth``. A valid
     token of a login that is not a driver authenticates that login, and ``IsDriver``
     then refuses it: 403, not 401, since asking again with the same login cannot help.
     """
@@ -56,8 +58,7 @@ class DriverTokenAuthentication(TokenAuthentication):
         except UnicodeError:
             raise exceptions.AuthenticationFailed("Invalid token.") from None
         user, token_obj = self.authenticate_credentials(token)
-        getattr(request, "_request", request).driver = getattr(user, "driver", None)
-        return user, token_obj
+        return user, DriverPrincipal(token=token_obj, driver=getattr(user, "driver", None))
 
 
 # Position reports' tokens with their user and driver id (core.credential_cache): each car
@@ -94,7 +95,7 @@ class IsDriver(permissions.BasePermission):
     message = "This login is not a driver's: the driver app API is for drivers."
 
     def has_permission(self, request, view) -> bool:
-        return getattr(getattr(request, "_request", request), "driver", None) is not None
+        return request_driver(request) is not None
 
 
 def driver_login(request, *, username: str, password: str):

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from api.callers import ratelimit_enforce
 from api.idempotency import IdempotentViewMixin
 from api.input_serializers import validated_input
+from api.principals import request_driver
 from api.schema import problem_responses
 from dispatch.services import jobs, offers
 from drivers import selectors, services
@@ -59,7 +60,7 @@ class DriverAPIView(IdempotentViewMixin, APIView):
 
     @property
     def driver(self):
-        return self.request._request.driver
+        return request_driver(self.request)
 
 
 class DriverLoginView(APIView):

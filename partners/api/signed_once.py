@@ -1,13 +1,15 @@
 """The HTTP side of "a signed request is good once" (contract 1.2).
 
-Authentication claims each verified signature (``partners.services.signatures``); this
-mixin answers a repeat with the first outcome and records the outcome of the first.
+Authentication claims each verified signature (``partners.services.signatures``) and
+carries the claim on its principal (``request.auth.signed_request_id``); this mixin
+answers a repeat with the first outcome and records the outcome of the first.
 """
 
 from __future__ import annotations
 
 from django.http import HttpResponse
 
+from api.principals import request_account_principal
 from partners.services.signatures import (
     SignedRequestRepeated,
     signed_request_forget,
@@ -19,6 +21,14 @@ REPLAYED_HEADER = "Idempotent-Replayed"
 
 class SignedOnceMixin:
     """For DRF views whose authentication may verify an HMAC signature."""
+
+    # The claim of this request's signature until its outcome is recorded or forgotten.
+    _signed_claim_id: int | None = None
+
+    def perform_authentication(self, request):
+        super().perform_authentication(request)
+        principal = request_account_principal(request)
+        self._signed_claim_id = principal.signed_request_id if principal is not None else None
 
     def handle_exception(self, exc):
         if isinstance(exc, SignedRequestRepeated):
@@ -32,18 +42,17 @@ class SignedOnceMixin:
             return super().handle_exception(exc)
         except BaseException:
             # An unexpected failure is no outcome: a copy of the request may run again.
-            claim_id = getattr(getattr(self.request, "_request", None), "signed_request_id", None)
+            claim_id, self._signed_claim_id = self._signed_claim_id, None
             if claim_id is not None:
                 signed_request_forget(claim_id=claim_id)
             raise
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
-        django_request = getattr(request, "_request", request)
-        claim_id = getattr(django_request, "signed_request_id", None)
+        # Recorded once, whatever happens next.
+        claim_id, self._signed_claim_id = self._signed_claim_id, None
         if claim_id is None:
             return response
-        django_request.signed_request_id = None  # recorded once, whatever happens next
         if response.streaming:
             signed_request_forget(claim_id=claim_id)
             return response

@@ -377,7 +377,8 @@ def operator_intake_guide() -> dict[str, Any]:
                 ],
                 "algorithm": "HMAC-SHA256 with your signing secret, hex (optionally sha256=)",
                 "signs": "the raw body, or '{x-timestamp}.{body}' when x-timestamp is sent "
-                "(then within 300 s of now); a request without a body: "
+                f"(then within {settings.SIGNED_REQUEST_WINDOW_SECONDS} s of now); a request "
+                "without a body: "
                 "'{x-timestamp}.{METHOD} {path}', x-timestamp required",
                 "once": "a signed request is good once: the same request sent again gets the "
                 "first outcome back and changes nothing; re-sign with a new x-timestamp",

@@ -6,7 +6,7 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from billing.services.subscriptions import subscription_create_for_account
-from partners.models import Account, AccountKey
+from partners.models import Account, AccountKey, IntakeFormat
 
 
 @transaction.atomic
@@ -20,6 +20,7 @@ def account_create(
     daily_job_limit: int | None = None,
     rate_limit: str = "",
     dispatch_platform: bool = False,
+    intake_format: str = IntakeFormat.PARTNER_JOB,
 ) -> tuple[Account, str]:
     """Create an account with one API key; returns the account and the raw key (shown once).
 
@@ -34,6 +35,7 @@ def account_create(
         webhook_url=webhook_url,
         rate_limit=rate_limit,
         dispatch_platform=dispatch_platform,
+        intake_format=intake_format,
     )
     if daily_job_limit is not None:
         account.daily_job_limit = daily_job_limit

@@ -7,10 +7,11 @@ Order of the rules, each in one place:
 2. the caller's request rate (429 ``rate_limited``);
 3. the body's shape: one PartnerJob, an array, or ``{"jobs": [...]}``, at most 100
    (400 ``invalid_body`` / ``batch_too_large``);
-4. each job on its own: readable text, screening (logged with the caller), fields, the
-   shared booking policies (pickup time, who may price and the fare's range); a bad
-   job is a rejected outcome and the batch goes on (contract 4.1). On the operator door a
-   single job with invalid fields is 400 (contract 4.2);
+4. each job on its own: readable text, its fields, then the one admission of a booking
+   request (``bookings.admission.booking_request_admit``, uncounted, ``INTAKE_FORM``:
+   screening logged with the caller, pickup time, who may price and the fare's range,
+   the flight number); a bad job is a rejected outcome and the batch goes on (contract
+   4.1). On the operator door a single job with invalid fields is 400 (contract 4.2);
 5. the valid jobs applied (``partners.services.intake.intake_batch_apply``: daily limits,
    idempotency on jobRef, pricing, dispatch).
 """
@@ -24,12 +25,12 @@ from typing import Any
 
 from django.utils import timezone
 
-from bookings.policies import fare_require_allowed, pickup_require_future
+from bookings.admission import INTAKE_FORM, BookingRequest, booking_request_admit
+from bookings.services import PassengerDetails
 from core.callers import Caller
 from core.errors import DomainError
 from guards.ratelimits import limit_enforce
-from guards.screening import FREE_TEXT_FIELDS, text_screen
-from partners.models import Account
+from partners.models import Account, IntakeFormat
 from partners.services.intake import (
     MAX_BATCH,
     IntakeJob,
@@ -38,12 +39,10 @@ from partners.services.intake import (
     intake_batch_apply,
     intake_summary,
 )
-from partners.services.partner_jobs import PARTNER_JOB_FIELDS, PartnerJobInputSerializer
+from partners.services.partner_jobs import PartnerJobInputSerializer
 
 logger = logging.getLogger("partners.intake")
 
-# Screened PartnerJob text: the shared free-text fields that a PartnerJob has.
-JOB_SCREENED_FIELDS = tuple(f for f in FREE_TEXT_FIELDS if f in PARTNER_JOB_FIELDS)
 NOT_TEXT = "Not valid text: it holds a lone surrogate (an unpaired \\ud800-\\udfff escape)."
 
 
@@ -113,7 +112,8 @@ def _unreadable_fields(raw: dict) -> dict[str, list[str]]:
 
 
 def intake_job_validate(*, caller: Caller, index: int, raw: Any) -> IntakeJob:
-    """One raw job validated and screened; DomainError (with field errors) otherwise."""
+    """One raw PartnerJob validated and admitted; DomainError (with field errors)
+    otherwise."""
     if not isinstance(raw, dict):
         raise DomainError(
             "invalid_input",
@@ -125,7 +125,6 @@ def intake_job_validate(*, caller: Caller, index: int, raw: Any) -> IntakeJob:
         raise DomainError(
             "invalid_input", "The job holds text that is not valid.", errors=unreadable
         )
-    text_screen(caller, raw, JOB_SCREENED_FIELDS)
     serializer = PartnerJobInputSerializer(data=raw)
     if not serializer.is_valid():
         raise DomainError(
@@ -137,17 +136,33 @@ def intake_job_validate(*, caller: Caller, index: int, raw: Any) -> IntakeJob:
             },
         )
     job = serializer.intake_job(index=index)
-    return intake_job_policies_apply(caller=caller, job=job)
+    return intake_job_admit(caller=caller, job=job)
 
 
-def intake_job_policies_apply(*, caller: Caller, job: IntakeJob) -> IntakeJob:
-    """The booking rules every door shares (bookings.policies), applied to one job: a
-    pickup time that can be booked (one tolerance for quotes, bookings and intake), and a
-    fare only from a sender allowed to price, within range (403 ``fare_not_allowed``)."""
-    if job.action != JobAction.CANCEL and job.fields.get("pickup_time") is not None:
-        pickup_require_future(job.fields["pickup_time"], field="pickupTime")
-    if job.fields.get("fare") is not None:
-        job.fields["fare"] = fare_require_allowed(caller.account, job.fields["fare"], field="fare")
+def intake_job_admit(*, caller: Caller, job: IntakeJob) -> IntakeJob:
+    """One job of the intake request through the admission every door shares
+    (``bookings.admission.booking_request_admit``, ``INTAKE_FORM``, uncounted: the batch
+    counted once): screening (logged with the caller), a pickup time that can be booked
+    (one tolerance for quotes, bookings and intake; not for a cancellation), a fare only
+    from a sender allowed to price, within range (403 ``fare_not_allowed``), and the flight
+    number in its one format. Only the fields the job sent are judged and written back."""
+    values = job.fields
+    request = BookingRequest(
+        passenger=PassengerDetails(name=values.get("passenger_name") or ""),
+        flight_number=values.get("flight_number") or "",
+        notes=values.get("notes") or "",
+        pickup=values.get("pickup") or "",
+        dropoff=values.get("dropoff") or "",
+        depart_at=None if job.action == JobAction.CANCEL else values.get("pickup_time"),
+        fare=values.get("fare"),
+    )
+    admitted = booking_request_admit(
+        caller=caller, request=request, form=INTAKE_FORM, counted=False
+    ).request
+    if admitted.fare is not None:
+        job.fields["fare"] = admitted.fare
+    if "flight_number" in job.fields:
+        job.fields["flight_number"] = admitted.flight_number
     return job
 
 
@@ -185,11 +200,7 @@ def intake_batch_receive(
     for a refusal of the whole batch (403, 429, 400 on body shape, and on the operator
     door a single invalid job).
     """
-    account = caller.account
-    if account is None or account.kind != sender_kind:
-        raise DomainError("unauthenticated", f"Send the credentials of a {sender_kind} account.")
-    account_intake_allowed(account)
-    limit_enforce(caller, "intake")
+    intake_sender_admit(caller=caller, sender_kind=sender_kind)
     raw_jobs, single = intake_body_jobs(body)
     jobs, rejected = intake_jobs_validate(caller=caller, raw_jobs=raw_jobs)
     if single and rejected and sender_kind == Account.Kind.OPERATOR:
@@ -202,6 +213,40 @@ def intake_batch_receive(
             else "The job was rejected; see errors.",
             errors=only.errors,
         )
+    return intake_jobs_apply(caller=caller, jobs=jobs, rejected=rejected, now=now)
+
+
+def intake_sender_admit(
+    *, caller: Caller, sender_kind: str, intake_format: str = IntakeFormat.PARTNER_JOB
+) -> None:
+    """Who may push here: an account of this kind that pushes in this door's format, its
+    bridge not paused (an operator approved), within its request rate."""
+    account = caller.account
+    if account is None or account.kind != sender_kind:
+        raise DomainError("unauthenticated", f"Send the credentials of a {sender_kind} account.")
+    if account.intake_format != intake_format:
+        raise DomainError(
+            "partner_not_allowed",
+            f"{account.name} pushes jobs as {account.get_intake_format_display()}; "
+            "send them to that format's door.",
+        )
+    account_intake_allowed(account)
+    limit_enforce(caller, "intake")
+
+
+def intake_jobs_apply(
+    *,
+    caller: Caller,
+    jobs: list[IntakeJob],
+    rejected: list[JobResult] | None = None,
+    now: dt.datetime | None = None,
+) -> IntakeReceipt:
+    """Apply the validated jobs of the one intake request (``intake_jobs_validate``; a
+    sender's format module builds the PartnerJob objects) once ``intake_sender_admit``
+    let the sender in; ``rejected`` are the jobs that failed validation, reported in
+    request order with the rest. Guarantees as :func:`intake_batch_receive`."""
+    account = caller.account
+    rejected = rejected or []
     results = rejected + intake_batch_apply(account=account, jobs=jobs, now=now or timezone.now())
     results.sort(key=lambda r: r.index)
     summary = intake_summary(results)

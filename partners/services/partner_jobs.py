@@ -15,12 +15,10 @@ from typing import Any
 from rest_framework import serializers
 
 from api.input_serializers import InputSerializer
-from bookings import policies
 from bookings.passengers import phone_to_e164
-from core.errors import DomainError
 from core.money import gbp
 from partners.services.intake import MAX_BATCH, IntakeJob, JobAction
-from pricing.vehicles import VehicleType
+from pricing.vehicles import MAX_PASSENGERS, VehicleType
 
 # Fares beyond this are refused by bookings.policies.fare_require_allowed (the one home of
 # the rule); here it only bounds what is rounded (quantize() of 1e30 overflows).
@@ -67,7 +65,7 @@ class PartnerJobInputSerializer(InputSerializer):
         help_text="Stored in E.164; national UK numbers are accepted.",
     )
     passengerEmail = serializers.EmailField(required=False, allow_blank=True, allow_null=True)
-    passengers = serializers.IntegerField(min_value=1, max_value=8, required=False)
+    passengers = serializers.IntegerField(min_value=1, max_value=MAX_PASSENGERS, required=False)
     vehicleType = serializers.ChoiceField(
         choices=VehicleType.choices,
         required=False,
@@ -120,13 +118,6 @@ class PartnerJobInputSerializer(InputSerializer):
                 "Enter a valid phone number, in international format (+44...)."
             )
         return e164
-
-    def validate_flightNumber(self, value: str | None) -> str | None:  # noqa: N802
-        """The one flight number rule (bookings.policies), as this job's field error."""
-        try:
-            return policies.flight_number_normalise(value, field="flightNumber") or value
-        except DomainError as exc:
-            raise serializers.ValidationError(exc.errors["flightNumber"]) from exc
 
     def validate_fare(self, value: Decimal | None) -> Decimal | None:
         """Parsed and rounded half-up to pence (contract 1); whether this sender may set a

@@ -5,9 +5,9 @@ the HTTP edge records the response as the request's outcome. A copy of the reque
 again (a retry, or someone who captured it) is answered with that first outcome and
 changes nothing: a replayed old amendment can never undo a later one.
 
-Rows of signatures with ``x-timestamp`` are purged by a periodic task once the 300 s
-window has passed (they could not be accepted again anyway); signatures without a
-timestamp stay valid, and remembered, for good.
+Rows of signatures with ``x-timestamp`` are purged by a periodic task once their window
+(``SIGNED_REQUEST_WINDOW_SECONDS``) has passed (they could not be accepted again anyway);
+signatures without a timestamp stay valid, and remembered, for good.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import datetime as dt
 import hashlib
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -23,7 +24,6 @@ from core.errors import DomainError
 from partners.models import Account, SignedRequest
 
 # How far x-timestamp may be from now (contract 1.2).
-SIGNATURE_WINDOW = dt.timedelta(seconds=300)
 # A claim still in flight after this long belongs to a request that died; a copy of the
 # request may take it over (the use cases themselves are idempotent on their natural keys).
 IN_FLIGHT_TIMEOUT = dt.timedelta(minutes=5)
@@ -67,6 +67,7 @@ def signed_request_claim(
     ``idempotency_conflict`` while the first is still running.
     """
     now = now or timezone.now()
+    window = dt.timedelta(seconds=settings.SIGNED_REQUEST_WINDOW_SECONDS)
     digest = signature_digest(account=account, signature=signature)
     for _ in range(3):
         try:
@@ -75,7 +76,7 @@ def signed_request_claim(
                     account=account,
                     digest=digest,
                     signed_at=signed_at,
-                    expires_at=signed_at + SIGNATURE_WINDOW if signed_at else None,
+                    expires_at=signed_at + window if signed_at else None,
                     method=method[:8],
                     path=path[:255],
                     created_at=now,

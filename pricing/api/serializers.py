@@ -47,7 +47,8 @@ class QuoteV1RequestSerializer(InputSerializer):
     meetAndGreet = serializers.BooleanField(
         default=False,
         help_text=(
-            "Airport meet and greet, adds 25 GBP. Only for a pickup that resolves to an "
+            f"Airport meet and greet, adds {settings.PRICING_MEET_AND_GREET_GBP} GBP. Only for "
+            "a pickup that resolves to an "
             "airport (pickupPlace.precision airport); elsewhere 400 invalid_input."
         ),
     )

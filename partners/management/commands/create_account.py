@@ -3,7 +3,7 @@ import json
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from partners.models import Account
+from partners.models import Account, IntakeFormat
 from partners.services import account_create
 
 
@@ -18,6 +18,12 @@ class Command(BaseCommand):
         parser.add_argument("--webhook-url", default="")
         parser.add_argument("--daily-limit", type=int)
         parser.add_argument("--rate-limit", default="", help='e.g. "6000/m"')
+        parser.add_argument(
+            "--intake-format",
+            default=IntakeFormat.PARTNER_JOB,
+            choices=IntakeFormat.values,
+            help="The payload the account pushes jobs in (st_spec_v1: a Suntransfers account).",
+        )
         parser.add_argument(
             "--dispatch-platform",
             action="store_true",
@@ -35,6 +41,7 @@ class Command(BaseCommand):
                 daily_job_limit=options["daily_limit"],
                 rate_limit=options["rate_limit"],
                 dispatch_platform=options["dispatch_platform"],
+                intake_format=options["intake_format"],
             )
         except ValidationError as exc:
             raise CommandError(f"Invalid account: {exc.message_dict}") from exc

@@ -11,8 +11,8 @@ import pytest
 
 from billing.models import FeeDecision, Invoice, InvoiceLine, InvoiceLineKind, InvoiceStatus
 from billing.services.invoicing import invoices_generate_week
+from billing.tests.records import after, at_london, payment
 from drivers.tests.factories import BilledDriverFactory
-from tests.billing_records import after, at_london, payment
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,8 @@ from billing.models import CreditNote, ImmutableBillingRecordError, Invoice, Inv
 from billing.services.collection import invoices_collect, invoices_payment_record
 from billing.services.credit_notes import CreditNoteRefused, credit_note_issue
 from billing.services.invoicing import invoices_generate_week
+from billing.tests.records import after, at_london, payment
 from drivers.tests.factories import BilledDriverFactory
-from tests.billing_records import after, at_london, payment
 
 pytestmark = pytest.mark.django_db
 
@@ -114,7 +114,7 @@ def test_manual_collection_then_payment_recorded(invoice):
 
 
 def test_a_custom_collection_backend_is_used_when_configured(invoice, settings):
-    settings.BILLING_COLLECTION_BACKEND = "tests.test_billing_credit_notes.ChargeAtOnce"
+    settings.BILLING_COLLECTION_BACKEND = "billing.tests.test_billing_credit_notes.ChargeAtOnce"
 
     invoices_collect(week_start=WEEK)
 

@@ -9,9 +9,9 @@ import pytest
 
 from billing.models import Invoice
 from billing.services.invoicing import invoices_generate_week
+from billing.tests.records import after, payment
 from billing.weeks import week_bounds, week_start_of, week_start_previous
 from drivers.tests.factories import BilledDriverFactory
-from tests.billing_records import after, payment
 
 SPRING = date(2026, 3, 23)  # clocks go forward on Sunday 29 March 2026 at 01:00 UTC
 AUTUMN = date(2026, 10, 19)  # clocks go back on Sunday 25 October 2026 at 01:00 UTC

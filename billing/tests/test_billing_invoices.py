@@ -22,10 +22,10 @@ from billing.models import (
 )
 from billing.services.invoicing import invoices_generate_week
 from billing.services.subscriptions import subscription_get_or_create_for_driver
+from billing.tests.records import after, at_london, completed_job, notification, payment
 from bookings.models import BookingStatus, PaymentRecord
 from drivers.tests.factories import BilledDriverFactory
 from partners.tests.factories import AccountFactory
-from tests.billing_records import after, at_london, completed_job, notification, payment
 
 pytestmark = pytest.mark.django_db
 
@@ -528,7 +528,7 @@ def test_billing_reads_no_other_apps_tables_by_name():
     import re
     from pathlib import Path
 
-    billing = Path(__file__).resolve().parents[1] / "billing"
+    billing = Path(__file__).resolve().parents[2] / "billing"
     for path in billing.rglob("*.py"):
         if "tests" in path.parts or "migrations" in path.parts:
             continue

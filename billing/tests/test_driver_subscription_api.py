@@ -16,9 +16,9 @@ from billing.models import Invoice, Subscription, SubscriptionStage
 from billing.services.collection import invoices_collect
 from billing.services.invoicing import invoices_generate_week
 from billing.services.subscriptions import subscription_get_or_create_for_driver
+from billing.tests.records import after, at_london, payment
 from drivers.models import DriverStage
 from drivers.tests.factories import BilledDriverFactory, DriverFactory, UserFactory
-from tests.billing_records import after, at_london, payment
 
 pytestmark = pytest.mark.django_db
 

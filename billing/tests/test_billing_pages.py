@@ -15,9 +15,9 @@ from billing.models import Invoice, InvoiceStatus, Subscription, SubscriptionAud
 from billing.services.collection import invoices_collect, invoices_payment_record
 from billing.services.credit_notes import credit_note_issue
 from billing.services.invoicing import invoices_generate_week
+from billing.tests.records import after, at_london, payment
 from drivers.tests.factories import BilledDriverFactory
 from partners.tests.factories import AccountFactory
-from tests.billing_records import after, at_london, payment
 
 pytestmark = pytest.mark.django_db
 
