@@ -41,7 +41,7 @@ def compiled_catalogue(django_db_setup, django_db_blocker) -> dict:
         tariffs_load()
         catalogue = {
             tariff.reference: tariff_compile(tariff)
-            for tariff in Tariff.objects.prefetch_related("bands", "extras", "areas")
+            for tariff in Tariff.objects.prefetch_related("bands", "extras")
         }
         transaction.set_rollback(True)
     return catalogue
