@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from core.localtime import local_zone
 from pricing.fares import CompiledBand, CompiledExtra, CompiledTariff, windows_compile
+from pricing.holidays import nation_of_district
 from pricing.models import (
     Tariff,
     TariffBand,
@@ -107,6 +108,7 @@ def tariff_compile(tariff: Tariff) -> CompiledTariff:
         account_id=tariff.account_id,
         effective_from=tariff.effective_from,
         effective_to=tariff.effective_to,
+        nation=nation_of_district((tariff.areas_gss or [None])[0]),
         lifecycle=tariff.lifecycle,
     )
 

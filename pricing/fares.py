@@ -33,7 +33,7 @@ from decimal import ROUND_CEILING, Decimal
 from zoneinfo import ZoneInfo
 
 from core.money import gbp
-from pricing.holidays import is_bank_holiday
+from pricing.holidays import ENGLAND, is_bank_holiday
 
 CENT = Decimal("0.01")
 ZERO = Decimal(0)
@@ -86,7 +86,7 @@ class Windows:
 
     ``weekly``: [start, end) minutes of the week (Monday 00:00 = 0), wraps pre-split.
     ``annual``: [start, end) keys MMDDhhmm within a year, wraps pre-split.
-    ``holiday``: every minute of an England and Wales bank holiday.
+    ``holiday``: every minute of a public holiday of the journey's nation.
     """
 
     weekly: tuple[tuple[int, int], ...] = ()
@@ -224,6 +224,9 @@ class CompiledTariff:
     effective_from: dt.date | None = None
     effective_to: dt.date | None = None
     lifecycle: str = "current"
+    # Whose public holidays its bands and charges follow (pricing.holidays): the nation of
+    # its districts; the network's own rates follow the pickup's (FareOptions.nation).
+    nation: str = ENGLAND
 
     def in_force_on(self, day: dt.date) -> bool:
         """Whether the table prices a journey picked up on ``day`` (Europe/London): from
@@ -232,11 +235,12 @@ class CompiledTariff:
             return False
         return self.effective_to is None or day < self.effective_to
 
-    def band_at(self, local: dt.datetime) -> CompiledBand:
-        """The time band in force at local time ``local`` (Europe/London)."""
+    def band_at(self, local: dt.datetime, nation: str | None = None) -> CompiledBand:
+        """The time band in force at local time ``local`` (Europe/London), public holidays
+        being those of ``nation`` (default: the table's own)."""
         week_minute = local.weekday() * MINUTES_PER_DAY + local.hour * 60 + local.minute
         annual_key = local.month * 1_000_000 + local.day * 10_000 + local.hour * 100 + local.minute
-        holiday = is_bank_holiday(local.date())
+        holiday = is_bank_holiday(local.date(), nation or self.nation)
         best: CompiledBand | None = None
         best_precedence = 0
         for band in self.time_bands:
@@ -255,17 +259,17 @@ class CompiledTariff:
                 return band
         raise TariffIncomplete(f"{self.name}: band '{name}' not found.")
 
-    def can_price(self, local: dt.datetime, distance_m: Decimal) -> bool:
+    def can_price(self, local: dt.datetime, distance_m: Decimal, nation: str | None = None) -> bool:
         """Whether every figure this journey needs is known (selection skips it if not)."""
         try:
-            band = self.band_at(local)
+            band = self.band_at(local, nation)
             if band.multiplier is not None:
                 band = self.band_named(band.multiplier_of)
         except TariffIncomplete:
             return False
         if not band.is_complete:
             return False
-        timed = _timed_extra(self, local)
+        timed = _timed_extra(self, local, nation or self.nation)
         if timed is not None and timed.amount is None:
             return False  # a timed charge applies whose amount the source did not give
         return all(t.is_complete for t in self.tail_bands if t.after_distance < distance_m)
@@ -282,6 +286,8 @@ class FareOptions:
     dropoff_is_airport: bool = False
     # Speed above which a meter charges by distance (≈ 20 mph): see the module docstring.
     cruise_mps: Decimal = Decimal("8.94")
+    # The pickup's nation, for public holidays (pricing.holidays); None: the table's own.
+    nation: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,7 +410,8 @@ def fare_compute(
     :class:`TariffIncomplete` when a needed figure is missing.
     """
     local = depart_at.astimezone(tariff.tz)
-    band = tariff.band_at(local)
+    nation = options.nation or tariff.nation
+    band = tariff.band_at(local, nation)
     uncertain: tuple[str, ...] = band.uncertain
     meter_band = band
     if band.multiplier is not None:
@@ -456,7 +463,7 @@ def fare_compute(
             )
         )
 
-    lines.extend(_extras(tariff, local, metered, options))
+    lines.extend(_extras(tariff, local, metered, options, nation))
     if options.meet_and_greet:
         lines.append(("meet_and_greet", "Airport meet and greet", options.meet_and_greet_gbp))
 
@@ -471,7 +478,7 @@ def fare_compute(
     return FareResult(fare=fare, applied_rules=rules, band=band.name, uncertain=uncertain)
 
 
-def _timed_extra(tariff: CompiledTariff, local: dt.datetime) -> CompiledExtra | None:
+def _timed_extra(tariff: CompiledTariff, local: dt.datetime, nation: str) -> CompiledExtra | None:
     """The timed surcharge in force at ``local``: they replace each other ("instead of
     night"), so the strongest matching window wins."""
     timed: CompiledExtra | None = None
@@ -486,7 +493,7 @@ def _timed_extra(tariff: CompiledTariff, local: dt.datetime) -> CompiledExtra | 
             annual_key = (
                 local.month * 1_000_000 + local.day * 10_000 + local.hour * 100 + local.minute
             )
-            holiday = is_bank_holiday(local.date())
+            holiday = is_bank_holiday(local.date(), nation)
         precedence = extra.windows.precedence(week_minute, annual_key, holiday)
         if precedence > timed_precedence:
             timed, timed_precedence = extra, precedence
@@ -494,7 +501,11 @@ def _timed_extra(tariff: CompiledTariff, local: dt.datetime) -> CompiledExtra | 
 
 
 def _extras(
-    tariff: CompiledTariff, local: dt.datetime, metered: Decimal, options: FareOptions
+    tariff: CompiledTariff,
+    local: dt.datetime,
+    metered: Decimal,
+    options: FareOptions,
+    nation: str,
 ) -> list[tuple[str, str, Decimal]]:
     lines: list[tuple[str, str, Decimal]] = []
     for extra in tariff.extras:
@@ -523,7 +534,7 @@ def _extras(
             kind == "airport_dropoff" and options.dropoff_is_airport
         ):
             lines.append(("airport_charge", extra.name, extra.amount))
-    timed = _timed_extra(tariff, local)
+    timed = _timed_extra(tariff, local, nation)
     if timed is not None:
         if timed.amount is None:
             raise TariffIncomplete(f"{tariff.name}: '{timed.name}' has no amount.")

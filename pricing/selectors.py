@@ -12,20 +12,18 @@ from core.errors import DomainError
 from pricing.catalogue import Catalogue, tariff_catalogue_get
 from pricing.fares import CompiledTariff
 from pricing.gazetteer import Place
-from pricing.licensing import district_at
+from pricing.holidays import nation_of_district
+from pricing.licensing import District, district_at
 from pricing.models import Quote
 
 
-def councils_for(catalogue: Catalogue, pickup: Place) -> tuple[str | None, list[CompiledTariff]]:
-    """The licensing authority whose area holds the pickup (pricing.licensing) and its
-    council tables, newest effective date first: those naming the pickup's district, then
-    those covering all of the authority's districts."""
-    district = district_at(pickup.lat, pickup.lng)
+def councils_for(catalogue: Catalogue, district: District | None) -> list[CompiledTariff]:
+    """The council tables of the pickup's district (pricing.licensing), newest effective
+    date first: those naming the district, then those covering all of its authority's."""
     if district is None:
-        return None, []
+        return []
     tables = catalogue.councils_by_district.get(district.code, [])
-    tables = tables + catalogue.councils_by_authority.get(district.authority, [])
-    return district.authority, tables
+    return tables + catalogue.councils_by_authority.get(district.authority, [])
 
 
 def tariff_select(
@@ -50,17 +48,19 @@ def tariff_select(
     Raises DomainError ``tariff_incomplete`` when nothing can price the journey.
     """
     catalogue = tariff_catalogue_get()
+    district = district_at(pickup.lat, pickup.lng) if pickup.in_uk else None
+    nation = nation_of_district(district.code if district else None)
     candidates: list[CompiledTariff] = []
     if account is not None:
         candidates += catalogue.by_account.get(account.pk, [])
     if not pickup.in_uk:
         candidates += catalogue.worldwide
     else:
-        candidates += councils_for(catalogue, pickup)[1]
+        candidates += councils_for(catalogue, district)
     candidates += catalogue.operator
     for tariff in candidates:
         local = depart_at.astimezone(tariff.tz)
-        if tariff.in_force_on(local.date()) and tariff.can_price(local, distance_m):
+        if tariff.in_force_on(local.date()) and tariff.can_price(local, distance_m, nation):
             return tariff
     raise DomainError(
         "tariff_incomplete",

@@ -16,7 +16,8 @@ from core.money import gbp
 from pricing.fares import FareOptions, TariffIncomplete, fare_compute
 from pricing.gazetteer import Place
 from pricing.geocoding import geocoder_get, places_require_precise
-from pricing.licensing import licensing_authority_at
+from pricing.holidays import nation_of_district
+from pricing.licensing import district_at, licensing_authority_at
 from pricing.models import Quote
 from pricing.routing import DistanceSource, router_get
 from pricing.selectors import tariff_select
@@ -99,6 +100,12 @@ def _unloaded_licensing_authority(tariff, pickup: Place) -> str | None:
     return licensing_authority_at(pickup.lat, pickup.lng)
 
 
+def pickup_nation(pickup: Place) -> str:
+    """Whose public holidays a journey follows: the pickup's nation (pricing.holidays)."""
+    district = district_at(pickup.lat, pickup.lng) if pickup.in_uk else None
+    return nation_of_district(district.code if district else None)
+
+
 def quote_price(
     *,
     pickup: str,
@@ -176,6 +183,7 @@ def quote_price(
             pickup_is_airport=origin.is_airport,
             dropoff_is_airport=destination.is_airport,
             cruise_mps=Decimal(str(settings.PRICING_METER_CRUISE_MPH)) * MPH_TO_MPS,
+            nation=pickup_nation(origin),
         )
         try:
             result = fare_compute(
