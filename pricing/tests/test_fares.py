@@ -76,16 +76,54 @@ def rules_sum(result) -> Decimal:
 # --- published reference fares ------------------------------------------------------------
 
 
+# Every published example fare of every loaded table (pricing/data/council_tariffs.json,
+# reference_fares): "t1" at a weekday noon, "t2" at a weekday 23:30 (the night tariff).
+EXAMPLE_WHEN = {"t1": WEDNESDAY_NOON, "t2": WEDNESDAY_NIGHT}
+DISTANCE_CODES = {"flag_fall", "metered", "metered_beyond"}
+EXAMPLES = [
+    (entry["tariff_id"], entry["exact"], row["miles"], band, row[band])
+    for entry in DATA["reference_fares"]
+    if "tariff_id" in entry
+    for row in entry["rows"]
+    for band in ("t1", "t2")
+    if band in row
+]
+
+
+def test_every_table_with_published_examples_is_tested():
+    loaded = {t["id"] for t in DATA["tariffs"]}
+    examples = {tariff_id for tariff_id, *_ in EXAMPLES}
+    assert examples <= loaded
+    assert {"brighton-2022", "manchester-2023-09"} <= examples
+
+
 @pytest.mark.django_db
-@pytest.mark.parametrize("row", DATA["reference_fares"][1]["rows"], ids=lambda r: f"{r['miles']}mi")
-def test_brighton_reference_fares_are_reproduced_exactly(compiled, row):
-    # Given Brighton & Hove's Tariff 1 and its published 1 and 2 mile fares (PHTM p.88)
-    brighton = compiled("brighton-2022")
-    # When a weekday daytime journey of that distance is metered on distance alone
-    result = price(brighton, row["miles"] * MILE, WEDNESDAY_NOON)
-    # Then the fare is exactly the published one (5.20 and 7.80)
-    assert result.fare == Decimal(str(row["t1"]))
-    assert rules_sum(result) == result.fare
+@pytest.mark.parametrize(
+    ("tariff_id", "exact", "miles", "band", "published"),
+    EXAMPLES,
+    ids=[f"{t}-{m}mi-{b}" for t, _, m, b, _ in EXAMPLES],
+)
+def test_published_example_fares_are_the_distance_part_of_the_quote(
+    compiled, tariff_id, exact, miles, band, published
+):
+    # Given a table and a fare its authority published for a distance (no waiting)...
+    tariff = compiled(tariff_id)
+    # ...when a journey of that distance is priced, even one slowed by traffic,
+    distance = miles * MILE
+    slow = price(tariff, distance, EXAMPLE_WHEN[band], duration_s=no_waiting(distance) + 600)
+    distance_part = sum(
+        (r["amountGBP"] for r in slow.applied_rules if r["code"] in DISTANCE_CODES), Decimal(0)
+    )
+    published = Decimal(str(published))
+    # then the distance lines are the published fare: to the penny where the authority
+    # gives its meter's fare, within one 20p increment where it gives an "average cost"
+    if exact:
+        assert distance_part == published
+    else:
+        assert abs(distance_part - published) <= Decimal("0.20")
+    # and the time in traffic is its own line on top
+    assert [r["code"] for r in slow.applied_rules][-1] == "time_in_traffic"
+    assert rules_sum(slow) == slow.fare
 
 
 TFL_WHEN = {
