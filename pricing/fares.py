@@ -329,7 +329,12 @@ def time_in_traffic_s(distance_m: Decimal, duration_s: Decimal, cruise_mps: Deci
 
 
 def _meter(
-    tariff: CompiledTariff, meter_band: CompiledBand, distance_m: Decimal, waiting: Decimal
+    tariff: CompiledTariff,
+    meter_band: CompiledBand,
+    distance_m: Decimal,
+    waiting: Decimal,
+    *,
+    labelled: bool = True,
 ) -> tuple[list[tuple[str, str, Decimal]], Decimal]:
     """Run the meter over ``distance_m`` with ``waiting`` seconds below the changeover
     speed, shared between the distance segments by their share of the distance.
@@ -338,7 +343,7 @@ def _meter(
     (or per increment seconds of waiting), charged as soon as it starts. A distance band
     (TfL's rate beyond about six miles) prices the distance beyond its start, and what the
     last increment paid for beyond a segment's end carries into the next. Returns the
-    lines and their total."""
+    lines (none unless ``labelled``) and their total."""
     lines: list[tuple[str, str, Decimal]] = []
     tails = [t for t in tariff.tail_bands if t.after_distance < distance_m]
     seg_end = distance_m
@@ -346,28 +351,30 @@ def _meter(
         seg_end = meter_band.until_distance
     if tails and tails[0].after_distance < seg_end:
         seg_end = tails[0].after_distance
-    share = seg_end / distance_m if distance_m else ONE
     inc_d = meter_band.increment_distance
-    units = (seg_end - meter_band.flag_fall_distance) / inc_d + (
-        waiting * share
-    ) / meter_band.increment_seconds
+    units = (seg_end - meter_band.flag_fall_distance) / inc_d
+    if waiting:
+        share = seg_end / distance_m if distance_m else ONE
+        units += waiting * share / meter_band.increment_seconds
     count = _ceil_units(units)
-    lines.append(
-        (
-            "flag_fall",
-            f"{meter_band.name}: flag fall, first {_fmt(meter_band.flag_fall_distance)} m",
-            meter_band.flag_fall,
-        )
-    )
-    if count:
+    total = meter_band.flag_fall + meter_band.increment_price * count
+    if labelled:
         lines.append(
             (
-                "metered",
-                f"{meter_band.name}: {count} x £{_fmt(meter_band.increment_price)} per "
-                f"{_fmt(inc_d)} m",
-                meter_band.increment_price * count,
+                "flag_fall",
+                f"{meter_band.name}: flag fall, first {_fmt(meter_band.flag_fall_distance)} m",
+                meter_band.flag_fall,
             )
         )
+        if count:
+            lines.append(
+                (
+                    "metered",
+                    f"{meter_band.name}: {count} x £{_fmt(meter_band.increment_price)} per "
+                    f"{_fmt(inc_d)} m",
+                    meter_band.increment_price * count,
+                )
+            )
     carried_m = (count - units) * inc_d if count else ZERO
     seg_start = seg_end
     for index, tail in enumerate(tails):
@@ -375,12 +382,12 @@ def _meter(
             raise TariffIncomplete(f"{tariff.name}: '{tail.name}' has missing figures.")
         seg_end = tails[index + 1].after_distance if index + 1 < len(tails) else distance_m
         seg_len = seg_end - seg_start
-        share = seg_len / distance_m
-        units = (seg_len - carried_m) / tail.increment_distance + (
-            waiting * share
-        ) / tail.increment_seconds
+        units = (seg_len - carried_m) / tail.increment_distance
+        if waiting:
+            units += waiting * (seg_len / distance_m) / tail.increment_seconds
         count = _ceil_units(units)
-        if count:
+        total += tail.increment_price * count
+        if count and labelled:
             lines.append(
                 (
                     "metered_beyond",
@@ -391,7 +398,7 @@ def _meter(
             )
         carried_m = (count - units) * tail.increment_distance if count else ZERO
         seg_start = seg_end
-    return lines, sum((amount for _, _, amount in lines), ZERO)
+    return lines, total
 
 
 def fare_compute(
@@ -429,7 +436,7 @@ def fare_compute(
     distance_lines, distance_total = _meter(tariff, meter_band, distance_m, ZERO)
     lines.extend(distance_lines)
     if waiting > ZERO:
-        _, with_time_total = _meter(tariff, meter_band, distance_m, waiting)
+        _, with_time_total = _meter(tariff, meter_band, distance_m, waiting, labelled=False)
         extra = with_time_total - distance_total
         if extra > ZERO:
             lines.append(
