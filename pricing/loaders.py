@@ -242,7 +242,11 @@ def _create_figures(tariff: Tariff, record: dict) -> None:
         if "applies" in band:
             windows, excludes, not_understood = _band_windows(band["applies"])
         else:
-            windows, excludes, not_understood = band["windows"], band.get("excludes", []), []
+            windows, excludes, not_understood = (
+                band.get("windows", []),
+                band.get("excludes", []),
+                [],
+            )
         applies_raw = dict(band.get("applies") or {})
         for key in ("applies_after", "rates_equal_to"):
             if key in band:

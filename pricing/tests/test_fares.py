@@ -376,6 +376,32 @@ def test_rounding_line_appears_when_lines_round_apart(compiled):
 
 
 @pytest.mark.django_db
+def test_sheffield_weekend_nights_and_the_rate_beyond_ten_miles(compiled):
+    # Tariff 3 from 19:00 on a Friday; Tariff 2 on a Wednesday night; beyond 10 miles
+    # (16093.44 m) 0.20 per 145.39 m instead of per 160.93 m.
+    sheffield = compiled("sheffield-current")
+    friday_night = dt.datetime(2025, 6, 6, 21, 0, tzinfo=LONDON)
+    assert price(sheffield, MILE, friday_night).band == "Tariff 3 Weekend nights"
+    assert price(sheffield, MILE, WEDNESDAY_NIGHT).band == "Tariff 2 Night"
+    long = price(sheffield, 12 * MILE, WEDNESDAY_NOON)
+    # (16093.44 - 91.44) / 160.93 = 99.43 -> 100 x 0.20; (19312.128 - 16093.44 - 0.57 x
+    # 160.93 carried) / 145.39 = 21.51 -> 22 x 0.20; 3.50 + 20.00 + 4.40 = 27.90
+    assert [r["code"] for r in long.applied_rules] == ["flag_fall", "metered", "metered_beyond"]
+    assert long.fare == Decimal("27.90")
+
+
+@pytest.mark.django_db
+def test_a_timed_charge_without_its_amount_prices_nothing(compiled):
+    # South Gloucestershire's 2025 table: the holiday charges were not in the reports read
+    south_glos = compiled("south-glos-2025-04")
+    assert south_glos.can_price(WEDNESDAY_NOON, MILE)
+    christmas = dt.datetime(2025, 12, 25, 12, 0, tzinfo=LONDON)
+    assert not south_glos.can_price(christmas, MILE)
+    with pytest.raises(TariffIncomplete, match="has no amount"):
+        price(south_glos, MILE, christmas)
+
+
+@pytest.mark.django_db
 def test_incomplete_tariffs_refuse_to_price(compiled):
     with pytest.raises(TariffIncomplete):
         price(compiled("tfl-2025"), MILE, WEDNESDAY_NOON)
