@@ -545,7 +545,8 @@ def _extras(
     if timed is not None:
         if timed.amount is None:
             raise TariffIncomplete(f"{tariff.name}: '{timed.name}' has no amount.")
-        lines.append(("time_surcharge", timed.name, timed.amount))
+        if timed.amount:  # a zero charge only stands in for another at its times
+            lines.append(("time_surcharge", timed.name, timed.amount))
     return lines
 
 

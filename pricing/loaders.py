@@ -40,6 +40,7 @@ EXTRA_RULES: dict[str, tuple[str, int]] = {
     "each additional passenger": (ExtraKind.PER_PASSENGER, 1),
     "5+ passengers, each (if agreed at booking)": (ExtraKind.PER_PASSENGER, 4),
     "5+ passengers": (ExtraKind.PARTY_FLAT, 4),
+    "each passenger in excess of four": (ExtraKind.PER_PASSENGER, 4),
     "more than 4 passengers": (ExtraKind.PARTY_PERCENT, 4),
     "airport terminal drop-off barrier": (ExtraKind.AIRPORT_DROPOFF, 0),
     "airport terminal pick-up barrier": (ExtraKind.AIRPORT_PICKUP, 0),

@@ -391,6 +391,21 @@ def test_sheffield_weekend_nights_and_the_rate_beyond_ten_miles(compiled):
 
 
 @pytest.mark.django_db
+def test_newport_bank_holiday_extra_but_not_on_top_of_the_christmas_tariff(compiled):
+    newport = compiled("newport-2022-09")
+    late_august_monday = dt.datetime(2025, 8, 25, 12, 0, tzinfo=LONDON)  # a Welsh holiday
+    holiday = price(newport, MILE, late_august_monday)
+    assert ("time_surcharge", Decimal("1.50")) in [
+        (r["code"], r["amountGBP"]) for r in holiday.applied_rules
+    ]
+    christmas = price(newport, MILE, dt.datetime(2025, 12, 25, 12, 0, tzinfo=LONDON))
+    assert christmas.band.startswith("Tariff 4")
+    assert "time_surcharge" not in [r["code"] for r in christmas.applied_rules]
+    # twice Tariff 1: 3.50 + ceil((1609.344 - 91.44) / 91.44) = 17 x 0.10, doubled
+    assert christmas.fare == 2 * (Decimal("3.50") + 17 * Decimal("0.10"))
+
+
+@pytest.mark.django_db
 def test_a_timed_charge_without_its_amount_prices_nothing(compiled):
     # South Gloucestershire's 2025 table: the holiday charges were not in the reports read
     south_glos = compiled("south-glos-2025-04")
