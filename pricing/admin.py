@@ -1,20 +1,23 @@
-"""Back office for tariffs (editable, with bands, extras and areas inline) and quotes
-(read-only: a quote's fare is frozen at issue, contract 2.4)."""
+"""Back office for tariffs (editable, with bands and extras inline; each table's age,
+last check and source shown) and quotes (read-only: a quote's fare is frozen at issue,
+contract 2.4)."""
 
 from __future__ import annotations
 
 from django.contrib import admin
+from django.utils import timezone
+from django.utils.html import format_html
 
 from pricing.catalogue import tariff_compiled_get
 from pricing.models import (
     Quote,
     Tariff,
-    TariffArea,
     TariffBand,
     TariffExtra,
     TariffPublication,
 )
 from pricing.publication import tariff_publish
+from pricing.staleness import STALE_AFTER_DAYS, tariff_is_stale
 
 
 class TariffBandInline(admin.StackedInline):
@@ -51,11 +54,6 @@ class TariffExtraInline(admin.TabularInline):
     )
 
 
-class TariffAreaInline(admin.TabularInline):
-    model = TariffArea
-    extra = 0
-
-
 @admin.register(Tariff)
 class TariffAdmin(admin.ModelAdmin):
     list_display = (
@@ -65,7 +63,11 @@ class TariffAdmin(admin.ModelAdmin):
         "lifecycle",
         "status_text",
         "effective_from",
-        "effective_date_text",
+        "effective_to",
+        "age",
+        "checked_on",
+        "stale",
+        "source_link",
         "complete",
         "is_active",
         "account",
@@ -74,7 +76,34 @@ class TariffAdmin(admin.ModelAdmin):
     search_fields = ("reference", "name", "authority", "status_text")
     raw_id_fields = ("account",)
     readonly_fields = ("created_at", "updated_at", "raw")
-    inlines = [TariffBandInline, TariffExtraInline, TariffAreaInline]
+    inlines = [TariffBandInline, TariffExtraInline]
+
+    @admin.display(description="Age", ordering="effective_from")
+    def age(self, tariff: Tariff) -> str:
+        """How long the table has been (or will be) in force, from its effective date."""
+        if tariff.effective_from is None:
+            return tariff.effective_date_text or "date not known"
+        days = (timezone.localdate() - tariff.effective_from).days
+        if days < 0:
+            return f"starts in {-days} days"
+        years, rest = divmod(days, 365)
+        return f"{years} y {rest // 30} m" if years else f"{days // 30} m {days % 30} d"
+
+    @admin.display(boolean=True, description=f"Not checked for {STALE_AFTER_DAYS} days")
+    def stale(self, tariff: Tariff) -> bool:
+        return tariff_is_stale(tariff)
+
+    @admin.display(description="Source")
+    def source_link(self, tariff: Tariff) -> str:
+        sources = tariff.sources or []
+        if not sources or not sources[0].get("address"):
+            return "-"
+        first = sources[0]
+        return format_html(
+            '<a href="{}" rel="noopener noreferrer">{}</a>',
+            first["address"],
+            (first.get("title") or first["address"])[:60],
+        )
 
     def save_related(self, request, form, formsets, change):
         # Bands and extras are saved with the inlines, after the tariff itself: publish

@@ -96,3 +96,41 @@ def road_factors_fit(journeys: list[Journey], limits: tuple[float | None, ...]) 
         bands.append((limit, round(statistics.median(ratios), 2)))
         lower = limit or lower
     return tuple(bands)
+
+
+# --- the time-in-traffic speed model (issue 21) ------------------------------------------
+
+# TfL's "typical fares and journey times" (pricing/data/council_tariffs.json,
+# reference_fares): for each distance, the approximate journey time range in minutes.
+TFL_TYPICAL_MINUTES = {1: (6, 13), 2: (10, 20), 4: (16, 30), 6: (28, 40)}
+
+
+@dataclass(frozen=True, slots=True)
+class TimeModelError:
+    cruise_mph: float
+    points: int
+    median_pct: float  # |fare - published bound| / published bound, median
+    p90_pct: float
+
+
+def time_model_error(price, rows: list[dict], cruise_mph: float) -> TimeModelError:
+    """How far the meter lands from TfL's typical fares when the time in traffic is the
+    part of TfL's journey time not explained by moving at ``cruise_mph``.
+
+    ``price(miles, band, minutes, cruise_mph) -> float`` prices one journey on TfL's
+    table; each published range gives two points: the shortest journey time against the
+    lowest fare, the longest against the highest."""
+    errors = []
+    for row in rows:
+        fastest, slowest = TFL_TYPICAL_MINUTES[row["miles"]]
+        for band in ("t1", "t2", "t3"):
+            low, high = row[band]
+            for minutes, published in ((fastest, low), (slowest, high)):
+                fare = price(row["miles"], band, minutes, cruise_mph)
+                errors.append(abs(fare - published) / published * 100)
+    return TimeModelError(
+        cruise_mph=cruise_mph,
+        points=len(errors),
+        median_pct=statistics.median(errors),
+        p90_pct=_percentile(errors, 0.9),
+    )

@@ -25,9 +25,9 @@ from django.utils import timezone
 
 from core.localtime import local_zone
 from pricing.fares import CompiledBand, CompiledExtra, CompiledTariff, windows_compile
+from pricing.holidays import nation_of_district
 from pricing.models import (
     Tariff,
-    TariffArea,
     TariffBand,
     TariffExtra,
     TariffKind,
@@ -58,7 +58,7 @@ def _d(value) -> Decimal | None:
 
 
 def tariff_compile(tariff: Tariff) -> CompiledTariff:
-    """ORM tariff (with bands, extras and areas prefetched or fetched) -> plain structure."""
+    """ORM tariff (with bands and extras prefetched or fetched) -> plain structure."""
     time_bands, tail_bands = [], []
     for band in tariff.bands.all():
         compiled = CompiledBand(
@@ -89,7 +89,8 @@ def tariff_compile(tariff: Tariff) -> CompiledTariff:
             uncertain=extra.uncertain,
         )
         for extra in tariff.extras.all()
-        if extra.kind != "on_request" and (extra.amount_gbp is not None or extra.percent)
+        if extra.kind != "on_request"
+        and (extra.amount_gbp is not None or extra.percent or extra.kind == "time_surcharge")
     )
     return CompiledTariff(
         id=tariff.pk,
@@ -103,9 +104,11 @@ def tariff_compile(tariff: Tariff) -> CompiledTariff:
         tail_bands=tuple(sorted(tail_bands, key=lambda b: b.after_distance)),
         extras=extras,
         source=tariff_source(tariff),
-        areas=tuple((a.lat, a.lng, float(a.radius_km)) for a in tariff.areas.all()),
+        areas_gss=tuple(tariff.areas_gss or ()),
         account_id=tariff.account_id,
         effective_from=tariff.effective_from,
+        effective_to=tariff.effective_to,
+        nation=nation_of_district((tariff.areas_gss or [None])[0]),
         lifecycle=tariff.lifecycle,
     )
 
@@ -119,9 +122,10 @@ class Catalogue:
     operator: list[CompiledTariff] = field(default_factory=list)
     worldwide: list[CompiledTariff] = field(default_factory=list)
     by_account: dict[int, list[CompiledTariff]] = field(default_factory=dict)
-    # (lat, lng) of a pickup -> the councils whose area holds it, most central first;
-    # filled by pricing.selectors, forgotten with the catalogue when a tariff changes.
-    councils_at: dict[tuple[float, float], list[CompiledTariff]] = field(default_factory=dict)
+    # Council tables by the ONS district codes they name, and by authority (a table that
+    # names no district covers all of its authority's).
+    councils_by_district: dict[str, list[CompiledTariff]] = field(default_factory=dict)
+    councils_by_authority: dict[str, list[CompiledTariff]] = field(default_factory=dict)
 
 
 _compiled: dict[tuple[int, str], CompiledTariff] = {}
@@ -150,7 +154,7 @@ def tariff_catalogue_get() -> Catalogue:
     if _catalogue.fingerprint == fingerprint:
         return _catalogue
     with _lock:
-        tariffs = Tariff.objects.filter(is_active=True).prefetch_related("bands", "extras", "areas")
+        tariffs = Tariff.objects.filter(is_active=True).prefetch_related("bands", "extras")
         catalogue = Catalogue(fingerprint=fingerprint)
         for tariff in tariffs:
             key = (tariff.pk, tariff.updated_at.isoformat())
@@ -174,6 +178,11 @@ def tariff_catalogue_get() -> Catalogue:
             *catalogue.by_account.values(),
         ):
             group.sort(key=_newest_first)
+        for council in catalogue.councils:
+            for code in council.areas_gss:
+                catalogue.councils_by_district.setdefault(code, []).append(council)
+            if not council.areas_gss:
+                catalogue.councils_by_authority.setdefault(council.authority, []).append(council)
         _catalogue = catalogue
     return catalogue
 
@@ -204,7 +213,6 @@ def _tariff_saved(sender, instance, **kwargs) -> None:
 
 @receiver([post_save, post_delete], sender=TariffBand)
 @receiver([post_save, post_delete], sender=TariffExtra)
-@receiver([post_save, post_delete], sender=TariffArea)
 def _tariff_touch(sender, instance, **kwargs) -> None:
     # A changed band must invalidate the compiled tariff in every process: bump the parent.
     global _checked_at

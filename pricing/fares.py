@@ -7,13 +7,18 @@ journey does no ORM or database work and can be benchmarked on its own.
 Meter model (shared/data/README.md): the flag fall covers the first
 ``flag_fall_distance_m``; after it the meter advances one increment per
 ``increment_distance_m`` travelled or per ``waiting_seconds_per_increment`` spent below the
-changeover speed. We know a journey only as a distance and a duration, so the time the cab
-spends crawling or stopped is estimated as the part of the duration not explained by
-moving at a cruise speed (``cruise_mps``); distance and waiting are accumulated in one
-increment counter, as a meter does, and an increment is charged as soon as it starts
-(this reproduces Brighton & Hove's published 1 and 2 mile fares exactly). A band with
-``applies_after_distance_m`` (TfL Tariff 4 beyond six miles) prices the distance beyond,
+changeover speed, an increment charged as soon as it starts. A band with
+``applies_after_distance_m`` (TfL's rate beyond about six miles) prices the distance beyond,
 and the increment already paid at the switch carries over.
+
+Contract 2.1: the distance part of a council fare is exactly what the authority's meter
+shows for the distance (``flag_fall``, ``metered``, ``metered_beyond``: every published
+example fare reproduces to the penny), and the time the meter would charge in traffic is
+its own line (``time_in_traffic``): the meter run on distance and time together, less the
+meter on distance alone. We know a journey only as a distance and a duration, so the time
+in traffic is the part of the duration not explained by moving at ``cruise_mps``
+(``PRICING_METER_CRUISE_MPH``, calibrated against TfL's typical fares and journey times:
+README "Time in traffic").
 
 Money: Decimal only, every line rounded half-up to 2 dp; a ``rounding`` line keeps the sum
 of the lines equal to the fare (contract 2.1: appliedRules reproduce the fare).
@@ -30,7 +35,7 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 
 from core.money import gbp
-from pricing.holidays import is_bank_holiday
+from pricing.holidays import ENGLAND, is_bank_holiday
 
 CENT = Decimal("0.01")
 ZERO = Decimal(0)
@@ -83,7 +88,7 @@ class Windows:
 
     ``weekly``: [start, end) minutes of the week (Monday 00:00 = 0), wraps pre-split.
     ``annual``: [start, end) keys MMDDhhmm within a year, wraps pre-split.
-    ``holiday``: every minute of an England and Wales bank holiday.
+    ``holiday``: every minute of a public holiday of the journey's nation.
     """
 
     weekly: tuple[tuple[int, int], ...] = ()
@@ -214,17 +219,30 @@ class CompiledTariff:
     tail_bands: tuple[CompiledBand, ...]
     extras: tuple[CompiledExtra, ...]
     source: dict = field(hash=False, compare=False)
-    # (lat, lng, radius_km) circles where this tariff is the local one.
-    areas: tuple[tuple[float, float, float], ...] = ()
+    # ONS codes of the districts the table covers (pricing.licensing); empty: all of the
+    # authority's districts.
+    areas_gss: tuple[str, ...] = ()
     account_id: int | None = None
     effective_from: dt.date | None = None
+    effective_to: dt.date | None = None
     lifecycle: str = "current"
+    # Whose public holidays its bands and charges follow (pricing.holidays): the nation of
+    # its districts; the network's own rates follow the pickup's (FareOptions.nation).
+    nation: str = ENGLAND
 
-    def band_at(self, local: dt.datetime) -> CompiledBand:
-        """The time band in force at local time ``local`` (Europe/London)."""
+    def in_force_on(self, day: dt.date) -> bool:
+        """Whether the table prices a journey picked up on ``day`` (Europe/London): from
+        its first day (unknown counts as long ago) until the day its replacement starts."""
+        if self.effective_from is not None and day < self.effective_from:
+            return False
+        return self.effective_to is None or day < self.effective_to
+
+    def band_at(self, local: dt.datetime, nation: str | None = None) -> CompiledBand:
+        """The time band in force at local time ``local`` (Europe/London), public holidays
+        being those of ``nation`` (default: the table's own)."""
         week_minute = local.weekday() * MINUTES_PER_DAY + local.hour * 60 + local.minute
         annual_key = local.month * 1_000_000 + local.day * 10_000 + local.hour * 100 + local.minute
-        holiday = is_bank_holiday(local.date())
+        holiday = is_bank_holiday(local.date(), nation or self.nation)
         best: CompiledBand | None = None
         best_precedence = 0
         for band in self.time_bands:
@@ -243,16 +261,19 @@ class CompiledTariff:
                 return band
         raise TariffIncomplete(f"{self.name}: band '{name}' not found.")
 
-    def can_price(self, local: dt.datetime, distance_m: Decimal) -> bool:
+    def can_price(self, local: dt.datetime, distance_m: Decimal, nation: str | None = None) -> bool:
         """Whether every figure this journey needs is known (selection skips it if not)."""
         try:
-            band = self.band_at(local)
+            band = self.band_at(local, nation)
             if band.multiplier is not None:
                 band = self.band_named(band.multiplier_of)
         except TariffIncomplete:
             return False
         if not band.is_complete:
             return False
+        timed = _timed_extra(self, local, nation or self.nation)
+        if timed is not None and timed.amount is None:
+            return False  # a timed charge applies whose amount the source did not give
         return all(t.is_complete for t in self.tail_bands if t.after_distance < distance_m)
 
 
@@ -270,6 +291,8 @@ class FareOptions:
     dropoff_is_airport: bool = False
     # Speed above which a meter charges by distance (≈ 20 mph): see the module docstring.
     cruise_mps: Decimal = Decimal("8.94")
+    # The pickup's nation, for public holidays (pricing.holidays); None: the table's own.
+    nation: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +318,94 @@ def _ceil_units(units: Decimal) -> int:
     return int(units.quantize(UNIT_PRECISION).to_integral_value(rounding=ROUND_CEILING))
 
 
+MPS_PER_MPH = Decimal("0.44704")
+
+
+def _mph(mps: Decimal) -> Decimal:
+    return (mps / MPS_PER_MPH).quantize(Decimal("0.1"))
+
+
+def time_in_traffic_s(distance_m: Decimal, duration_s: Decimal, cruise_mps: Decimal) -> Decimal:
+    """The seconds of a journey the meter would charge by its clock: the part of the
+    duration not explained by moving at ``cruise_mps`` (the calibrated speed model,
+    README "Time in traffic"); never negative."""
+    waiting = duration_s - distance_m / cruise_mps
+    return waiting if waiting > ZERO else ZERO
+
+
+def _meter(
+    tariff: CompiledTariff,
+    meter_band: CompiledBand,
+    distance_m: Decimal,
+    waiting: Decimal,
+    *,
+    labelled: bool = True,
+) -> tuple[list[tuple[str, str, Decimal]], Decimal]:
+    """Run the meter over ``distance_m`` with ``waiting`` seconds below the changeover
+    speed, shared between the distance segments by their share of the distance.
+
+    The flag fall covers its first distance; then one increment per increment distance
+    (or per increment seconds of waiting), charged as soon as it starts. A distance band
+    (TfL's rate beyond about six miles) prices the distance beyond its start, and what the
+    last increment paid for beyond a segment's end carries into the next. Returns the
+    lines (none unless ``labelled``) and their total."""
+    lines: list[tuple[str, str, Decimal]] = []
+    tails = [t for t in tariff.tail_bands if t.after_distance < distance_m]
+    seg_end = distance_m
+    if meter_band.until_distance is not None and meter_band.until_distance < seg_end:
+        seg_end = meter_band.until_distance
+    if tails and tails[0].after_distance < seg_end:
+        seg_end = tails[0].after_distance
+    inc_d = meter_band.increment_distance
+    units = (seg_end - meter_band.flag_fall_distance) / inc_d
+    if waiting:
+        share = seg_end / distance_m if distance_m else ONE
+        units += waiting * share / meter_band.increment_seconds
+    count = _ceil_units(units)
+    total = meter_band.flag_fall + meter_band.increment_price * count
+    if labelled:
+        lines.append(
+            (
+                "flag_fall",
+                f"{meter_band.name}: flag fall, first {_fmt(meter_band.flag_fall_distance)} m",
+                meter_band.flag_fall,
+            )
+        )
+        if count:
+            lines.append(
+                (
+                    "metered",
+                    f"{meter_band.name}: {count} x £{_fmt(meter_band.increment_price)} per "
+                    f"{_fmt(inc_d)} m",
+                    meter_band.increment_price * count,
+                )
+            )
+    carried_m = (count - units) * inc_d if count else ZERO
+    seg_start = seg_end
+    for index, tail in enumerate(tails):
+        if not tail.is_complete:
+            raise TariffIncomplete(f"{tariff.name}: '{tail.name}' has missing figures.")
+        seg_end = tails[index + 1].after_distance if index + 1 < len(tails) else distance_m
+        seg_len = seg_end - seg_start
+        units = (seg_len - carried_m) / tail.increment_distance
+        if waiting:
+            units += waiting * (seg_len / distance_m) / tail.increment_seconds
+        count = _ceil_units(units)
+        total += tail.increment_price * count
+        if count and labelled:
+            lines.append(
+                (
+                    "metered_beyond",
+                    f"{tail.name}: {count} x £{_fmt(tail.increment_price)} per "
+                    f"{_fmt(tail.increment_distance)} m",
+                    tail.increment_price * count,
+                )
+            )
+        carried_m = (count - units) * tail.increment_distance if count else ZERO
+        seg_start = seg_end
+    return lines, total
+
+
 def fare_compute(
     tariff: CompiledTariff,
     *,
@@ -311,7 +422,8 @@ def fare_compute(
     :class:`TariffIncomplete` when a needed figure is missing.
     """
     local = depart_at.astimezone(tariff.tz)
-    band = tariff.band_at(local)
+    nation = options.nation or tariff.nation
+    band = tariff.band_at(local, nation)
     uncertain: tuple[str, ...] = band.uncertain
     meter_band = band
     if band.multiplier is not None:
@@ -320,64 +432,29 @@ def fare_compute(
         raise TariffIncomplete(f"{tariff.name}: '{meter_band.name}' has missing figures.")
 
     lines: list[tuple[str, str, Decimal]] = []
-    waiting = duration_s - distance_m / options.cruise_mps
-    if waiting < ZERO:
-        waiting = ZERO
+    waiting = time_in_traffic_s(distance_m, duration_s, options.cruise_mps)
 
-    # Segment 1: the time band, up to where a distance band takes over (TfL Tariff 4).
-    tails = [t for t in tariff.tail_bands if t.after_distance < distance_m]
-    seg_end = distance_m
-    if meter_band.until_distance is not None and meter_band.until_distance < seg_end:
-        seg_end = meter_band.until_distance
-    if tails and tails[0].after_distance < seg_end:
-        seg_end = tails[0].after_distance
-    share = seg_end / distance_m if distance_m else ONE
-    inc_d = meter_band.increment_distance
-    units = (seg_end - meter_band.flag_fall_distance) / inc_d + (
-        waiting * share
-    ) / meter_band.increment_seconds
-    count = _ceil_units(units)
-    lines.append(
-        (
-            "flag_fall",
-            f"{meter_band.name}: flag fall, first {_fmt(meter_band.flag_fall_distance)} m",
-            meter_band.flag_fall,
-        )
-    )
-    if count:
-        lines.append(
-            (
-                "metered",
-                f"{meter_band.name}: {count} x £{_fmt(meter_band.increment_price)} per "
-                f"{_fmt(inc_d)} m or {_fmt(meter_band.increment_seconds)} s",
-                meter_band.increment_price * count,
-            )
-        )
-    # What the last increment paid for beyond seg_end carries into the next band.
-    carried_m = (count - units) * inc_d if count else ZERO
-    seg_start = seg_end
-    for index, tail in enumerate(tails):
-        if not tail.is_complete:
-            raise TariffIncomplete(f"{tariff.name}: '{tail.name}' has missing figures.")
-        seg_end = tails[index + 1].after_distance if index + 1 < len(tails) else distance_m
-        seg_len = seg_end - seg_start
-        share = seg_len / distance_m
-        units = (seg_len - carried_m) / tail.increment_distance + (
-            waiting * share
-        ) / tail.increment_seconds
-        count = _ceil_units(units)
-        if count:
+    # The meter is run twice over the same segments: on the distance alone (what the
+    # authority's table and its published examples give for that distance, exactly), and
+    # on distance and time together (what the meter shows when the cab also spends
+    # ``waiting`` seconds in traffic). The difference is the time line.
+    distance_lines, distance_total = _meter(tariff, meter_band, distance_m, ZERO)
+    lines.extend(distance_lines)
+    if waiting > ZERO:
+        _, with_time_total = _meter(tariff, meter_band, distance_m, waiting, labelled=False)
+        extra = with_time_total - distance_total
+        if extra > ZERO:
             lines.append(
                 (
-                    "metered_beyond",
-                    f"{tail.name}: {count} x £{_fmt(tail.increment_price)} per "
-                    f"{_fmt(tail.increment_distance)} m or {_fmt(tail.increment_seconds)} s",
-                    tail.increment_price * count,
+                    "time_in_traffic",
+                    f"Time in traffic: about {int(waiting // 60)} min below "
+                    f"{_fmt(_mph(options.cruise_mps))} mph, charged by the meter's clock",
+                    extra,
                 )
             )
-        carried_m = (count - units) * tail.increment_distance if count else ZERO
-        seg_start = seg_end
-        uncertain += tail.uncertain
+    for tail in tariff.tail_bands:
+        if tail.after_distance < distance_m:
+            uncertain += tail.uncertain
 
     metered = sum((amount for _, _, amount in lines), ZERO)
     if band.multiplier is not None:
@@ -398,7 +475,7 @@ def fare_compute(
             )
         )
 
-    lines.extend(_extras(tariff, local, metered, options))
+    lines.extend(_extras(tariff, local, metered, options, nation))
     if options.meet_and_greet:
         lines.append(("meet_and_greet", "Airport meet and greet", options.meet_and_greet_gbp))
 
@@ -413,18 +490,36 @@ def fare_compute(
     return FareResult(fare=fare, applied_rules=rules, band=band.name, uncertain=uncertain)
 
 
-def _extras(
-    tariff: CompiledTariff, local: dt.datetime, metered: Decimal, options: FareOptions
-) -> list[tuple[str, str, Decimal]]:
-    lines: list[tuple[str, str, Decimal]] = []
+def _timed_extra(tariff: CompiledTariff, local: dt.datetime, nation: str) -> CompiledExtra | None:
+    """The timed surcharge in force at ``local``: they replace each other ("instead of
+    night"), so the strongest matching window wins."""
     timed: CompiledExtra | None = None
     timed_precedence = 0
     week_minute = annual_key = 0
-    holiday = False
-    if any(e.kind == "time_surcharge" for e in tariff.extras):
-        week_minute = local.weekday() * MINUTES_PER_DAY + local.hour * 60 + local.minute
-        annual_key = local.month * 1_000_000 + local.day * 10_000 + local.hour * 100 + local.minute
-        holiday = is_bank_holiday(local.date())
+    holiday = None
+    for extra in tariff.extras:
+        if extra.kind != "time_surcharge":
+            continue
+        if holiday is None:
+            week_minute = local.weekday() * MINUTES_PER_DAY + local.hour * 60 + local.minute
+            annual_key = (
+                local.month * 1_000_000 + local.day * 10_000 + local.hour * 100 + local.minute
+            )
+            holiday = is_bank_holiday(local.date(), nation)
+        precedence = extra.windows.precedence(week_minute, annual_key, holiday)
+        if precedence > timed_precedence:
+            timed, timed_precedence = extra, precedence
+    return timed
+
+
+def _extras(
+    tariff: CompiledTariff,
+    local: dt.datetime,
+    metered: Decimal,
+    options: FareOptions,
+    nation: str,
+) -> list[tuple[str, str, Decimal]]:
+    lines: list[tuple[str, str, Decimal]] = []
     for extra in tariff.extras:
         kind = extra.kind
         if kind == "per_passenger":
@@ -447,17 +542,16 @@ def _extras(
                     metered * extra.percent / HUNDRED,
                 )
             )
-        elif kind == "time_surcharge":
-            # Timed surcharges replace each other ("instead of night"): the strongest wins.
-            precedence = extra.windows.precedence(week_minute, annual_key, holiday)
-            if precedence > timed_precedence:
-                timed, timed_precedence = extra, precedence
         elif (kind == "airport_pickup" and options.pickup_is_airport) or (
             kind == "airport_dropoff" and options.dropoff_is_airport
         ):
             lines.append(("airport_charge", extra.name, extra.amount))
+    timed = _timed_extra(tariff, local, nation)
     if timed is not None:
-        lines.append(("time_surcharge", timed.name, timed.amount))
+        if timed.amount is None:
+            raise TariffIncomplete(f"{tariff.name}: '{timed.name}' has no amount.")
+        if timed.amount:  # a zero charge only stands in for another at its times
+            lines.append(("time_surcharge", timed.name, timed.amount))
     return lines
 
 

@@ -8,8 +8,9 @@ Built once per process, lazily, from data that ships with the project or its pac
   would take seconds and hundreds of MB);
 - airportsdata: every airport with an IATA code, by code and by name;
 - ``pricing/data/uk_rail_stations.json``: major UK rail stations (curated);
-- ``pricing/data/uk_venues.json``: well-known venues (curated);
-- ``pricing/data/uk_licensing_areas.json``: where each licensing authority's table applies.
+- ``pricing/data/uk_venues.json``: well-known venues (curated).
+
+Which licensing authority a point is in is :mod:`pricing.licensing`'s question, not this index's.
 
 Lookups are dictionary hits on a normalised key, so they cost microseconds.
 """
@@ -119,8 +120,6 @@ class Gazetteer:
     stations: dict[str, Place]
     town_stations: dict[str, Place]
     venues: dict[str, Place]
-    # Licensing authority -> (place, radius km) of each circle of its area.
-    licensing_areas: dict[str, tuple[tuple[Place, float], ...]]
     # Every UK key, sorted, for prefix search (suggestions); built on first use.
     _suggest_keys: list[str] = field(default_factory=list)
 
@@ -154,19 +153,6 @@ class Gazetteer:
         if towns:
             places.append(towns[0])
         return places
-
-    def licensing_authority_at(self, lat: float, lng: float) -> str | None:
-        """The licensing authority whose area holds the point (the most central when
-        circles overlap), from pricing/data/uk_licensing_areas.json."""
-        from pricing.routing import great_circle_m  # routing imports Place from here
-
-        best, best_ratio = None, 1.0
-        for authority, circles in self.licensing_areas.items():
-            for centre, radius_km in circles:
-                ratio = great_circle_m(lat, lng, centre.lat, centre.lng) / (radius_km * 1000)
-                if ratio <= best_ratio:
-                    best, best_ratio = authority, ratio
-        return best
 
     @classmethod
     def build(cls) -> Gazetteer:
@@ -249,19 +235,6 @@ class Gazetteer:
                 for name in (venue["name"], *venue.get("aliases", [])):
                     venues.setdefault(normalise(name), place)
                     venues.setdefault(normalise(f"{name} {venue['town']}"), place)
-        licensing_areas = {}
-        for authority, circles in licensing_areas_load().items():
-            placed = []
-            for name, radius_km in circles:
-                key = normalise(name)
-                centre = (
-                    stations.get(key)
-                    or uk_airports.get(key)
-                    or next(iter(uk_names.get(key, ())), None)
-                )
-                if centre is not None:
-                    placed.append((centre, float(radius_km)))
-            licensing_areas[authority] = tuple(placed)
         return cls(
             uk_names,
             uk_own_names,
@@ -272,15 +245,7 @@ class Gazetteer:
             stations,
             town_stations,
             venues,
-            licensing_areas,
         )
-
-
-def licensing_areas_load() -> dict[str, list[tuple[str, float]]]:
-    """Licensing authority -> [(place name, radius km)] (pricing/data/uk_licensing_areas.json)."""
-    with open(DATA_DIR / "uk_licensing_areas.json", encoding="utf8") as f:
-        areas = json.load(f)["areas"]
-    return {authority: [(name, km) for name, km in circles] for authority, circles in areas.items()}
 
 
 def _airport_name_keys(name: str, city: str) -> list[str]:

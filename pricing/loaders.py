@@ -20,12 +20,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from pricing.fares import special_dates_parse
-from pricing.gazetteer import licensing_areas_load
-from pricing.geocoding import OfflineGeocoder
 from pricing.models import (
     ExtraKind,
     Tariff,
-    TariffArea,
     TariffBand,
     TariffExtra,
     TariffKind,
@@ -35,11 +32,6 @@ from pricing.publication import tariffs_publish_all
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "council_tariffs.json"
 
-# Where each council's table applies: (place resolved by the offline geocoder, radius km),
-# from pricing/data/uk_licensing_areas.json (the gazetteer names the licensing authority
-# of a pickup from the same table). The admin can refine them per tariff.
-COUNCIL_AREAS: dict[str, list[tuple[str, float]]] = licensing_areas_load()
-
 # What each published extra means for a quote: (kind, passengers included before it applies).
 # Extras not listed here (soiling, luggage, bicycles, maxima) are loaded as on_request:
 # they are shown in the admin but never added to a quote.
@@ -48,6 +40,7 @@ EXTRA_RULES: dict[str, tuple[str, int]] = {
     "each additional passenger": (ExtraKind.PER_PASSENGER, 1),
     "5+ passengers, each (if agreed at booking)": (ExtraKind.PER_PASSENGER, 4),
     "5+ passengers": (ExtraKind.PARTY_FLAT, 4),
+    "each passenger in excess of four": (ExtraKind.PER_PASSENGER, 4),
     "more than 4 passengers": (ExtraKind.PARTY_PERCENT, 4),
     "airport terminal drop-off barrier": (ExtraKind.AIRPORT_DROPOFF, 0),
     "airport terminal pick-up barrier": (ExtraKind.AIRPORT_PICKUP, 0),
@@ -129,8 +122,12 @@ WORLDWIDE_TARIFF: dict[str, Any] = {
 }
 
 
-def lifecycle_from_status(status: str | None) -> str:
+def lifecycle_from_status(status: str | None, effective_to: dt.date | None = None) -> str:
+    """The data's status wording -> a lifecycle; a table whose replacement is already in
+    force (``effective_to`` today or earlier) is historical whatever its wording."""
     text = (status or "").lower()
+    if effective_to is not None and effective_to <= timezone.localdate():
+        return TariffLifecycle.HISTORICAL
     if "historical" in text or "superseded" in text:
         return TariffLifecycle.HISTORICAL
     if "proposed" in text:
@@ -191,8 +188,12 @@ def _extra_row(raw: dict) -> dict:
     starts = raw.get("from")
     if status or (starts and dt.date.fromisoformat(starts) > timezone.localdate()):
         kind, windows = ExtraKind.ON_REQUEST, []  # recommended or not yet in force
-    if raw.get("amount_gbp") is None and kind != ExtraKind.PARTY_PERCENT:
-        kind = ExtraKind.ON_REQUEST  # a maximum ("up to") is not a fixed charge
+    # A maximum ("up to") is not a fixed charge. A timed charge whose amount the source
+    # did not give (``amount_unknown``) stays timed: journeys it would apply to cannot be
+    # priced on this table (never invent a figure).
+    unknown_timed = raw.get("amount_unknown") and kind == ExtraKind.TIME_SURCHARGE
+    if raw.get("amount_gbp") is None and kind != ExtraKind.PARTY_PERCENT and not unknown_timed:
+        kind = ExtraKind.ON_REQUEST
     percent = raw.get("percent_of_metered_fare")
     return {
         "name": name,
@@ -208,27 +209,45 @@ def _extra_row(raw: dict) -> dict:
     }
 
 
-def _create_tariff(record: dict, *, kind: str, stdout=None, geocoder=None) -> Tariff:
+def _record_json(record: dict) -> dict:
+    return json.loads(json.dumps(record, default=float))
+
+
+def _tariff_fields(record: dict, *, kind: str) -> dict:
     effective_from, effective_text = effective_date_parse(record.get("effective_date"))
+    effective_to = effective_date_parse(record.get("effective_to"))[0]
     authority = record.get("council") or record["authority"]
-    tariff = Tariff.objects.create(
-        reference=record.get("id") or record["reference"],
-        name=record.get("name") or f"{authority} hackney carriage tariff",
-        kind=kind,
-        authority=authority,
-        lifecycle=lifecycle_from_status(record.get("status")),
-        status_text=record.get("status") or "",
-        effective_from=effective_from,
-        effective_date_text=effective_text,
-        sources=record.get("source") or [],
-        uncertain=record.get("uncertain") or [],
-        raw=json.loads(json.dumps(record, default=float)),
+    sources = record.get("source") or []
+    checked = record.get("checked_on") or max(
+        (s.get("read") for s in sources if s.get("read")), default=None
     )
+    return {
+        "name": record.get("name") or f"{authority} hackney carriage tariff",
+        "kind": kind,
+        "authority": authority,
+        "lifecycle": lifecycle_from_status(record.get("status"), effective_to),
+        "status_text": record.get("status") or "",
+        "effective_from": effective_from,
+        "effective_to": effective_to,
+        "effective_date_text": effective_text,
+        "checked_on": dt.date.fromisoformat(checked) if checked else None,
+        "areas_gss": list(record.get("areas_gss") or []),
+        "sources": sources,
+        "uncertain": record.get("uncertain") or [],
+        "raw": _record_json(record),
+    }
+
+
+def _create_figures(tariff: Tariff, record: dict) -> None:
     for position, band in enumerate(record["bands"]):
         if "applies" in band:
             windows, excludes, not_understood = _band_windows(band["applies"])
         else:
-            windows, excludes, not_understood = band["windows"], band.get("excludes", []), []
+            windows, excludes, not_understood = (
+                band.get("windows", []),
+                band.get("excludes", []),
+                [],
+            )
         applies_raw = dict(band.get("applies") or {})
         for key in ("applies_after", "rates_equal_to"):
             if key in band:
@@ -255,44 +274,63 @@ def _create_tariff(record: dict, *, kind: str, stdout=None, geocoder=None) -> Ta
         )
     for position, raw in enumerate(record.get("extras") or []):
         TariffExtra.objects.create(tariff=tariff, position=position, **_extra_row(raw))
-    geocoder = geocoder or OfflineGeocoder()
-    for town, radius in COUNCIL_AREAS.get(authority, []):
-        place = geocoder.geocode(town)
-        if place is None:
-            if stdout:
-                stdout.write(f"  area '{town}' not found; add it in the admin\n")
-            continue
-        TariffArea.objects.create(
-            tariff=tariff, label=town, lat=place.lat, lng=place.lng, radius_km=radius
-        )
+
+
+def _create_tariff(record: dict, *, kind: str) -> Tariff:
+    tariff = Tariff.objects.create(
+        reference=record.get("id") or record["reference"], **_tariff_fields(record, kind=kind)
+    )
+    _create_figures(tariff, record)
+    return tariff
+
+
+def _replace_tariff(tariff: Tariff, record: dict, *, kind: str) -> Tariff:
+    """A new version of a loaded table (its record in the data changed): the figures,
+    dates, status and sources become the data's; whether it is switched on stays."""
+    for name, value in _tariff_fields(record, kind=kind).items():
+        setattr(tariff, name, value)
+    tariff.save()
+    tariff.bands.all().delete()
+    tariff.extras.all().delete()
+    _create_figures(tariff, record)
     return tariff
 
 
 def tariffs_load(stdout=None) -> int:
     """Load every council tariff in pricing/data/council_tariffs.json, plus the network's
-    default operator rate and the worldwide rate. Idempotent: a tariff whose reference
-    already exists is left as it is (admin edits survive). Returns how many were created.
+    default operator rate and the worldwide rate. Returns how many were created or
+    replaced.
+
+    Idempotent: a tariff whose record is unchanged since it was loaded is left as it is
+    (admin edits survive). A record that changed in the data (a corrected figure, a table
+    now dated or replaced) is a new version: the tariff is rebuilt from it.
 
     Then every tariff is published to connected dispatch platforms
     (:func:`pricing.publication.tariffs_publish_all`, contract 5.3): new ones as version 1,
-    changed ones as a new version; a second run with unchanged data publishes nothing."""
+    changed ones as a new version, replaced ones withdrawn; a second run with unchanged
+    data publishes nothing."""
     with open(DATA_FILE, encoding="utf8") as f:
         data = json.load(f, parse_float=Decimal)
     records = [(r, TariffKind.COUNCIL) for r in data["tariffs"]]
     records += [(NETWORK_TARIFF, TariffKind.OPERATOR), (WORLDWIDE_TARIFF, TariffKind.WORLDWIDE)]
-    existing = set(Tariff.objects.values_list("reference", flat=True))
-    geocoder = OfflineGeocoder()
-    created = 0
+    existing = {t.reference: t for t in Tariff.objects.all()}
+    changed = 0
     for record, kind in records:
         reference = record.get("id") or record["reference"]
-        if reference in existing:
+        tariff = existing.get(reference)
+        if tariff is not None and tariff.raw == _record_json(record):
             continue
         with transaction.atomic():
-            tariff = _create_tariff(record, kind=kind, stdout=stdout, geocoder=geocoder)
-        created += 1
+            if tariff is None:
+                tariff = _create_tariff(record, kind=kind)
+                verb = "Loaded"
+            else:
+                tariff = _replace_tariff(tariff, record, kind=kind)
+                verb = "Updated"
+        changed += 1
         if stdout:
-            stdout.write(f"Loaded tariff {tariff.reference} ({tariff.get_lifecycle_display()})\n")
+            stdout.write(f"{verb} tariff {tariff.reference} ({tariff.get_lifecycle_display()})\n")
     published = tariffs_publish_all()
     if stdout and published:
         stdout.write(f"Published {len(published)} tariff version(s) to dispatch platforms.\n")
-    return created
+    return changed

@@ -19,8 +19,9 @@ class TariffKind(models.TextChoices):
 
 
 class TariffLifecycle(models.TextChoices):
-    """Whether a table may price journeys today; derived from the source's status at load,
-    editable in the admin. Only ``current`` tariffs are selected."""
+    """Whether a table may price journeys at all; derived from the source's status at load,
+    editable in the admin. Only ``current`` tables are selected, and only for pickups
+    between their ``effective_from`` and ``effective_to`` (issue 21: dated tables)."""
 
     CURRENT = "current", "Current"
     HISTORICAL = "historical", "Historical (superseded)"
@@ -49,9 +50,31 @@ class Tariff(models.Model):
     status_text = models.CharField(
         max_length=300, blank=True, help_text="The source's own status wording, verbatim."
     )
-    effective_from = models.DateField(null=True, blank=True)
+    effective_from = models.DateField(
+        null=True,
+        blank=True,
+        help_text="First day (Europe/London) the table prices journeys; blank: not known.",
+    )
+    effective_to = models.DateField(
+        null=True,
+        blank=True,
+        help_text="The day its replacement came into force: from then on it is historical "
+        "and prices no journey. Blank while in force.",
+    )
     effective_date_text = models.CharField(
         max_length=100, blank=True, help_text="As published when not a full date."
+    )
+    checked_on = models.DateField(
+        null=True,
+        blank=True,
+        help_text="When the figures were last checked against their publisher (manage.py "
+        "tariffs_stale lists tables not checked for 12 months).",
+    )
+    areas_gss = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="ONS codes (GSS) of the local authority districts the table covers, e.g. "
+        '["E08000035"] (pricing.licensing); empty: every district of the authority.',
     )
     sources = models.JSONField(default=list, blank=True, help_text='[{"title", "address"}]')
     uncertain = models.JSONField(
@@ -166,19 +189,6 @@ class TariffExtra(models.Model):
 
     def __str__(self) -> str:
         return self.name
-
-
-class TariffArea(models.Model):
-    """A circle where this tariff is the local one (the council's area, approximated)."""
-
-    tariff = models.ForeignKey(Tariff, on_delete=models.CASCADE, related_name="areas")
-    label = models.CharField(max_length=120)
-    lat = models.FloatField()
-    lng = models.FloatField()
-    radius_km = models.DecimalField(max_digits=6, decimal_places=1)
-
-    def __str__(self) -> str:
-        return f"{self.label} ({self.radius_km} km)"
 
 
 class Quote(models.Model):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import math
 import uuid
 from decimal import Decimal
 
@@ -13,34 +12,18 @@ from core.errors import DomainError
 from pricing.catalogue import Catalogue, tariff_catalogue_get
 from pricing.fares import CompiledTariff
 from pricing.gazetteer import Place
+from pricing.holidays import nation_of_district
+from pricing.licensing import District, district_at
 from pricing.models import Quote
-from pricing.routing import great_circle_m
 
 
-def _area_ratio(tariff: CompiledTariff, place: Place) -> float:
-    """How deep inside the tariff's area the place is: < 1 inside, smaller is more central."""
-    best = math.inf
-    for lat, lng, radius_km in tariff.areas:
-        best = min(best, great_circle_m(lat, lng, place.lat, place.lng) / (radius_km * 1000))
-    return best
-
-
-COUNCILS_AT_CACHE_SIZE = 4096
-
-
-def _councils_at(catalogue: Catalogue, pickup: Place) -> list[CompiledTariff]:
-    """The councils whose area holds the pickup, most central first (remembered per
-    catalogue: the same stations and airports are priced again and again)."""
-    key = (pickup.lat, pickup.lng)
-    councils = catalogue.councils_at.get(key)
-    if councils is None:
-        local = [(ratio, t) for t in catalogue.councils if (ratio := _area_ratio(t, pickup)) <= 1]
-        # Stable sort keeps newest-first within one council (same areas, same ratio).
-        councils = [t for _, t in sorted(local, key=lambda pair: round(pair[0], 3))]
-        if len(catalogue.councils_at) >= COUNCILS_AT_CACHE_SIZE:
-            catalogue.councils_at.clear()
-        catalogue.councils_at[key] = councils
-    return councils
+def councils_for(catalogue: Catalogue, district: District | None) -> list[CompiledTariff]:
+    """The council tables of the pickup's district (pricing.licensing), newest effective
+    date first: those naming the district, then those covering all of its authority's."""
+    if district is None:
+        return []
+    tables = catalogue.councils_by_district.get(district.code, [])
+    return tables + catalogue.councils_by_authority.get(district.authority, [])
 
 
 def tariff_select(
@@ -54,8 +37,10 @@ def tariff_select(
 
     1. the account's own approved rate, when the job comes from an operator or partner;
     2. abroad (a non-UK pickup, only reached with ``worldwide``): the worldwide rate;
-    3. the council whose area contains the pickup (the most central area when several
-       overlap), its current table with the latest effective date;
+    3. the table of the licensing authority whose area holds the pickup
+       (:func:`pricing.licensing.licensing_authority_at`) that is in force on the pickup's
+       date (Europe/London), the latest effective first: an announced rise prices the
+       journeys from its first day, and a replaced table prices none;
     4. the network's own approved operator rate.
 
     Only ``current`` tariffs take part, and a tariff missing a figure this journey needs
@@ -63,16 +48,19 @@ def tariff_select(
     Raises DomainError ``tariff_incomplete`` when nothing can price the journey.
     """
     catalogue = tariff_catalogue_get()
+    district = district_at(pickup.lat, pickup.lng) if pickup.in_uk else None
+    nation = nation_of_district(district.code if district else None)
     candidates: list[CompiledTariff] = []
     if account is not None:
         candidates += catalogue.by_account.get(account.pk, [])
     if not pickup.in_uk:
         candidates += catalogue.worldwide
     else:
-        candidates += _councils_at(catalogue, pickup)
+        candidates += councils_for(catalogue, district)
     candidates += catalogue.operator
     for tariff in candidates:
-        if tariff.can_price(depart_at.astimezone(tariff.tz), distance_m):
+        local = depart_at.astimezone(tariff.tz)
+        if tariff.in_force_on(local.date()) and tariff.can_price(local, distance_m, nation):
             return tariff
     raise DomainError(
         "tariff_incomplete",

@@ -14,8 +14,10 @@ from core import fast_paths
 from core.errors import DomainError
 from core.money import gbp
 from pricing.fares import FareOptions, TariffIncomplete, fare_compute
-from pricing.gazetteer import Place, gazetteer_get
+from pricing.gazetteer import Place
 from pricing.geocoding import geocoder_get, places_require_precise
+from pricing.holidays import nation_of_district
+from pricing.licensing import district_at, licensing_authority_at
 from pricing.models import Quote
 from pricing.routing import DistanceSource, router_get
 from pricing.selectors import tariff_select
@@ -89,12 +91,19 @@ def meet_and_greet_require_airport(*, meet_and_greet: bool, pickup: Place) -> No
 
 
 def _unloaded_licensing_authority(tariff, pickup: Place) -> str | None:
-    """The council whose licensing area holds the pickup when the network's own rate
-    prices it instead (issue 15: "Leeds station" is Leeds City Council's), so the quote
-    says whose table is missing rather than let the network rate pass for the council's."""
+    """The licensing authority whose area holds the pickup when the network's own rate
+    prices it instead (issue 15: "Leeds station" is Leeds City Council's; contract 2.1
+    ``licensingAuthority``), so the quote says whose table is missing rather than let the
+    network rate pass for the council's."""
     if tariff.kind != "operator" or tariff.account_id is not None or not pickup.in_uk:
         return None
-    return gazetteer_get().licensing_authority_at(pickup.lat, pickup.lng)
+    return licensing_authority_at(pickup.lat, pickup.lng)
+
+
+def pickup_nation(pickup: Place) -> str:
+    """Whose public holidays a journey follows: the pickup's nation (pricing.holidays)."""
+    district = district_at(pickup.lat, pickup.lng) if pickup.in_uk else None
+    return nation_of_district(district.code if district else None)
 
 
 def quote_price(
@@ -174,6 +183,7 @@ def quote_price(
             pickup_is_airport=origin.is_airport,
             dropoff_is_airport=destination.is_airport,
             cruise_mps=Decimal(str(settings.PRICING_METER_CRUISE_MPH)) * MPH_TO_MPS,
+            nation=pickup_nation(origin),
         )
         try:
             result = fare_compute(

@@ -167,6 +167,39 @@ def test_load_tariffs_twice_with_unchanged_data_sends_nothing_the_second_time(
     assert not TariffPublication.objects.filter(version__gt=1).exists()
 
 
+@responses.activate
+def test_loading_a_new_version_of_a_table_sends_it_and_withdraws_the_one_it_replaces(
+    platform, django_capture_on_commit_callbacks, tmp_path, monkeypatch
+):
+    # Given the tariffs loaded and sent once
+    from pricing import loaders
+
+    responses.post(PLATFORM_HOOK, status=204)
+    load(django_capture_on_commit_callbacks)
+    sent = len(responses.calls)
+    # When the data gains Manchester's next table, starting today, which ends the current one
+    data = json.loads(loaders.DATA_FILE.read_text(encoding="utf-8"))
+    current = next(t for t in data["tariffs"] if t["id"] == "manchester-2023-09")
+    today = timezone.localdate().isoformat()
+    rise = {**json.loads(json.dumps(current)), "id": "manchester-next", "effective_date": today}
+    rise["bands"][0]["flag_fall_gbp"] = 3.6
+    current["effective_to"] = today
+    data["tariffs"].append(rise)
+    changed = tmp_path / "council_tariffs.json"
+    changed.write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.setattr(loaders, "DATA_FILE", changed)
+    load(django_capture_on_commit_callbacks)
+    # Then the platform hears of the new table, and of the old one's withdrawal
+    events = [json.loads(c.request.body)["data"] for c in responses.calls[sent:]]
+    by_id = {e["tariffId"]: e for e in events}
+    assert set(by_id) == {"manchester-next", "manchester-2023-09"}
+    assert by_id["manchester-next"]["version"] == 1
+    assert by_id["manchester-next"]["bands"][0]["flagFallGBP"] == 3.6
+    assert by_id["manchester-next"]["effectiveFrom"] == today
+    assert by_id["manchester-2023-09"]["version"] == 2
+    assert by_id["manchester-2023-09"]["status"] == "withdrawn"
+
+
 # --- the back office ----------------------------------------------------------------------
 
 

@@ -241,7 +241,7 @@ def test_the_meter_charges_flag_fall_and_increments_with_exact_rules():
         },
         {
             "code": "metered",
-            "label": "Day: 10 x £0.1 per 100 m or 10 s",
+            "label": "Day: 10 x £0.1 per 100 m",
             "amountGBP": Decimal("1.00"),
         },
     ]
@@ -255,23 +255,41 @@ def test_a_journey_of_no_distance_costs_the_flag_fall():
 
 
 def test_waiting_and_distance_share_the_meter_across_three_distance_bands():
-    # 6000 m with 100 s of waiting, shared by each segment's share of the distance:
-    # Day to 3000 m:   (3000 - 1000) / 100 + 100 x 3000/6000 / 10 = 25      -> 25 x 0.10
-    # 3000-5000 m:     2000 / 200 + 100 x 2000/6000 / 20 = 11.67           -> 12 x 0.30
+    # The distance part alone, 6000 m:
+    # Day to 3000 m:   (3000 - 1000) / 100 = 20                               -> 20 x 0.10
+    # 3000-5000 m:     2000 / 200 = 10                                         -> 10 x 0.30
+    # 5000-5500 m:     500 / 250 = 2                                           -> 2 x 0.50
+    # 5500-6000 m:     500 / 100 = 5                                           -> 5 x 1.00
+    # With 100 s of waiting shared by each segment's share of the distance, the meter shows:
+    # Day to 3000 m:   20 + 100 x 3000/6000 / 10 = 25                          -> 25 x 0.10
+    # 3000-5000 m:     10 + 100 x 2000/6000 / 20 = 11.67                       -> 12 x 0.30
     #                  (12 - 11.67) x 200 = 66.67 m already paid for
-    # 5000-5500 m:     (500 - 66.67) / 250 + 100 x 500/6000 / 25 = 2.07    -> 3 x 0.50
+    # 5000-5500 m:     (500 - 66.67) / 250 + 100 x 500/6000 / 25 = 2.07        -> 3 x 0.50
     #                  (3 - 2.07) x 250 = 233.33 m already paid for
-    # 5500-6000 m:     (500 - 233.33) / 100 + 100 x 500/6000 / 10 = 3.5    -> 4 x 1.00
+    # 5500-6000 m:     (500 - 233.33) / 100 + 100 x 500/6000 / 10 = 3.5        -> 4 x 1.00
+    # 2.00 + 2.50 + 3.60 + 1.50 + 4.00 = 13.60 against 2.00 + 2.00 + 3.00 + 1.00 + 5.00 = 13.00
     result = price(at(2025, 6, 4, 12), distance=6000, waiting=100, tail_bands=TAILS)
     assert rules(result) == [
         ("flag_fall", Decimal("2.00")),
-        ("metered", Decimal("2.50")),
-        ("metered_beyond", Decimal("3.60")),
-        ("metered_beyond", Decimal("1.50")),
-        ("metered_beyond", Decimal("4.00")),
+        ("metered", Decimal("2.00")),
+        ("metered_beyond", Decimal("3.00")),
+        ("metered_beyond", Decimal("1.00")),
+        ("metered_beyond", Decimal("5.00")),
+        ("time_in_traffic", Decimal("0.60")),
     ]
     assert result.fare == Decimal("13.60")
     assert result.uncertain == ("day flag fall distance", "beyond 3 km waiting rate")
+
+
+def test_the_distance_part_never_depends_on_the_time_in_traffic():
+    # Whatever the waiting, the distance lines are what the table gives for the distance
+    # (contract 2.1); waiting only adds the time line.
+    still = price(at(2025, 6, 4, 12), distance=6000, waiting=0, tail_bands=TAILS)
+    slow = price(at(2025, 6, 4, 12), distance=6000, waiting=900, tail_bands=TAILS)
+    distance_lines = [r for r in rules(slow) if r[0] != "time_in_traffic"]
+    assert distance_lines == rules(still)
+    assert rules(slow)[-1][0] == "time_in_traffic"
+    assert slow.fare > still.fare
 
 
 def test_a_distance_band_starts_only_beyond_its_distance():

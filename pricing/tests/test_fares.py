@@ -41,7 +41,7 @@ def compiled_catalogue(django_db_setup, django_db_blocker) -> dict:
         tariffs_load()
         catalogue = {
             tariff.reference: tariff_compile(tariff)
-            for tariff in Tariff.objects.prefetch_related("bands", "extras", "areas")
+            for tariff in Tariff.objects.prefetch_related("bands", "extras")
         }
         transaction.set_rollback(True)
     return catalogue
@@ -76,16 +76,54 @@ def rules_sum(result) -> Decimal:
 # --- published reference fares ------------------------------------------------------------
 
 
+# Every published example fare of every loaded table (pricing/data/council_tariffs.json,
+# reference_fares): "t1" at a weekday noon, "t2" at a weekday 23:30 (the night tariff).
+EXAMPLE_WHEN = {"t1": WEDNESDAY_NOON, "t2": WEDNESDAY_NIGHT}
+DISTANCE_CODES = {"flag_fall", "metered", "metered_beyond"}
+EXAMPLES = [
+    (entry["tariff_id"], entry["exact"], row["miles"], band, row[band])
+    for entry in DATA["reference_fares"]
+    if "tariff_id" in entry
+    for row in entry["rows"]
+    for band in ("t1", "t2")
+    if band in row
+]
+
+
+def test_every_table_with_published_examples_is_tested():
+    loaded = {t["id"] for t in DATA["tariffs"]}
+    examples = {tariff_id for tariff_id, *_ in EXAMPLES}
+    assert examples <= loaded
+    assert {"brighton-2022", "manchester-2023-09"} <= examples
+
+
 @pytest.mark.django_db
-@pytest.mark.parametrize("row", DATA["reference_fares"][1]["rows"], ids=lambda r: f"{r['miles']}mi")
-def test_brighton_reference_fares_are_reproduced_exactly(compiled, row):
-    # Given Brighton & Hove's Tariff 1 and its published 1 and 2 mile fares (PHTM p.88)
-    brighton = compiled("brighton-2022")
-    # When a weekday daytime journey of that distance is metered on distance alone
-    result = price(brighton, row["miles"] * MILE, WEDNESDAY_NOON)
-    # Then the fare is exactly the published one (5.20 and 7.80)
-    assert result.fare == Decimal(str(row["t1"]))
-    assert rules_sum(result) == result.fare
+@pytest.mark.parametrize(
+    ("tariff_id", "exact", "miles", "band", "published"),
+    EXAMPLES,
+    ids=[f"{t}-{m}mi-{b}" for t, _, m, b, _ in EXAMPLES],
+)
+def test_published_example_fares_are_the_distance_part_of_the_quote(
+    compiled, tariff_id, exact, miles, band, published
+):
+    # Given a table and a fare its authority published for a distance (no waiting)...
+    tariff = compiled(tariff_id)
+    # ...when a journey of that distance is priced, even one slowed by traffic,
+    distance = miles * MILE
+    slow = price(tariff, distance, EXAMPLE_WHEN[band], duration_s=no_waiting(distance) + 600)
+    distance_part = sum(
+        (r["amountGBP"] for r in slow.applied_rules if r["code"] in DISTANCE_CODES), Decimal(0)
+    )
+    published = Decimal(str(published))
+    # then the distance lines are the published fare: to the penny where the authority
+    # gives its meter's fare, within one 20p increment where it gives an "average cost"
+    if exact:
+        assert distance_part == published
+    else:
+        assert abs(distance_part - published) <= Decimal("0.20")
+    # and the time in traffic is its own line on top
+    assert [r["code"] for r in slow.applied_rules][-1] == "time_in_traffic"
+    assert rules_sum(slow) == slow.fare
 
 
 TFL_WHEN = {
@@ -335,6 +373,47 @@ def test_rounding_line_appears_when_lines_round_apart(compiled):
         codes.update(r["code"] for r in result.applied_rules)
         assert rules_sum(result) == result.fare
     assert "rounding" in codes
+
+
+@pytest.mark.django_db
+def test_sheffield_weekend_nights_and_the_rate_beyond_ten_miles(compiled):
+    # Tariff 3 from 19:00 on a Friday; Tariff 2 on a Wednesday night; beyond 10 miles
+    # (16093.44 m) 0.20 per 145.39 m instead of per 160.93 m.
+    sheffield = compiled("sheffield-current")
+    friday_night = dt.datetime(2025, 6, 6, 21, 0, tzinfo=LONDON)
+    assert price(sheffield, MILE, friday_night).band == "Tariff 3 Weekend nights"
+    assert price(sheffield, MILE, WEDNESDAY_NIGHT).band == "Tariff 2 Night"
+    long = price(sheffield, 12 * MILE, WEDNESDAY_NOON)
+    # (16093.44 - 91.44) / 160.93 = 99.43 -> 100 x 0.20; (19312.128 - 16093.44 - 0.57 x
+    # 160.93 carried) / 145.39 = 21.51 -> 22 x 0.20; 3.50 + 20.00 + 4.40 = 27.90
+    assert [r["code"] for r in long.applied_rules] == ["flag_fall", "metered", "metered_beyond"]
+    assert long.fare == Decimal("27.90")
+
+
+@pytest.mark.django_db
+def test_newport_bank_holiday_extra_but_not_on_top_of_the_christmas_tariff(compiled):
+    newport = compiled("newport-2022-09")
+    late_august_monday = dt.datetime(2025, 8, 25, 12, 0, tzinfo=LONDON)  # a Welsh holiday
+    holiday = price(newport, MILE, late_august_monday)
+    assert ("time_surcharge", Decimal("1.50")) in [
+        (r["code"], r["amountGBP"]) for r in holiday.applied_rules
+    ]
+    christmas = price(newport, MILE, dt.datetime(2025, 12, 25, 12, 0, tzinfo=LONDON))
+    assert christmas.band.startswith("Tariff 4")
+    assert "time_surcharge" not in [r["code"] for r in christmas.applied_rules]
+    # twice Tariff 1: 3.50 + ceil((1609.344 - 91.44) / 91.44) = 17 x 0.10, doubled
+    assert christmas.fare == 2 * (Decimal("3.50") + 17 * Decimal("0.10"))
+
+
+@pytest.mark.django_db
+def test_a_timed_charge_without_its_amount_prices_nothing(compiled):
+    # South Gloucestershire's 2025 table: the holiday charges were not in the reports read
+    south_glos = compiled("south-glos-2025-04")
+    assert south_glos.can_price(WEDNESDAY_NOON, MILE)
+    christmas = dt.datetime(2025, 12, 25, 12, 0, tzinfo=LONDON)
+    assert not south_glos.can_price(christmas, MILE)
+    with pytest.raises(TariffIncomplete, match="has no amount"):
+        price(south_glos, MILE, christmas)
 
 
 @pytest.mark.django_db

@@ -8,7 +8,7 @@ import time_machine
 
 from core.errors import DomainError
 from partners.models import Account
-from pricing.models import Quote, Tariff, TariffArea, TariffBand, TariffLifecycle
+from pricing.models import Quote, Tariff, TariffBand, TariffLifecycle
 from pricing.selectors import quote_get_for_redemption
 from pricing.services import PricedJourney, quote_create, quote_price
 from pricing.vehicles import VEHICLE_CLASS_BY_CODE, VEHICLE_CLASSES, vehicle_factors
@@ -54,11 +54,14 @@ def test_priced_journey_shape(tariffs):
     [
         ("Manchester", "manchester-2023-09"),
         ("Glasgow", "glasgow-2025"),
-        ("Cambridge", "cambridge-2023-04"),
-        ("Bracknell", "bracknell-undated"),
-        ("Yate", "south-glos-2023-24"),
-        # historical (Brighton, TfL 2017), partial (TfL 2025) and proposed (North
+        ("Yate", "south-glos-2025-04"),  # the 2023/24 table was replaced on 1 April 2025
+        ("Sheffield", "sheffield-current"),
+        ("Newport station", "newport-2022-09"),
+        # historical (Cambridge 2023, Bracknell 2011, Brighton, TfL 2017), partial
+        # (Cambridge 2024, Bracknell 2022, Brighton 2022-10, TfL 2025) and proposed (North
         # Yorkshire) tables are skipped: the network's own rate prices these
+        ("Cambridge", "network-standard"),
+        ("Bracknell", "network-standard"),
         ("Brighton", "network-standard"),
         ("London", "network-standard"),
         ("Harrogate", "network-standard"),
@@ -81,6 +84,7 @@ def test_latest_complete_current_tariff_of_a_council_wins(tariffs):
         name="draft",
         authority="Manchester City Council",
         effective_from=dt.date(2026, 1, 1),
+        areas_gss=["E08000003"],
     )
     TariffBand.objects.create(
         tariff=incomplete,
@@ -94,9 +98,6 @@ def test_latest_complete_current_tariff_of_a_council_wins(tariffs):
                 "end": "24:00",
             }
         ],
-    )
-    TariffArea.objects.create(
-        tariff=incomplete, label="Manchester", lat=53.48095, lng=-2.23743, radius_km=9
     )
     assert priced().tariff_source["reference"] == manchester.reference
     # ...a newer complete one wins; a historical one never does
@@ -290,7 +291,7 @@ def test_unknown_or_malformed_quote_is_404(quote_id):
 def test_tariffs_load_is_idempotent_and_keeps_marks():
     from pricing.loaders import tariffs_load
 
-    assert tariffs_load() == 11  # 9 council tables + network rate + worldwide rate
+    assert tariffs_load() == 17  # 15 council tables + network rate + worldwide rate
     assert tariffs_load() == 0
     tfl = Tariff.objects.get(reference="tfl-2025")
     assert tfl.lifecycle == TariffLifecycle.PARTIAL
@@ -300,26 +301,74 @@ def test_tariffs_load_is_idempotent_and_keeps_marks():
     assert Tariff.objects.get(reference="network-standard").kind == "operator"
 
 
+def _manchester_rise(effective_from: dt.date, **fields) -> Tariff:
+    """A complete Manchester table starting on ``effective_from`` (a flag fall of £9 that
+    no real table has, so a quote shows at once which table priced it)."""
+    rise = Tariff.objects.create(
+        reference="manchester-rise",
+        name="rise",
+        authority="Manchester City Council",
+        effective_from=effective_from,
+        areas_gss=["E08000003"],
+        **fields,
+    )
+    TariffBand.objects.create(
+        tariff=rise,
+        name="All",
+        flag_fall_gbp=Decimal("9"),
+        flag_fall_distance_m=Decimal(300),
+        increment_distance_m=Decimal(100),
+        increment_price_gbp=Decimal("0.2"),
+        waiting_seconds_per_increment=Decimal(30),
+        windows=[
+            {
+                "type": "weekly",
+                "days": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
+                "start": "00:00",
+                "end": "24:00",
+            }
+        ],
+    )
+    return rise
+
+
 @pytest.mark.django_db
-def test_the_councils_around_a_pickup_are_worked_out_once_per_catalogue(tariffs, monkeypatch):
-    from pricing import selectors
-    from pricing.catalogue import tariff_catalogue_get
+def test_an_announced_rise_prices_journeys_from_its_first_day(tariffs):
+    # Given a rise announced to start on the day of the pickup (London date)...
+    start = NOON.date()
+    _manchester_rise(start)
+    # ...a journey the evening before is priced on the table in force then
+    eve = dt.datetime.combine(start - dt.timedelta(days=1), dt.time(18), dt.UTC)
+    assert priced(depart_at=eve).tariff_source["reference"] == "manchester-2023-09"
+    # and one on the first day on the new table
+    journey = priced(depart_at=NOON)
+    assert journey.tariff_source["reference"] == "manchester-rise"
+    assert journey.tariff_source["effectiveFrom"] == start.isoformat()
 
-    calls = []
-    real = selectors._area_ratio
-    monkeypatch.setattr(selectors, "_area_ratio", lambda t, p: calls.append(t) or real(t, p))
 
-    first = priced(pickup="Manchester", dropoff="York")
-    scanned = len(calls)
-    again = priced(pickup="Manchester", dropoff="Leeds")
+@pytest.mark.django_db
+def test_the_first_day_follows_the_london_date_not_utc(tariffs):
+    # 23:30 UTC on a summer evening is already 00:30 BST of the new table's first day.
+    start = NOON.date()
+    _manchester_rise(start)
+    late = dt.datetime.combine(start - dt.timedelta(days=1), dt.time(23, 30), dt.UTC)
+    assert priced(depart_at=late).tariff_source["reference"] == "manchester-rise"
 
-    assert scanned > 0
-    assert len(calls) == scanned  # the second quote from there scanned nothing
-    assert again.tariff_source == first.tariff_source
-    catalogue = tariff_catalogue_get()
-    assert [t.reference for t in next(iter(catalogue.councils_at.values()))] == [
-        first.tariff_source["reference"]
-    ]
+
+@pytest.mark.django_db
+def test_a_replaced_table_prices_no_journey_after_its_end(tariffs):
+    # Given a table whose replacement starts on the pickup's date, with the replacement
+    # not loaded: the ended table does not price, the network's rate does, and the quote
+    # names the authority whose table is missing.
+    rise = _manchester_rise(NOON.date() - dt.timedelta(days=400))
+    Tariff.objects.filter(pk=rise.pk).update(effective_to=NOON.date())
+    Tariff.objects.filter(reference="manchester-2023-09").update(effective_to=NOON.date())
+    Tariff.objects.get(pk=rise.pk).save()
+    before = priced(depart_at=NOON - dt.timedelta(days=1))
+    after = priced()
+    assert before.tariff_source["reference"] == "manchester-rise"
+    assert after.tariff_source["kind"] == "operator"
+    assert after.tariff_source["licensingAuthority"] == "Manchester City Council"
 
 
 @pytest.mark.django_db
