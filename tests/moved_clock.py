@@ -5,8 +5,10 @@ year ahead. `--clock-frozen` stops the clock too (at the given instant, or now):
 writes then share a timestamp, and an ordering that only a timestamp decides shows.
 
 Loaded from the root conftest.py; `.ci/run` runs the suite at the instants it names.
-Only Python's clock moves (time-machine): PostgreSQL's now() and Redis expiry keep real
-time, and the code reads neither for a rule.
+Only this process's Python clock moves (time-machine): PostgreSQL's now() and Redis
+expiry keep real time, and the code reads neither for a rule. A server the test starts in
+another process keeps the machine's clock too: such tests are marked ``real_clock`` and
+run unmoved.
 """
 
 from __future__ import annotations
@@ -52,14 +54,20 @@ def next_uk_clock_change(now: dt.datetime) -> dt.datetime:
     raise AssertionError("no UK clock change within a year")
 
 
-def next_bst_week_start(now: dt.datetime) -> dt.datetime:
-    """The next Monday 00:00 UK time in summer time, when the UTC date is still Sunday."""
+def next_summer_midnight(now: dt.datetime, *, weekday: int | None = None) -> dt.datetime:
+    """The next UK midnight in summer time (on ``weekday``, 0 = Monday, if given): the UK
+    day has turned while the UTC date has not, so a rule on the UTC day shows."""
     day = now.astimezone(UK).date() + dt.timedelta(days=1)
     while True:
         midnight = dt.datetime.combine(day, dt.time(), tzinfo=UK)
-        if day.weekday() == 0 and midnight.utcoffset():
+        if midnight.utcoffset() and weekday in (None, day.weekday()):
             return midnight
         day += dt.timedelta(days=1)
+
+
+def next_bst_week_start(now: dt.datetime) -> dt.datetime:
+    """The next Monday 00:00 UK time in summer time, when the UTC date is still Sunday."""
+    return next_summer_midnight(now, weekday=0)
 
 
 def clock_instant(value: str, *, now: dt.datetime | None = None) -> dt.datetime:
@@ -81,6 +89,11 @@ def clock_instant(value: str, *, now: dt.datetime | None = None) -> dt.datetime:
 
 
 def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "real_clock: talks to a server in another process, which keeps the machine's clock; "
+        "a moved-clock run leaves this test's clock alone (it still runs)",
+    )
     value, frozen = config.getoption("--clock"), config.getoption("--clock-frozen")
     if not value and not frozen:
         return
@@ -99,7 +112,7 @@ def pytest_report_header(config):
 @pytest.fixture(autouse=True)
 def _moved_clock(request):
     moved = request.config.stash.get(MOVED_CLOCK, None)
-    if moved is None:
+    if moved is None or request.node.get_closest_marker("real_clock"):
         yield
         return
     instant, tick = moved

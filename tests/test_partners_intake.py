@@ -20,6 +20,7 @@ from guards.models import ScreeningRejection
 from partners.models import Account, IntakeDayCount
 from partners.tests.factories import hmac_hex, partner_job, pickup_in
 from tests.concurrency import race
+from tests.moved_clock import next_summer_midnight
 
 URL = "/api/public/v1/jobs"
 LONDON = ZoneInfo("Europe/London")
@@ -461,6 +462,25 @@ def test_daily_job_limit_is_429_with_retry_after_until_uk_midnight(keyed, partne
     )
     assert abs(int(response["Retry-After"]) - (midnight.timestamp() - now.timestamp())) < 5
     assert Booking.objects.count() == 2
+
+
+def test_the_daily_limit_counts_the_uk_day_not_the_utc_day(keyed, partner):
+    # Given a summer night: at 23:40 UK time (22:40 UTC) the partner uses its 2 jobs
+    midnight = next_summer_midnight(timezone.now())
+    Account.objects.filter(pk=partner.pk).update(daily_job_limit=2)
+    with time_machine.travel(midnight - timedelta(minutes=20), tick=False):
+        assert push(keyed, [partner_job(), partner_job()]).status_code == 200
+        refused = push(keyed, partner_job())
+    assert_problem(refused, 429, "daily_job_limit")
+    assert int(refused["Retry-After"]) in (20 * 60, 20 * 60 + 1)  # until UK midnight
+
+    # When it pushes at 00:20 UK time, when the UTC date (23:20) has not turned yet
+    with time_machine.travel(midnight + timedelta(minutes=20), tick=False):
+        response = push(keyed, partner_job())
+
+    # Then it is a new day's first job
+    assert response.status_code == 200, response.json()
+    assert Booking.objects.count() == 3
 
 
 def test_a_batch_that_only_partly_fits_rejects_the_excess(keyed, partner):
