@@ -6,7 +6,7 @@ is either offered the job or skipped with the filter's reason, never both, never
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import pytest
 from django.utils import timezone
@@ -58,7 +58,7 @@ def test_seats_equal_to_the_party_serve_it_one_fewer_do_not(seats, eligible):
 def pickup_just_after_uk_midnight():
     """A pickup at 00:30 UK time on a summer day, when the UTC date is still the day before:
     'the pickup date' is the UK one."""
-    return next_summer_midnight(timezone.now()) + timedelta(minutes=30)
+    return (next_summer_midnight(timezone.now()) + timedelta(minutes=30)).astimezone(UTC)
 
 
 @pytest.mark.parametrize(("days_before", "eligible"), [(0, True), (1, False)])
