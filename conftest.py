@@ -12,6 +12,9 @@ from django.core.cache import caches
 from django.db import connection
 from rest_framework.test import APIClient
 
+# --clock / TEST_CLOCK: the suite with the clock moved (tests/moved_clock.py).
+pytest_plugins = ["tests.moved_clock"]
+
 
 @pytest.fixture(autouse=True)
 def _fresh_state():

@@ -204,17 +204,26 @@ def tariff_catalogue_clear() -> None:
     _checked_at = 0.0
 
 
+def _tariff_forget(tariff_id: int) -> None:
+    # This process sees its own edits at once, even when the edit's timestamp equals the
+    # one it replaces (a coarse or stepped clock): its compiled copies and the catalogue's
+    # fingerprint are dropped, not compared. Other processes see it within the interval.
+    global _catalogue, _checked_at
+    with _lock:
+        for key in [key for key in _compiled if key[0] == tariff_id]:
+            del _compiled[key]
+        _catalogue = Catalogue()
+        _checked_at = 0.0
+
+
 @receiver([post_save, post_delete], sender=Tariff)
 def _tariff_saved(sender, instance, **kwargs) -> None:
-    # This process sees its own edits at once; others within the check interval.
-    global _checked_at
-    _checked_at = 0.0
+    _tariff_forget(instance.pk)
 
 
 @receiver([post_save, post_delete], sender=TariffBand)
 @receiver([post_save, post_delete], sender=TariffExtra)
 def _tariff_touch(sender, instance, **kwargs) -> None:
     # A changed band must invalidate the compiled tariff in every process: bump the parent.
-    global _checked_at
     Tariff.objects.filter(pk=instance.tariff_id).update(updated_at=timezone.now())
-    _checked_at = 0.0
+    _tariff_forget(instance.tariff_id)

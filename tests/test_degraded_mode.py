@@ -66,6 +66,7 @@ def this_test_database_url() -> str:
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.real_clock  # the server runs in another process, on the machine's clock
 def test_with_cache_and_broker_on_a_closed_port_quotes_and_bookings_are_served(tariffs):
     """Issue 13: "Redis unreachable: every rate-limited endpoint is 500"."""
     port = closed_port()

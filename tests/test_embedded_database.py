@@ -9,7 +9,6 @@ with one Idempotency-Key (api/tests/test_idempotency.py).
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 from django.db import connection
@@ -17,6 +16,7 @@ from rest_framework.test import APIClient
 
 from bookings.models import Booking
 from partners.tests.factories import partner_job
+from tests.concurrency import race
 
 
 @pytest.mark.django_db(transaction=True)
@@ -25,29 +25,18 @@ def test_twenty_deliveries_of_one_job_ref_make_one_booking_and_no_5xx(make_accou
     locked', 500". Twenty partner deliveries of one jobRef at the same instant: every one
     is answered 200, one booking exists, and every answer names it."""
     partner = make_account("partner", name="Twenty")
-    barrier = threading.Barrier(20)
-    responses = []
 
     def deliver():
         client = APIClient()
         client.credentials(HTTP_X_API_KEY=partner.raw_key)
-        try:
-            barrier.wait()
-            responses.append(
-                client.post(
-                    "/api/public/v1/jobs",
-                    data=json.dumps(partner_job(jobRef="SAME-REF")),
-                    content_type="application/json",
-                )
-            )
-        finally:
-            connection.close()
+        return client.post(
+            "/api/public/v1/jobs",
+            data=json.dumps(partner_job(jobRef="SAME-REF")),
+            content_type="application/json",
+        )
 
-    threads = [threading.Thread(target=deliver) for _ in range(20)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    # Released together; a thread that crashes or hangs fails the test (tests.concurrency).
+    responses = race(*[deliver] * 20)
 
     assert [r.status_code for r in responses] == [200] * 20, [
         r.content for r in responses if r.status_code != 200

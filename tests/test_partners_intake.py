@@ -20,8 +20,10 @@ from guards.models import ScreeningRejection
 from partners.models import Account, IntakeDayCount
 from partners.tests.factories import hmac_hex, partner_job, pickup_in
 from tests.concurrency import race
+from tests.moved_clock import next_summer_midnight
 
 URL = "/api/public/v1/jobs"
+LONDON = ZoneInfo("Europe/London")
 
 pytestmark = pytest.mark.django_db
 
@@ -357,6 +359,27 @@ def test_hmac_without_timestamp(client, partner):
     assert Booking.objects.get(job_ref="H-1").account == partner
 
 
+def test_a_signed_request_refused_at_first_is_answered_so_again_and_not_run(client, partner):
+    # Given a signed push refused (403) while the partner's bridge was paused
+    Account.objects.filter(pk=partner.pk).update(paused=True)
+    body = json.dumps([partner_job(jobRef="H-REPLAY")]).encode()
+    signed = {
+        "HTTP_X_PARTNER": partner.slug,
+        "HTTP_X_SIGNATURE": hmac_hex(partner.signing_secret, body),
+    }
+    first = client.post(URL, data=body, content_type="application/json", **signed)
+    assert_problem(first, 403, "bridge_paused")
+
+    # When the bridge is resumed and the same signed request comes again
+    Account.objects.filter(pk=partner.pk).update(paused=False)
+    again = client.post(URL, data=body, content_type="application/json", **signed)
+
+    # Then it gets its first outcome (a 4xx is an outcome, not "try again") and books nothing
+    assert again.status_code == 403
+    assert again.content == first.content
+    assert not Booking.objects.filter(job_ref="H-REPLAY").exists()
+
+
 def test_hmac_with_timestamp_and_sha256_prefix(client, partner):
     body = json.dumps(partner_job(jobRef="H-2")).encode()
     ts = str(int(time.time()))
@@ -430,14 +453,34 @@ def test_daily_job_limit_is_429_with_retry_after_until_uk_midnight(keyed, partne
     # when it pushes a third
     response = push(keyed, partner_job())
 
-    # then it is refused until local midnight
+    # then it is refused until UK midnight: elapsed seconds, so 23 or 25 hours of them on
+    # the days the clocks change (aware times in one zone subtract as wall-clock times)
     assert_problem(response, 429, "daily_job_limit")
-    now = datetime.now(ZoneInfo("Europe/London"))
+    now = timezone.now()
     midnight = datetime.combine(
-        now.date() + timedelta(days=1), datetime.min.time(), tzinfo=ZoneInfo("Europe/London")
+        now.astimezone(LONDON).date() + timedelta(days=1), datetime.min.time(), tzinfo=LONDON
     )
-    assert abs(int(response["Retry-After"]) - (midnight - now).total_seconds()) < 5
+    assert abs(int(response["Retry-After"]) - (midnight.timestamp() - now.timestamp())) < 5
     assert Booking.objects.count() == 2
+
+
+def test_the_daily_limit_counts_the_uk_day_not_the_utc_day(keyed, partner):
+    # Given a summer night: at 23:40 UK time (22:40 UTC) the partner uses its 2 jobs
+    midnight = next_summer_midnight(timezone.now())
+    Account.objects.filter(pk=partner.pk).update(daily_job_limit=2)
+    with time_machine.travel(midnight - timedelta(minutes=20), tick=False):
+        assert push(keyed, [partner_job(), partner_job()]).status_code == 200
+        refused = push(keyed, partner_job())
+    assert_problem(refused, 429, "daily_job_limit")
+    assert int(refused["Retry-After"]) in (20 * 60, 20 * 60 + 1)  # until UK midnight
+
+    # When it pushes at 00:20 UK time, when the UTC date (23:20) has not turned yet
+    with time_machine.travel(midnight + timedelta(minutes=20), tick=False):
+        response = push(keyed, partner_job())
+
+    # Then it is a new day's first job
+    assert response.status_code == 200, response.json()
+    assert Booking.objects.count() == 3
 
 
 def test_a_batch_that_only_partly_fits_rejects_the_excess(keyed, partner):
@@ -692,7 +735,10 @@ def test_feed_gives_the_senders_own_changes_oldest_first(keyed, partner, api_cli
     other_client = APIClient()
     other_client.credentials(HTTP_X_API_KEY=other.raw_key)
     push(other_client, partner_job(jobRef="F-OTHER"))
-    push(keyed, {"jobRef": "F-1", "action": "cancel"})
+    # F-1 changes later than F-2 was created: a later instant, not the same microsecond
+    # (a frozen or coarse clock would stamp both alike and leave their order to the id)
+    with time_machine.travel(timezone.now() + timedelta(seconds=1)):
+        push(keyed, {"jobRef": "F-1", "action": "cancel"})
 
     response = keyed.get(URL, {"updatedSince": since.isoformat()})
 

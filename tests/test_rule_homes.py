@@ -17,6 +17,7 @@ from dispatch.models import Offer, OfferStatus, Tier
 from dispatch.services.job_cards import job_card_body
 from drivers.tests.factories import driver_at
 from tests.places import LEEDS
+from tests.sources import production_modules as project_modules
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,13 +26,9 @@ NOT_YET: set[str] = set()
 
 
 def production_modules():
-    for path in sorted(ROOT.glob("*/**/*.py")):
-        relative = path.relative_to(ROOT).as_posix()
-        if relative.startswith((".venv/", "bench/", "tests/")) or "/tests/" in relative:
-            continue
-        if "/migrations/" in relative or relative in NOT_YET:
-            continue
-        yield relative, path.read_text()
+    for relative, text in project_modules():
+        if relative not in NOT_YET:
+            yield relative, text
 
 
 def test_settings_are_read_from_settings_with_defaults_in_base():

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.apps import apps
@@ -21,9 +20,9 @@ from drivers.tests.factories import DriverFactory, UserFactory, driver_at
 from partners.models import Account
 from partners.services.accounts import account_create
 from tests.places import LEEDS
+from tests.sources import production_modules
 
 pytestmark = pytest.mark.django_db
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_no_model_but_the_subscription_stores_a_trial_end():
@@ -36,16 +35,11 @@ def test_no_model_but_the_subscription_stores_a_trial_end():
 
 
 def test_trial_lengths_are_read_in_one_place():
-    readers = []
-    for path in ROOT.glob("*/**/*.py"):
-        relative = path.relative_to(ROOT).as_posix()
-        if relative.startswith((".venv/", "bench/", "tests/", "config/")):
-            continue
-        if "/tests/" in relative or "/migrations/" in relative:
-            continue
-        code = path.read_text()
-        if re.search(r"settings\.\w*TRIAL_DAYS|\bTRIAL_DAYS\s*=|\w+_TRIAL_DAYS\s*=", code):
-            readers.append(relative)
+    readers = [
+        relative
+        for relative, code in production_modules(exclude=("config/",))
+        if re.search(r"settings\.\w*TRIAL_DAYS|\bTRIAL_DAYS\s*=|\w+_TRIAL_DAYS\s*=", code)
+    ]
     assert readers == ["billing/fees.py"]
 
 

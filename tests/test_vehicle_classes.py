@@ -7,6 +7,8 @@ consumer keeps a list of its own.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from django.utils import timezone
 
@@ -41,6 +43,28 @@ def test_the_table_is_consistent():
         for other in vc.served_by:
             assert VEHICLE_CLASS_BY_CODE[other].seats >= vc.seats
             assert VEHICLE_CLASS_BY_CODE[other].wheelchair or not vc.wheelchair
+
+
+def test_no_class_is_served_by_a_cheaper_one():
+    # "the same class or a roomier or better one at the quoted fare": a booking is never
+    # served by a class whose fare it would not have paid (a saloon for an estate)
+    for vc in VEHICLE_CLASSES:
+        for other in vc.served_by:
+            cheaper = Decimal(VEHICLE_CLASS_BY_CODE[other].fare_factor) < Decimal(vc.fare_factor)
+            assert not cheaper, f"{other} serves {vc.code}"
+
+
+@pytest.mark.django_db
+def test_an_estate_booking_is_not_offered_to_a_saloon_and_a_saloon_one_is_to_an_estate():
+    saloon = driver_at(north_of(LEEDS, 1), vehicle={"vehicle_class": "saloon", "seats": 4})
+    estate_booking = BookingFactory(vehicle_type="estate", passengers=1)
+    job = JobRequirements.for_booking(estate_booking)
+    assert matching.candidate_next(tier=Tier.LOCAL, job=job, now=timezone.now()) is None
+
+    Vehicle.objects.filter(driver=saloon).update(vehicle_class="estate")
+    saloon_booking = BookingFactory(vehicle_type="saloon", passengers=1)
+    job = JobRequirements.for_booking(saloon_booking)
+    assert matching.candidate_next(tier=Tier.LOCAL, job=job, now=timezone.now()).driver == saloon
 
 
 def test_choices_everywhere_are_the_table():

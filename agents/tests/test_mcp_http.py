@@ -22,7 +22,8 @@ from django.utils import timezone
 from agents.tests import harness
 from bookings.models import Booking
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# The MCP server runs in another process, on the machine's clock.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.real_clock]
 
 MODES = ["2026-07-28", "legacy"]
 JOURNEY = {"pickup": "Leeds station", "dropoff": "Leeds Bradford Airport", "passengers": 2}

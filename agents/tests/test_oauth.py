@@ -209,6 +209,27 @@ def test_a_token_for_another_resource_is_no_grant(browser, application):
     assert agent_grant_for_token(token.json()["access_token"], resource=MCP) is None
 
 
+def test_a_token_issued_for_no_resource_is_no_grant(browser, application):
+    # Given a token the passenger consented to without any resource named (RFC 8707)
+    response = _consent_and_code(browser, application, resource=None)
+    code = parse_qs(urlparse(response["Location"]).query)["code"][0]
+    token = browser.post(
+        "/oauth/token/",
+        {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": REDIRECT,
+            "client_id": application.client_id,
+            "code_verifier": VERIFIER,
+        },
+    )
+    assert token.status_code == 200, token.content
+    assert not AccessToken.objects.get().resource
+
+    # Then it is no grant at /mcp: a token must name the MCP server to count there
+    assert agent_grant_for_token(token.json()["access_token"], resource=MCP) is None
+
+
 def test_the_passenger_sees_and_revokes_authorized_agents(browser, application):
     response = _consent_and_code(browser, application)
     code = parse_qs(urlparse(response["Location"]).query)["code"][0]

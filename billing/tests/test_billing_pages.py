@@ -10,12 +10,14 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+from django.utils import timezone
 
 from billing.models import Invoice, InvoiceStatus, Subscription, SubscriptionAudit
 from billing.services.collection import invoices_collect, invoices_payment_record
 from billing.services.credit_notes import credit_note_issue
 from billing.services.invoicing import invoices_generate_week
 from billing.tests.records import after, at_london, payment
+from core.localtime import local_datetime
 from drivers.tests.factories import BilledDriverFactory
 from partners.tests.factories import AccountFactory
 
@@ -138,15 +140,20 @@ def test_a_driver_cannot_see_another_drivers_invoice(client, driver_user):
     assert client.get(reverse("billing:invoice", args=[invoice.pk])).status_code == 404
 
 
-def test_new_driver_page_shows_the_trial_and_no_weeks(client):
+def test_new_driver_page_shows_the_trial_and_no_weeks(client, settings):
+    # Given a driver approved yesterday at noon (UK) and a 90-day trial
+    settings.DRIVER_TRIAL_DAYS = 90
+    approved_on = local_datetime(timezone.now()).date() - timedelta(days=1)
     user = get_user_model().objects.create_user("new", password="pw-123456!")
-    driver = BilledDriverFactory(user=user, approved_at=at_london(date(2026, 11, 2)), stage="trial")
+    driver = BilledDriverFactory(user=user, approved_at=at_london(approved_on), stage="trial")
     client.force_login(user)
 
     html = client.get(reverse("billing:subscription")).content.decode()
 
+    # Then the trial ends 90 days after that day (noon: a clock change moves it an hour)
+    ends_on = approved_on + timedelta(days=90)
     assert "Free trial ends" in html
-    assert "31 January 2027" in html  # 90 days after 2 November 2026
+    assert f"{ends_on.day} {ends_on:%B %Y}" in html
     assert 'id="no-weeks"' in html
     assert Subscription.objects.get(driver=driver).stage == "trial"
 

@@ -8,11 +8,12 @@ from datetime import UTC, timedelta
 from decimal import Decimal
 
 import pytest
+import time_machine
 from django.core import mail
 from django.test import override_settings
 from django.utils import timezone
 
-from bookings import actions
+from bookings import actions, policies
 from bookings.models import Booking, BookingSource, Passenger
 from bookings.services import booking_status_url
 from core.callers import Caller
@@ -77,6 +78,23 @@ def test_a_pickup_four_minutes_ago_can_be_quoted_and_booked():
         caller=ANONYMOUS, pickup="Leeds station", dropoff="York", depart_at=four_minutes_ago
     )
     assert place(depart_at=four_minutes_ago).pickup_time == four_minutes_ago
+
+
+def test_a_pickup_up_to_five_minutes_past_is_now_by_default():
+    # The default tolerance (PICKUP_PAST_TOLERANCE_SECONDS = 300): exactly 5 minutes ago
+    # is still "now", a microsecond more is in the past
+    from config.settings import base
+
+    assert base.PICKUP_PAST_TOLERANCE_SECONDS == 300
+    now = timezone.now()
+    with time_machine.travel(now, tick=False):
+        at_the_limit = now - timedelta(seconds=300)
+        assert policies.pickup_require_future(at_the_limit, field="departAt") == at_the_limit
+        with pytest.raises(DomainError) as refused:
+            policies.pickup_require_future(
+                at_the_limit - timedelta(microseconds=1), field="departAt"
+            )
+    assert refused.value.code == "pickup_in_past"
 
 
 def test_quote_and_booking_share_one_past_tolerance(settings):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import weakref
-from pathlib import Path
 
 from bookings.models import BookingStatus as S
 from bookings.transitions import (
@@ -18,8 +17,7 @@ from bookings.transitions import (
     TRANSITIONS,
     statuses_that_may_become,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.sources import production_modules
 
 
 def test_every_status_has_a_row():
@@ -56,15 +54,11 @@ STATUS_LIST = re.compile(r"BookingStatus\.\w+\s*,\s*(?:#[^\n]*\n\s*)?BookingStat
 
 
 def test_no_module_outside_transitions_keeps_its_own_status_group():
-    offenders = []
-    for path in ROOT.glob("*/**/*.py"):
-        relative = path.relative_to(ROOT).as_posix()
-        if relative.startswith((".venv/", "bench/")) or "/tests/" in relative:
-            continue
-        if relative.startswith(("tests/", "bookings/transitions.py")) or "/migrations/" in relative:
-            continue
-        if STATUS_LIST.search(path.read_text()):
-            offenders.append(relative)
+    offenders = [
+        relative
+        for relative, text in production_modules(exclude=("bookings/transitions.py",))
+        if STATUS_LIST.search(text)
+    ]
     assert offenders == []
 
 

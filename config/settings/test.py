@@ -27,20 +27,23 @@ RATELIMIT_ENABLE = True
 API_KEY_CACHE_SECONDS = 0
 
 if REDIS_URL:
-    # Each xdist worker gets its own Redis database so that flushing between tests
-    # never touches another worker's counters.
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or "0"
+    # The tests flush their Redis database between tests: REDIS_URL's own database (so
+    # runs given different ones never flush each other's counters), and with xdist the
+    # ones after it, one per worker. 15 stays free for the MCP tests' server.
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or "0")
+    has_db = REDIS_URL.count("/") > 2 and REDIS_URL.rsplit("/", 1)[1].isdigit()
     base_url = REDIS_URL.rsplit("/", 1)[0] if REDIS_URL.count("/") > 2 else REDIS_URL
+    test_db = ((int(REDIS_URL.rsplit("/", 1)[1]) if has_db else 0) + worker) % 15
     CACHES = {
         "default": {
             "BACKEND": "django_redis.cache.RedisCache",
-            "LOCATION": f"{base_url}/{1 + int(worker) % 14}",
+            "LOCATION": f"{base_url}/{test_db}",
             "KEY_PREFIX": "test",
         },
         # Same database as "default", so flushing it between tests resets the counters.
         "ratelimit": {
             "BACKEND": "django_redis.cache.RedisCache",
-            "LOCATION": f"{base_url}/{1 + int(worker) % 14}",
+            "LOCATION": f"{base_url}/{test_db}",
             "KEY_PREFIX": "test",
             "OPTIONS": {"CLIENT_CLASS": "guards.ratelimit_cache.RateLimitCacheClient"},
         },

@@ -64,6 +64,26 @@ def test_the_window_opens_the_lead_plus_the_journey_time_before_pickup(settings)
     assert opens(pickup_time=PICKUP, duration_minutes=900) == PICKUP - dt.timedelta(hours=6)
 
 
+@pytest.mark.parametrize(
+    ("factor", "journey", "lead"),
+    [
+        (1.5, 20, 60),  # 30 + 1.5 x 20
+        (0.5, 25, 42.5),  # half minutes count: 30 + 12.5
+        (0.0, 200, 30),  # no journey time at all
+        (2.0, 165, 360),  # exactly at the cap
+        (2.0, 166, 360),  # just past it: capped
+    ],
+)
+def test_the_journey_time_counts_by_the_configured_factor_up_to_the_cap(
+    settings, factor, journey, lead
+):
+    settings.DISPATCH_LEAD_MINUTES = 30
+    settings.DISPATCH_LEAD_JOURNEY_FACTOR = factor
+    settings.DISPATCH_LEAD_MAX_MINUTES = 360
+    opens = dispatch_window_opens_at(pickup_time=PICKUP, duration_minutes=journey)
+    assert opens == PICKUP - dt.timedelta(minutes=lead)
+
+
 @pytest.mark.parametrize("in_process_dispatch", [True, False])
 def test_a_booking_a_week_ahead_stays_confirmed_until_its_window_opens(
     settings, tariffs, client, django_capture_on_commit_callbacks, in_process_dispatch

@@ -118,6 +118,45 @@ def test_timeout_moves_to_the_next_candidate(dispatch_now, settings):
     ).exists()
 
 
+def test_a_driver_may_answer_until_the_deadline_and_not_at_it(dispatch_now):
+    # Given an open offer (and a second driver waiting for it)
+    first = driver_at(north_of(LEEDS, 1))
+    driver_at(north_of(LEEDS, 2))
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    deadline = offer.expires_at
+
+    # At the deadline itself the offer is past: no accept, and the timeout closes it
+    with pytest.raises(DomainError) as late:
+        offers.offer_accept(offer_id=offer.pk, driver=first, now=deadline)
+    assert late.value.code == "offer_closed"
+    assert offers.offers_expire_overdue(now=deadline - timedelta(microseconds=1)) == 0
+    assert offers.offer_expire(offer_id=offer.pk, now=deadline - timedelta(microseconds=1)) is False
+    # A microsecond before it, the driver still takes the job
+    accepted = offers.offer_accept(
+        offer_id=offer.pk, driver=first, now=deadline - timedelta(microseconds=1)
+    )
+    assert accepted.status == OfferStatus.ACCEPTED
+
+
+def test_the_timeout_closes_an_offer_at_its_deadline_exactly(dispatch_now):
+    driver_at(north_of(LEEDS, 1))
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+
+    assert dispatch_now(offers.offer_expire, offer_id=offer.pk, now=offer.expires_at) is True
+    assert Offer.objects.get(pk=offer.pk).status == OfferStatus.EXPIRED
+
+
+def test_the_sweep_closes_offers_at_their_deadline_exactly(dispatch_now):
+    driver_at(north_of(LEEDS, 1))
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+
+    assert dispatch_now(offers.offers_expire_overdue, now=offer.expires_at) == 1
+    assert Offer.objects.get(pk=offer.pk).status == OfferStatus.EXPIRED
+
+
 def test_late_accept_after_timeout_is_refused(dispatch_now):
     first = driver_at(north_of(LEEDS, 1))
     driver_at(north_of(LEEDS, 2))

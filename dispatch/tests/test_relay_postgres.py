@@ -89,25 +89,33 @@ def test_two_dispatchers_never_claim_the_same_booking():
     assert not Booking.objects.filter(dispatch_started_at__isnull=True).exists()
 
 
-def test_the_dispatcher_wakes_when_a_booking_commits_not_at_its_poll():
+def test_the_dispatcher_wakes_when_a_booking_commits_not_at_its_poll(monkeypatch):
     handed_over: list[tuple[float, list[int]]] = []
     stop = threading.Event()
+    asleep, woken = threading.Event(), threading.Event()
+    wait = relay.Listener.wait
+
+    def wait_and_say_so(listener, timeout):
+        # The dispatcher's own wait, observed: it has LISTENed, claimed, and now sleeps.
+        asleep.set()
+        return wait(listener, timeout)
+
+    monkeypatch.setattr(relay.Listener, "wait", wait_and_say_so)
 
     def record(booking_ids):
         handed_over.append((time.monotonic(), booking_ids))
+        woken.set()
 
     listening = Thread(
         lambda: relay.dispatcher_run(poll_seconds=30, publish=record, stopping=stop.is_set)
     )
     listening.start()
-    time.sleep(0.5)  # let it LISTEN and fall asleep on an empty queue
+    assert asleep.wait(10), "the dispatcher never fell asleep on the empty queue"
 
     committed_at = time.monotonic()
     booking = BookingFactory()  # autocommit: the INSERT's NOTIFY goes out with it
 
-    deadline = committed_at + 5
-    while not handed_over and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert woken.wait(5), "the commit did not wake the dispatcher"
     stop.set()
     # The dispatcher notices the stop at its next wake-up: a notification does it now.
     with connection.cursor() as cursor:
@@ -175,6 +183,7 @@ def _wait_for_port(port: int, process: subprocess.Popen, timeout: float = 15) ->
     raise AssertionError("the web server did not start listening")
 
 
+@pytest.mark.real_clock  # the web server and the dispatcher run in processes of their own
 @pytest.mark.usefixtures("tariffs")
 def test_bookings_committed_by_a_web_process_killed_at_once_are_all_dispatched(tmp_path):
     # Given a real web server (its own process, the test database)

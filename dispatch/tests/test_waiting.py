@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 from decimal import Decimal
 
 import pytest
@@ -14,6 +15,7 @@ from bookings.models import Booking, BookingEvent, BookingStatus, FlightStatus
 from bookings.tests.factories import BookingFactory
 from dispatch.airports import airport_get
 from dispatch.flight_status import FlightReport
+from dispatch.geo import EARTH_RADIUS_KM
 from dispatch.services.flights import flight_update_apply
 from drivers.services import driver_location_report
 from drivers.tests.factories import UserFactory, driver_at
@@ -173,6 +175,61 @@ def test_a_no_show_far_from_the_pickup_is_refused(job):
     assert response.status_code == 409
     assert response.json()["code"] == "no_show_too_far"
     assert response.json()["maxDistanceM"] == 500
+
+
+def metres_north_of_the_pickup(booking, metres: float) -> dict:
+    """A position due north of the pickup, ``metres`` away on the great circle."""
+    degrees = math.degrees(metres / 1000 / EARTH_RADIUS_KM)
+    return {"lat": booking.pickup_lat + degrees, "lng": booking.pickup_lng}
+
+
+@pytest.mark.parametrize(
+    ("limit", "metres", "allowed"),
+    [(500, 500, True), (500, 501, False), (300, 300, True), (300, 301, False)],
+)
+def test_a_no_show_is_recorded_up_to_the_distance_limit_and_not_a_metre_past(
+    job, settings_waiting, limit, metres, allowed
+):
+    # Given the limit (500 m by default, or another the operator set)
+    settings_waiting.NO_SHOW_MAX_DISTANCE_M = limit
+    client, booking = job
+    status(client, booking, PICKUP, "arrived", **AT_PICKUP)
+
+    # When the driver reports a no-show from exactly the limit away, or a metre past it
+    position = metres_north_of_the_pickup(booking, metres)
+    response = status(client, booking, PICKUP + minutes(30), "no_show", **position)
+
+    # Then it is recorded at the limit and refused past it
+    if allowed:
+        assert response.status_code == 200, response.content
+        event = BookingEvent.objects.get(booking=booking, to_status="no_show")
+        assert event.detail["distanceM"] == metres
+    else:
+        assert response.status_code == 409
+        assert response.json()["code"] == "no_show_too_far"
+        assert (response.json()["distanceM"], response.json()["maxDistanceM"]) == (metres, limit)
+
+
+def test_the_no_show_limit_is_500_metres_by_default():
+    from config.settings import base
+
+    assert base.NO_SHOW_MAX_DISTANCE_M == 500
+
+
+def test_a_tariff_with_no_free_minutes_charges_from_the_first_minute(job, tariff):
+    # Given a tariff that grants 0 free minutes (not "unset": the default 10 must not apply)
+    Tariff.objects.filter(pk=tariff.pk).update(free_waiting_minutes=0)
+    client, booking = job
+    status(client, booking, PICKUP, "arrived", **AT_PICKUP)
+
+    # Then a no-show may be recorded at once, and 2 minutes' wait are charged
+    early = status(client, booking, PICKUP - minutes(1), "no_show", **AT_PICKUP)
+    assert early.status_code == 409
+    assert early.json()["noShowFrom"] == PICKUP.isoformat().replace("+00:00", "Z")
+    status(client, booking, PICKUP + minutes(2), "on_board")
+    booking.refresh_from_db()
+    assert booking.final_fare == Decimal("39.40")  # 2 min = 6 x 20 s at 20p
+    assert "2 min beyond 0 free" in booking.final_fare_lines[-1]["label"]
 
 
 def test_a_no_show_needs_the_drivers_position(job):

@@ -1,6 +1,9 @@
 """Rate limits per key and per IP answer 429 with Retry-After (contract 1.4)."""
 
+import time
+
 import pytest
+import time_machine
 from django.test import override_settings
 
 from api.tests.assertions import assert_problem
@@ -61,6 +64,34 @@ def test_an_account_limit_that_could_not_be_read_is_refused(make_account, rate):
 def test_limits_can_be_switched_off_for_benchmarks(client):
     for _ in range(3):
         assert client.get("/api/probe").status_code == 200
+
+
+@pytest.mark.parametrize(("rate", "period"), [("3/h", 3600), ("3/10m", 600)])
+def test_with_the_cache_unreachable_a_window_lasts_its_whole_period(monkeypatch, rate, period):
+    from django_redis.exceptions import ConnectionInterrupted
+
+    from core.callers import Caller
+    from core.errors import LimitReached
+    from guards import ratelimits
+
+    def unreachable(*args, **kwargs):
+        raise ConnectionInterrupted(connection=None)
+
+    monkeypatch.setattr(ratelimits, "get_usage", unreachable)
+    caller = Caller(ip="192.0.2.79")
+    window_start = (int(time.time()) // period + 1) * period
+    # Given the limit used up in the first second of a window
+    with time_machine.travel(window_start, tick=False) as traveller:
+        for _ in range(3):
+            ratelimits.limit_enforce(caller, f"degraded_{period}", rate=rate)
+        # Then a minute before the window ends it still holds, until the window's end
+        traveller.move_to(window_start + period - 60)
+        with pytest.raises(LimitReached) as refused:
+            ratelimits.limit_enforce(caller, f"degraded_{period}", rate=rate)
+        assert refused.value.retry_after == 60
+        # and the next window starts afresh
+        traveller.move_to(window_start + period)
+        ratelimits.limit_enforce(caller, f"degraded_{period}", rate=rate)
 
 
 def test_with_the_cache_unreachable_limits_count_per_process(monkeypatch, caplog):

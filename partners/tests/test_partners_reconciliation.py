@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 import responses
+import time_machine
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -94,8 +95,9 @@ def test_a_job_that_changes_during_the_walk_comes_again_at_the_end(
 
     page = keyed.get(URL, {"updatedSince": since.isoformat()}).json()
     assert [job["jobRef"] for job in page["results"]] == ["W-0", "W-1"]
-    # W-0, already read, is cancelled before the next page is asked for
-    booking_status_change(booking=bookings[0], to_status=BookingStatus.CANCELLED, actor="test")
+    # W-0, already read, is cancelled (a later instant) before the next page is asked for
+    with time_machine.travel(timezone.now() + timedelta(seconds=1)):
+        booking_status_change(booking=bookings[0], to_status=BookingStatus.CANCELLED, actor="test")
     rest = []
     url = page["next"]
     while url:

@@ -262,6 +262,31 @@ def test_retries_stop_after_the_last_scheduled_attempt(keyed, django_capture_on_
 
 
 @responses.activate
+def test_each_retry_waits_its_scheduled_time_within_the_jitter(
+    keyed, django_capture_on_commit_callbacks
+):
+    # Given a receiver that always fails, and a delivery whose first attempt failed
+    responses.post(HOOK, status=500)
+    with time_machine.travel(timezone.now(), tick=False) as traveller:
+        delivery = created_delivery(push_one(keyed, django_capture_on_commit_callbacks))
+        for retry, wait in enumerate(RETRY_SCHEDULE, start=1):
+            delivery.refresh_from_db()
+            failed_at = delivery.attempts.latest("pk").attempted_at
+            # Then the next attempt is set the scheduled wait after it, give or take 10%
+            applied = delivery.next_attempt_at - failed_at
+            assert wait * 0.9 <= applied <= wait * 1.1, (retry, applied, wait)
+            # and is not made a moment before that
+            traveller.move_to(failed_at + wait * 0.9 - timedelta(seconds=1))
+            assert webhook_delivery_attempt(delivery_id=delivery.pk).status == "skipped"
+            traveller.move_to(delivery.next_attempt_at)
+            assert webhook_delivery_attempt(delivery_id=delivery.pk).attempt is not None
+
+    delivery.refresh_from_db()
+    assert delivery.attempts.count() == 1 + len(RETRY_SCHEDULE)
+    assert delivery.status == WebhookDeliveryStatus.FAILED
+
+
+@responses.activate
 def test_410_disables_the_endpoint(keyed, partner, django_capture_on_commit_callbacks):
     responses.post(HOOK, status=410)
 

@@ -45,6 +45,20 @@ def test_a_repeat_gets_the_first_outcome(make_account):
     assert SignedRequest.objects.count() == 1
 
 
+@pytest.mark.parametrize("status", [400, 403, 404, 422, 499])
+def test_a_refusal_is_an_outcome_a_repeat_gets_too(make_account, status):
+    account = make_account("partner")
+    first = claim(account)
+    signed_request_outcome_record(
+        claim_id=first.pk, status=status, content_type="application/problem+json", body=b"{}"
+    )
+
+    with pytest.raises(SignedRequestRepeated) as repeat:
+        claim(account)
+
+    assert repeat.value.outcome.status == status
+
+
 def test_a_repeat_while_the_first_runs_is_a_conflict(make_account):
     account = make_account("partner")
     claim(account)
