@@ -26,8 +26,8 @@ geocoder = OfflineGeocoder()
         ("10 Downing Street, London", "town", "London"),
         ("Station Road, Harrogate", "town", "Harrogate"),
         ("The Grand Hotel, Brighton, UK", "town", "Brighton"),
-        ("Heathrow Terminal 5, London", "airport", "London Heathrow Airport (LHR)"),
-        ("Leeds LS1 4DY", "town", "Leeds"),
+        ("Heathrow Terminal 5, London", "airport", "Heathrow Terminal 5 (LHR)"),
+        ("Leeds LS1 4DY", "postcode", "LS1 4DY, Leeds (postcode sector LS1 4)"),
         ("Kings Lynn", "town", "King's Lynn"),
     ],
 )
