@@ -282,6 +282,8 @@ RATELIMITS = {
     "quote_alias": env("RATELIMIT_QUOTE_ALIAS", default="60/h"),
     "booking": env("RATELIMIT_BOOKING", default="30/h"),
     "lookup": env("RATELIMIT_LOOKUP", default="120/h"),
+    # Place suggestions (GET /api/public/v1/places, MCP find_places): one call a keystroke.
+    "places": env("RATELIMIT_PLACES", default="600/h"),
     "intake": env("RATELIMIT_INTAKE", default="600/m"),
     "verify": env("RATELIMIT_VERIFY", default="20/h"),
     "driver": env("RATELIMIT_DRIVER", default="600/m"),
