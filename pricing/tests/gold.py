@@ -52,3 +52,37 @@ def gold_misses(geocoder, places: list[GoldPlace] | None = None) -> list[GoldMis
         if km > HIT_KM:
             misses.append(GoldMiss(gold, f"{place.label} ({place.kind})", round(km, 1)))
     return misses
+
+
+# --- issue 22: postcodes and the names people use -----------------------------------------
+
+POSTCODES_GOLD = GOLD_FILE.with_name("uk_postcodes_gold.tsv")
+NAMES_GOLD = GOLD_FILE.with_name("uk_names_gold.tsv")
+TYPED_HIT_KM = 3.0  # a sector is a few km across outside towns (issue 22)
+TYPED_HIT_RATE = 0.98
+
+
+def typed_gold() -> list[GoldPlace]:
+    """The postcodes and the station, terminal and everyday names (issue 22)."""
+    rows = []
+    for path in (POSTCODES_GOLD, NAMES_GOLD):
+        for line in path.read_text(encoding="utf8").splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            name, kind, lat, lng, *note = line.split("\t")
+            rows.append(GoldPlace(name, kind, float(lat), float(lng), note[0] if note else ""))
+    return rows
+
+
+def typed_misses(geocoder, places: list[GoldPlace]) -> list[GoldMiss]:
+    """The typed gold places the geocoder puts further than TYPED_HIT_KM away."""
+    misses = []
+    for gold in places:
+        place = geocoder.geocode(gold.name)
+        if place is None:
+            misses.append(GoldMiss(gold, "nothing", None))
+            continue
+        km = great_circle_m(gold.lat, gold.lng, place.lat, place.lng) / 1000
+        if km > TYPED_HIT_KM:
+            misses.append(GoldMiss(gold, f"{place.label} ({place.kind})", round(km, 1)))
+    return misses
