@@ -66,6 +66,9 @@ class QuoteBody(_Body):
     distanceMiles: float
     durationMinutes: int
     distanceSource: str | None = Field(None, description='"road" (routed) or "estimate".')
+    distanceRangeMiles: dict[str, float] | None = Field(
+        None, description="For an estimate: {low, high}, where 8 in 10 real journeys lie."
+    )
     vehicleType: str
     passengers: int
     departAt: str

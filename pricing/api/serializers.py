@@ -16,6 +16,7 @@ from rest_framework import serializers
 from api.input_serializers import InputSerializer
 from pricing.gazetteer import PRECISIONS
 from pricing.models import TariffKind
+from pricing.routing import distance_range_miles
 from pricing.suggestions import LIMIT, LIMIT_MAX, QUERY_MAX, QUERY_MIN
 from pricing.vehicles import MAX_PASSENGERS, VehicleType
 
@@ -143,6 +144,22 @@ class ResolvedPlaceSerializer(FrozenJSONSerializer):
         return instance or None
 
 
+class DistanceRangeSerializer(serializers.Serializer):
+    low = serializers.FloatField()
+    high = serializers.FloatField()
+
+
+@extend_schema_field(DistanceRangeSerializer(allow_null=True))
+class DistanceRangeField(serializers.Field):
+    """Where an estimated distance most likely lies (issue 22); null when routed."""
+
+    def __init__(self, **kwargs):
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, quote):
+        return distance_range_miles(quote.distance_miles, quote.distance_source)
+
+
 class QuoteV1ResponseSerializer(serializers.Serializer):
     quote_id = serializers.UUIDField(source="pk")
     fareGBP = serializers.FloatField(source="fare")
@@ -152,8 +169,13 @@ class QuoteV1ResponseSerializer(serializers.Serializer):
     distanceSource = serializers.ChoiceField(
         choices=["road", "estimate"],
         source="distance_source",
-        help_text="road: measured by a routing backend; estimate: straight line x a road "
-        "factor fitted to published road distances (see distanceRangeMiles).",
+        help_text="road: measured by a routing backend; estimate: straight line (through "
+        "the known estuary crossings and motorway detours) x a road factor fitted to "
+        "published road distances; see distanceRangeMiles.",
+    )
+    distanceRangeMiles = DistanceRangeField(
+        help_text="For distanceSource estimate: the road miles the journey most likely "
+        "measures (8 in 10 real journeys lie in this range); null when routed."
     )
     vehicleType = serializers.ChoiceField(choices=VehicleType.choices, source="vehicle_type")
     passengers = serializers.IntegerField()
