@@ -24,6 +24,7 @@ import bisect
 import csv
 import itertools
 import json
+import math
 import re
 import threading
 import unicodedata
@@ -198,6 +199,19 @@ class Gazetteer:
             places.append(towns[0])
         return places
 
+    def postcode_district_near(self, lat: float, lng: float, *, max_km: float = 10.0) -> str:
+        """The postcode district whose centre is nearest the point (within ``max_km``), or
+        "" (a label's disambiguation: "Newport (PO30)")."""
+        scale = math.cos(math.radians(lat))
+        best, best_d2 = "", (max_km / 111.195) ** 2
+        for code, area in self.postcodes.items():
+            if " " in code:
+                continue  # a sector
+            d2 = (area.lat - lat) ** 2 + ((area.lng - lng) * scale) ** 2
+            if d2 < best_d2:
+                best, best_d2 = code, d2
+        return best
+
     def licensing_authority_at(self, lat: float, lng: float) -> str | None:
         """The licensing authority whose area holds the point (the most central when
         circles overlap), from pricing/data/uk_licensing_areas.json."""
@@ -295,7 +309,7 @@ class Gazetteer:
                 for name in (venue["name"], *venue.get("aliases", [])):
                     venues.setdefault(normalise(name), place)
                     venues.setdefault(normalise(f"{name} {venue['town']}"), place)
-        terminals, terminal_short = _terminals_load()
+        terminals, terminal_short = _terminals_load(iata)
         all_stations, station_short = _all_stations_load(stations, uk_names)
         common: dict[str, list[Place]] = {}
         for key, place in (*curated_short, *terminal_short, *station_short):
@@ -338,13 +352,14 @@ class Gazetteer:
         )
 
 
-def _terminals_load() -> tuple[dict[str, Place], list[tuple[str, Place]]]:
+def _terminals_load(iata: dict[str, Place]) -> tuple[dict[str, Place], list[tuple[str, Place]]]:
     """Terminal keys -> terminal, and the short names ("terminal 5", "north terminal")
     shared by every airport that has such a terminal."""
     terminals: dict[str, Place] = {}
     short: list[tuple[str, Place]] = []
     with open(DATA_DIR / "uk_airport_terminals.json", encoding="utf8") as f:
-        rows = json.load(f)["terminals"]
+        data = json.load(f)
+    rows = data["terminals"]
     for row in rows:
         label = f"{row['name']} ({row['airport']})"
         place = Place(label, row["lat"], row["lng"], UK, "airport", row["airport"])
@@ -359,6 +374,14 @@ def _terminals_load() -> tuple[dict[str, Place], list[tuple[str, Place]]]:
                     names.update((f"{airport} {form}", f"{form} {airport}"))
         for name in names:
             terminals.setdefault(normalise(name), place)
+    # After the terminals with points of their own: a bare "Terminal 2" is Heathrow's
+    # unless the journey's other end is near one of these airports.
+    for elsewhere in data["numbered_elsewhere"]["airports"]:
+        airport = iata[elsewhere["airport"].lower()]
+        for number in elsewhere["numbers"]:
+            forms = [f"terminal {number}", f"{number} terminal"]
+            forms += [f"t{number}"] if number.isdigit() else []
+            short.extend((normalise(form), airport) for form in forms)
     return terminals, short
 
 

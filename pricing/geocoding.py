@@ -116,7 +116,7 @@ ALTERNATIVES_MAX = 4
 ALTERNATIVE_TOWN_PEOPLE = 5_000
 
 
-def _with_alternatives(chosen: Place, candidates: tuple[Place, ...]) -> Place:
+def _with_alternatives(chosen: Place, candidates: tuple[Place, ...], index: Gazetteer) -> Place:
     others = tuple(
         place
         for place in candidates
@@ -124,7 +124,20 @@ def _with_alternatives(chosen: Place, candidates: tuple[Place, ...]) -> Place:
         and place.in_uk == chosen.in_uk
         and (place.kind != "town" or place.population >= ALTERNATIVE_TOWN_PEOPLE)
     )[:ALTERNATIVES_MAX]
-    return replace(chosen, alternatives=others) if others else chosen
+    if not others:
+        return chosen
+    # Namesakes ("Newport", "Newport") are told apart, and can be asked for, by their
+    # postcode district: "Newport (PO30)" resolves to that district.
+    seen = {chosen.label}
+    named = []
+    for place in others:
+        if place.kind == "town" and place.label in seen:
+            district = index.postcode_district_near(place.lat, place.lng)
+            if district:
+                place = replace(place, label=f"{place.label} ({district})")
+        seen.add(place.label)
+        named.append(place)
+    return replace(chosen, alternatives=tuple(named))
 
 
 # An airport known by a bare name ("Stansted", "Heathrow") is what that name means unless
@@ -154,7 +167,7 @@ class OfflineGeocoder(Geocoder):
         candidates = self.candidates(text, worldwide=worldwide)
         if not candidates:
             return None
-        return _with_alternatives(_nearest(candidates, near), candidates)
+        return _with_alternatives(_nearest(candidates, near), candidates, self.index)
 
     def candidates(self, text: str, *, worldwide: bool = False) -> tuple[Place, ...]:
         """Every place ``text`` may mean, the most important first (empty: none)."""
