@@ -20,6 +20,7 @@ from oauth2_provider.models import get_access_token_model
 TOOL_SCOPES = {
     "get_service_info": "quotes",
     "estimate_fare": "quotes",
+    "find_places": "quotes",
     "start_booking": "bookings",
     "get_booking": "bookings",
     "cancel_booking": "bookings",

@@ -9,6 +9,7 @@ urlpatterns = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="openapi"), name="api-redoc"),
     path("", include("bookings.api.urls")),
+    path("", include("pricing.api.urls")),
     path("", include("partners.api.urls")),
     path("", include("drivers.api.urls")),
     path("", include("billing.api.urls")),

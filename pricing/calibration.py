@@ -11,8 +11,9 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
-from pricing.routing import METRES_PER_MILE, great_circle_m
+from pricing.routing import METRES_PER_MILE, estimate_path_m, great_circle_m
 
 JOURNEYS_TSV = Path(__file__).resolve().parent / "tests" / "data" / "uk_road_distances.tsv"
 
@@ -24,6 +25,7 @@ class Journey:
     destination: str
     straight_miles: float
     road_miles: float  # as published
+    detour_miles: float = 0.0  # the straight line leg by leg through the known detours
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +43,26 @@ def journeys_load(path: Path = JOURNEYS_TSV) -> list[Journey]:
         if not line.strip() or line.startswith("#"):
             continue
         kind, origin, olat, olng, destination, dlat, dlng, road = line.split("\t")
-        metres = great_circle_m(float(olat), float(olng), float(dlat), float(dlng))
-        journeys.append(Journey(kind, origin, destination, metres / METRES_PER_MILE, float(road)))
+        a = SimpleNamespace(lat=float(olat), lng=float(olng))
+        b = SimpleNamespace(lat=float(dlat), lng=float(dlng))
+        journeys.append(
+            Journey(
+                kind,
+                origin,
+                destination,
+                great_circle_m(a.lat, a.lng, b.lat, b.lng) / METRES_PER_MILE,
+                float(road),
+                estimate_path_m(a, b) / METRES_PER_MILE,
+            )
+        )
     return journeys
+
+
+def ratio_percentiles(journeys: list[Journey], factor: float, qs=(0.1, 0.9)) -> tuple:
+    """The ``qs`` percentiles of published / estimated distance (the estimate through the
+    detours times ``factor``): the range a quote states (``routing.ESTIMATE_RANGE``)."""
+    ratios = [j.road_miles / (j.detour_miles * factor) for j in journeys]
+    return tuple(_percentile(ratios, q) for q in qs)
 
 
 def _percentile(values: list[float], q: float) -> float:

@@ -16,22 +16,18 @@ import math
 import re
 from dataclasses import replace
 from functools import lru_cache
+from pathlib import Path
 
 import requests
 from django.conf import settings
 from django.utils.module_loading import import_string
 
 from core.errors import DomainError
-from pricing.gazetteer import Gazetteer, Place, gazetteer_get, normalise
+from pricing.gazetteer import UK, Gazetteer, Place, gazetteer_get, normalise
+from pricing.postcodes import Postcode, PostcodeUnits, postcode_in
 from pricing.routing import great_circle_m
 
 logger = logging.getLogger(__name__)
-
-# UK postcode, full ("LS1 4DY") or outward code only ("LS1"), anywhere in the text.
-POSTCODE_RE = re.compile(
-    r"\b([A-Z]{1,2}[0-9][A-Z0-9]?)\s*([0-9][ABD-HJLNP-UW-Z]{2})?\b", re.IGNORECASE
-)
-FULL_POSTCODE_RE = re.compile(r"^[A-Z]{1,2}[0-9][A-Z0-9]?\s*[0-9][ABD-HJLNP-UW-Z]{2}$", re.I)
 
 _COUNTRY_WORDS = {
     "uk",
@@ -113,6 +109,37 @@ def _nearest(candidates: tuple[Place, ...], near: Place | None) -> Place:
     return nearest if km(nearest) <= NEAR_KM else primary
 
 
+# The other readings a quote lists beside the one it used (contract 2.1 ``alternatives``):
+# at most this many, and of towns only those of this many people, so that "Newport" lists
+# Newport (Isle of Wight) and Newport (Shropshire), not every hamlet of that name.
+ALTERNATIVES_MAX = 4
+ALTERNATIVE_TOWN_PEOPLE = 5_000
+
+
+def _with_alternatives(chosen: Place, candidates: tuple[Place, ...], index: Gazetteer) -> Place:
+    others = tuple(
+        place
+        for place in candidates
+        if place != chosen
+        and place.in_uk == chosen.in_uk
+        and (place.kind != "town" or place.population >= ALTERNATIVE_TOWN_PEOPLE)
+    )[:ALTERNATIVES_MAX]
+    if not others:
+        return chosen
+    # Namesakes ("Newport", "Newport") are told apart, and can be asked for, by their
+    # postcode district: "Newport (PO30)" resolves to that district.
+    seen = {chosen.label}
+    named = []
+    for place in others:
+        if place.kind == "town" and place.label in seen:
+            district = index.postcode_district_near(place.lat, place.lng)
+            if district:
+                place = replace(place, label=f"{place.label} ({district})")
+        seen.add(place.label)
+        named.append(place)
+    return replace(chosen, alternatives=tuple(named))
+
+
 # An airport known by a bare name ("Stansted", "Heathrow") is what that name means unless
 # it is a place's own name, or the alternate name of a place of at least this many people.
 AIRPORT_BEATS_TOWN = 10_000
@@ -138,7 +165,9 @@ class OfflineGeocoder(Geocoder):
         self, text: str, *, worldwide: bool = False, near: Place | None = None
     ) -> Place | None:
         candidates = self.candidates(text, worldwide=worldwide)
-        return _nearest(candidates, near) if candidates else None
+        if not candidates:
+            return None
+        return _with_alternatives(_nearest(candidates, near), candidates, self.index)
 
     def candidates(self, text: str, *, worldwide: bool = False) -> tuple[Place, ...]:
         """Every place ``text`` may mean, the most important first (empty: none)."""
@@ -154,52 +183,97 @@ class OfflineGeocoder(Geocoder):
         return places
 
     def _geocode(self, text: str, *, worldwide: bool) -> tuple[Place, ...]:
-        raw_parts = [p for p in re.split(r"[,\n;]+", text) if p.strip()]
-        # Postcodes need the online backend; drop them so "Leeds LS1 4DY" finds Leeds.
+        # A postcode anywhere (an outward code only at the end) places the text at least
+        # to its sector or district, unless the rest names a station, airport or venue.
+        postcode = None
+        found = postcode_in(text)
+        if found is not None:
+            postcode = self.postcode_place(found[0])
+            if postcode is not None or found[0].inward:
+                text = found[1]  # an unknown full postcode is dropped: "York ZZ9 9ZZ"
         parts = []
-        dropped = False
-        for raw in raw_parts:
+        for raw in re.split(r"[,\n;]+", text):
             raw = raw.strip()
-            if FULL_POSTCODE_RE.match(raw):
-                dropped = True
-                continue
-            without = _drop_postcode(raw)
-            dropped = dropped or without != raw
-            key = normalise(without)
+            key = normalise(raw)
             if key and key not in _COUNTRY_WORDS:
                 parts.append((raw, key))
         if not parts:
-            return ()
+            return (postcode,) if postcode is not None else ()
         whole = " ".join(k for _, k in parts)
         candidates = []
         if len(parts) > 1:
             candidates.append((text.strip(), whole))
         candidates.extend(parts)
-        # A part naming an airport, station or venue beats a town named elsewhere.
-        for raw, key in candidates:
-            place = self._lookup_transport(raw, key)
-            if place is not None:
-                return (place,)
+        # A part naming an airport, terminal, station or venue beats a town named elsewhere;
+        # a name as it is ("Heathrow Terminal 5") before one read through its suffixes.
+        for lookup in (self._lookup_named, self._lookup_transport):
+            for raw, key in candidates:
+                place = lookup(raw, key)
+                if place is not None:
+                    return (place,)
+        if postcode is not None:
+            return (postcode,)
         for _raw, key in candidates:
-            if _looks_like_street(key):
+            if _looks_like_street(key) and key not in self.index.common_names:
                 continue
             places = self._lookup_place(key, worldwide)
             if places:
-                if dropped or key != whole:
+                if key != whole or (found is not None and found[0].inward):
                     # The text named something in this town that we cannot place.
                     places = tuple(replace(p, fallback=True) for p in places)
                 return places
         return ()
 
+    def postcode_place(self, postcode: Postcode) -> Place | None:
+        """The postcode's own centroid when the full file is loaded, else its sector's,
+        else its district's (contract 2.1.1: precision "postcode")."""
+        if postcode.inward:
+            point = self.units.get(postcode.unit)
+            if point is not None:
+                district = self.index.postcodes.get(postcode.outward)
+                label = f"{postcode.unit}, {district.town}" if district else postcode.unit
+                return Place(label, *point, UK, "postcode", postcode.unit, source="postcodes")
+        areas = self.index.postcodes
+        if postcode.inward and postcode.sector in areas:
+            area, level = areas[postcode.sector], f"sector {postcode.sector}"
+        elif postcode.outward in areas:
+            area, level = areas[postcode.outward], f"district {postcode.outward}"
+        else:
+            return None
+        district = areas.get(postcode.outward, area)
+        town = f", {district.town}" if district.town else ""
+        label = f"{postcode.text}{town} (postcode {level})"
+        return Place(label, area.lat, area.lng, UK, "postcode", postcode.text)
+
+    @property
+    def units(self) -> PostcodeUnits:
+        return _postcode_units(settings.PRICING_POSTCODE_UNITS_FILE)
+
+    def _lookup_named(self, raw: str, key: str) -> Place | None:
+        index = self.index
+        for table in (index.terminals, index.stations, index.venues):
+            if key in table:
+                return table[key]
+        if (
+            key in index.all_stations
+            and key not in index.uk_own_names
+            and key not in index.uk_airports
+        ):
+            return index.all_stations[key]  # "Birmingham International", not "Luton"
+        return None
+
     def _lookup_transport(self, raw: str, key: str) -> Place | None:
         index = self.index
-        if key in index.stations:
-            return index.stations[key]
-        if key in index.venues:
-            return index.venues[key]
+        if key in index.common_names:
+            return None  # "North Terminal", "Victoria station": read in context, below
         core = _strip(key, _STATION_SUFFIXES)
         if core != key:
-            station = index.stations.get(core) or index.town_stations.get(core)
+            station = (
+                index.stations.get(core)
+                or index.town_stations.get(core)
+                or index.all_stations.get(core)
+                or next(iter(index.common_names.get(core, ())), None)
+            )
             if station is not None:
                 return station
             towns = index.uk_names.get(core)
@@ -208,7 +282,7 @@ class OfflineGeocoder(Geocoder):
             return index.iata[key]
         core = _strip(key, _AIRPORT_SUFFIXES)
         words = key.split()
-        for word in ("terminal", "airport"):  # "Heathrow Terminal 5", "Gatwick Airport North"
+        for word in ("terminal", "airport"):  # "Manchester Terminal 2", "Gatwick Airport North"
             if word in words[1:]:
                 core = " ".join(words[: words.index(word)])
                 break
@@ -232,11 +306,28 @@ class OfflineGeocoder(Geocoder):
             or (key not in index.uk_own_names and places[0].population < AIRPORT_BEATS_TOWN)
         ):
             return (airport, *places)
-        if places:
-            return places
-        # Found abroad even without worldwide: the caller answers outside_service_area.
+        # The names people use for stations and terminals: a London terminus, a terminal
+        # ("Victoria", "Waterloo", "Terminal 5") beats any town of that name; another
+        # station's short name ("Piccadilly") beats only a place under 10,000 people. The
+        # others stay readings for a journey whose other end is near one of them.
+        common = index.common_names.get(key, ())
+        if common and (
+            key in index.preferred_names
+            or not places
+            or (key not in index.uk_own_names or places[0].population < AIRPORT_BEATS_TOWN)
+        ):
+            return (*common, *places)
+        if places or common:
+            return (*places, *common)
+        # A bare name with no UK reading may be abroad: the caller then answers
+        # outside_service_area unless worldwide (a UK reading always comes first).
         place = index.world_places.get(key) or index.world_airports.get(key)
         return (place,) if place is not None else ()
+
+
+@lru_cache(maxsize=4)
+def _postcode_units(path: str) -> PostcodeUnits:
+    return PostcodeUnits(Path(path) if path else None)
 
 
 def _strip(key: str, suffixes: tuple[str, ...]) -> str:
@@ -246,29 +337,28 @@ def _strip(key: str, suffixes: tuple[str, ...]) -> str:
     return key
 
 
-def _drop_postcode(text: str) -> str:
-    return FULL_POSTCODE_RE.sub("", POSTCODE_RE.sub(_keep_words, text))
-
-
-def _keep_words(match: re.Match) -> str:
-    # Only strip things that really look like a postcode (a digit in the outward code).
-    return "" if match.group(2) else match.group(0)
-
-
 def _looks_like_street(key: str) -> bool:
     words = key.split()
     return bool(words) and (words[0].isdigit() or words[-1] in _STREET_WORDS)
 
 
 class PostcodesIoGeocoder(Geocoder):
-    """UK postcodes through postcodes.io (``PRICING_POSTCODES_IO_URL``), then offline.
+    """UK postcodes through a postcodes.io server (``PRICING_POSTCODES_IO_URL``), then
+    the offline index.
 
-    Used only when configured (contract 2.1.1): ``PRICING_GEOCODER =
-    "pricing.geocoding.PostcodesIoGeocoder"``. Network errors fall back to offline lookup.
+    Chosen by default when ``PRICING_POSTCODES_IO_URL`` is set (postcodes.io is open
+    source and self-hostable), or with ``PRICING_GEOCODER =
+    "pricing.geocoding.PostcodesIoGeocoder"``. It asks ``GET /postcodes/{postcode}`` for
+    a full postcode and ``GET /outcodes/{outcode}`` for an outward code; when the server
+    is down, slow, answers an error or does not know the postcode, the offline index
+    answers (the postcode's sector or district): a quote never fails because it did.
     """
 
+    PUBLIC_URL = "https://api.postcodes.io"
+
     def __init__(self, base_url: str | None = None, timeout: float | None = None) -> None:
-        self.base_url = (base_url or settings.PRICING_POSTCODES_IO_URL).rstrip("/")
+        base_url = base_url or settings.PRICING_POSTCODES_IO_URL or self.PUBLIC_URL
+        self.base_url = base_url.rstrip("/")
         self.timeout = timeout or settings.PRICING_GEOCODER_TIMEOUT
         self.offline = OfflineGeocoder()
 
@@ -281,43 +371,36 @@ class PostcodesIoGeocoder(Geocoder):
         return self.offline.geocode(text, worldwide=worldwide, near=near)
 
     def _postcode_in(self, text: str) -> Place | None:
-        for match in POSTCODE_RE.finditer(text):
-            outward, inward = match.group(1).upper(), (match.group(2) or "").upper()
-            if not any(c.isdigit() for c in outward):
-                continue
-            place = self._postcode(outward, inward)
-            if place is not None:
-                return place
-        return None
+        found = postcode_in(text)
+        return self._postcode(found[0]) if found is not None else None
 
-    def _postcode(self, outward: str, inward: str) -> Place | None:
-        if inward:
-            url, code = f"{self.base_url}/postcodes/{outward}{inward}", f"{outward} {inward}"
+    def _postcode(self, postcode: Postcode) -> Place | None:
+        if postcode.inward:
+            url = f"{self.base_url}/postcodes/{postcode.outward}{postcode.inward}"
         else:
-            url, code = f"{self.base_url}/outcodes/{outward}", outward
+            url = f"{self.base_url}/outcodes/{postcode.outward}"
         try:
             response = requests.get(url, timeout=self.timeout)
-        except requests.RequestException as exc:
-            logger.warning("postcodes.io unreachable for %s: %s", code, exc)
+            body = response.json() if response.status_code == 200 else None
+        except (requests.RequestException, ValueError) as exc:
+            logger.warning(
+                "postcodes.io unavailable for %s (%s)", postcode.text, type(exc).__name__
+            )
             return None
-        if response.status_code != 200:
+        if response.status_code >= 500:
+            logger.warning("postcodes.io: HTTP %s for %s", response.status_code, postcode.text)
+        result = body.get("result") if isinstance(body, dict) else None
+        if not isinstance(result, dict):
             return None
-        result = response.json().get("result") or {}
-        if result.get("latitude") is None or result.get("longitude") is None:
-            return None
+        try:
+            lat, lng = float(result["latitude"]), float(result["longitude"])
+        except (KeyError, TypeError, ValueError):
+            return None  # a postcode without a position (ONSPD gives none for some)
         town = result.get("admin_district")
         if isinstance(town, list):  # outcodes list every district they touch
             town = town[0] if town else None
-        label = f"{code}, {town}" if town else code
-        return Place(
-            label,
-            float(result["latitude"]),
-            float(result["longitude"]),
-            "GB",
-            "postcode",
-            code,
-            source="postcodes",
-        )
+        label = f"{postcode.text}, {town}" if town else postcode.text
+        return Place(label, lat, lng, UK, "postcode", postcode.text, source="postcodes")
 
 
 # What an OpenStreetMap feature is, as contract 2.1 names precision.

@@ -1,7 +1,8 @@
 """Routers: two places -> road distance and driving time (issue: pricing; issue 15).
 
-The default :class:`GreatCircleRouter` needs no network: great-circle distance times a
-road factor (``PRICING_ROAD_FACTOR``), and a duration from distance-band speeds
+The default :class:`GreatCircleRouter` needs no network: great-circle distance, through
+the known detours (``pricing.detours``: estuary crossings, the M25 between Heathrow and
+Gatwick), times a road factor (``PRICING_ROAD_FACTOR``), and a duration from distance-band speeds
 (``PRICING_SPEED_BANDS``): the first miles of a journey are urban and slow, long journeys
 run mostly on trunk roads. Night journeys (22:00-06:00 Europe/London) run faster by
 ``PRICING_NIGHT_SPEED_FACTOR``. The road factor is fitted to the published road distances
@@ -33,6 +34,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from core.localtime import local_zone
+from pricing.detours import detour_path
 from pricing.gazetteer import Place
 
 logger = logging.getLogger(__name__)
@@ -102,6 +104,34 @@ def duration_for(
     return hours * 3600
 
 
+def estimate_path_m(origin, destination) -> float:
+    """The straight line from ``origin`` to ``destination``, leg by leg through the known
+    detours (``pricing.detours``: the crossing of an estuary, the M25 between Heathrow and
+    Gatwick); the road factor multiplies it."""
+    path = detour_path((origin.lat, origin.lng), (destination.lat, destination.lng))
+    return sum(great_circle_m(*path[i], *path[i + 1]) for i in range(len(path) - 1))
+
+
+# The estimate's error (contract 2.1 ``distanceRangeMiles``): over the published road
+# distances of real journeys (pricing/tests/data/uk_road_distances.tsv; bench/
+# bench_road_factor.py), 80 % of journeys lie between these multiples of the estimate
+# (its 10th and 90th percentiles); pricing/tests/test_road_factor.py holds them to it.
+ESTIMATE_RANGE = (Decimal("0.94"), Decimal("1.08"))
+
+
+def distance_range_miles(distance_miles: Decimal, source: str) -> dict | None:
+    """``{"low", "high"}`` road miles an estimated distance most likely lies between;
+    None for a distance a router measured on the road network."""
+    if source != DistanceSource.ESTIMATE or distance_miles is None:
+        return None
+    low, high = ESTIMATE_RANGE
+    tenth = Decimal("0.1")
+    return {
+        "low": float((distance_miles * low).quantize(tenth)),
+        "high": float((distance_miles * high).quantize(tenth)),
+    }
+
+
 class Router:
     """Interface: ``route(origin, destination, *, depart_at, api_key="") -> Route``.
 
@@ -126,8 +156,7 @@ class GreatCircleRouter(Router):
     def route(
         self, origin: Place, destination: Place, *, depart_at: dt.datetime, api_key: str = ""
     ) -> Route:
-        metres = great_circle_m(origin.lat, origin.lng, destination.lat, destination.lng)
-        metres *= self.road_factor
+        metres = self.road_factor * estimate_path_m(origin, destination)
         seconds = duration_for(
             metres, depart_at, bands=self.bands, night_factor=self.night_factor, tz=self.tz
         )

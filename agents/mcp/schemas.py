@@ -21,6 +21,13 @@ class AppliedRule(_Body):
     amountGBP: float
 
 
+class AlternativePlace(_Body):
+    label: str
+    lat: float
+    lng: float
+    precision: str
+
+
 class ResolvedPlace(_Body):
     """Where an end of the journey was placed (contract 2.1)."""
 
@@ -29,6 +36,25 @@ class ResolvedPlace(_Body):
     lng: float
     precision: str = Field(description="address, postcode, venue, station, airport or town.")
     source: str
+    alternatives: list[AlternativePlace] | None = Field(
+        None,
+        description="Other readings of the same text; send one's label instead if the "
+        "passenger meant it.",
+    )
+
+
+class PlaceSuggestion(_Body):
+    label: str = Field(description="Give this as pickup or dropoff: it resolves to this place.")
+    precision: str
+    kindLabel: str
+    lat: float
+    lng: float
+
+
+class PlacesBody(_Body):
+    """GET /api/public/v1/places (issue 22)."""
+
+    places: list[PlaceSuggestion]
 
 
 class QuoteBody(_Body):
@@ -40,6 +66,9 @@ class QuoteBody(_Body):
     distanceMiles: float
     durationMinutes: int
     distanceSource: str | None = Field(None, description='"road" (routed) or "estimate".')
+    distanceRangeMiles: dict[str, float] | None = Field(
+        None, description="For an estimate: {low, high}, where 8 in 10 real journeys lie."
+    )
     vehicleType: str
     passengers: int
     departAt: str

@@ -29,6 +29,7 @@ from agents.grants import AgentGrant
 from agents.mcp.schemas import (
     BookingCancelBody,
     BookingLookupBody,
+    PlacesBody,
     QuoteBody,
     ServiceInfoBody,
     StartBookingResult,
@@ -45,7 +46,9 @@ from bookings.api.serializers import (
 from bookings.services import PAYMENT_METHOD_ALIASES, PassengerDetails
 from core.callers import Caller
 from core.errors import DomainError
-from pricing.api.serializers import QuoteV1ResponseSerializer
+from pricing.api.serializers import PlacesResponseSerializer, QuoteV1ResponseSerializer
+from pricing.suggestions import LIMIT as SUGGESTIONS
+from pricing.suggestions import LIMIT_MAX, QUERY_MAX, QUERY_MIN, places_find
 from pricing.vehicles import MAX_PASSENGERS, SEATS, vehicle_default_for_party_described
 
 logger = logging.getLogger("agents.mcp")
@@ -57,7 +60,8 @@ PaymentMethodName = Literal[tuple(PAYMENT_METHOD_ALIASES)]  # type: ignore[valid
 INSTRUCTIONS = (
     "Direct-to-Driver books licensed UK taxis at regulated council tariffs with no "
     "commission; the passenger pays the driver directly. Call get_service_info once for "
-    "coverage, vehicle classes and limits. Price with estimate_fare. To book, call "
+    "coverage, vehicle classes and limits. Price with estimate_fare (find_places suggests "
+    "places for a vague pickup or dropoff). To book, call "
     "start_booking without confirmationToken to get a preview, show it to the passenger, "
     "and only after they agree call it again with the confirmationToken. Errors carry a "
     "stable code in structuredContent.code (for example address_not_found: ask for a "
@@ -303,6 +307,45 @@ async def estimate_fare(
             f"£{body['fareGBP']:.2f} for {body['distanceMiles']} miles "
             f"({body['durationMinutes']} min) by {body['vehicleType']}, quote {body['quote_id']} "
             f"valid until {body['expiresAt']}."
+        ),
+    )
+
+
+@mcp_server.tool(
+    name="find_places",
+    title="Find places",
+    annotations=ToolAnnotations(
+        title="Find places", read_only_hint=True, idempotent_hint=True, open_world_hint=False
+    ),
+)
+async def find_places(
+    ctx: Context,
+    query: Annotated[
+        str,
+        Field(
+            min_length=QUERY_MIN,
+            max_length=QUERY_MAX,
+            description="The start of a UK place, station, airport or terminal name, or a "
+            "postcode (full or outward), as the passenger said it.",
+        ),
+    ],
+    limit: Annotated[
+        int, Field(ge=1, le=LIMIT_MAX, description="How many places at most.")
+    ] = SUGGESTIONS,
+) -> Annotated[CallToolResult, PlacesBody]:
+    """Suggest UK places for a pickup or dropoff, exactly as GET /api/public/v1/places
+    does: airports and terminals, stations and venues first, then towns by population; a
+    postcode first as itself. Each label, given to estimate_fare or start_booking as
+    pickup or dropoff, resolves to that place. Use it when a passenger's place is vague or
+    a quote's pickupPlace lists alternatives."""
+    caller = _caller(ctx)
+    return await _answer(
+        lambda: _body(
+            PlacesResponseSerializer, places_find(caller=caller, query=query, limit=limit)
+        ),
+        lambda body: (
+            "; ".join(f"{place['label']} ({place['kindLabel']})" for place in body["places"])
+            or f"No UK place starts with '{query}'."
         ),
     )
 

@@ -28,7 +28,14 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.real_clock]
 MODES = ["2026-07-28", "legacy"]
 JOURNEY = {"pickup": "Leeds station", "dropoff": "Leeds Bradford Airport", "passengers": 2}
 EMAIL = "ada.lovelace@example.co.uk"
-TOOLS = {"get_service_info", "estimate_fare", "start_booking", "get_booking", "cancel_booking"}
+TOOLS = {
+    "get_service_info",
+    "estimate_fare",
+    "find_places",
+    "start_booking",
+    "get_booking",
+    "cancel_booking",
+}
 
 
 def _database_url() -> str:
@@ -72,6 +79,7 @@ async def _journey(server, mode, depart_at):
         seen["tools"] = {tool.name: tool for tool in (await client.list_tools()).tools}
         seen["info"] = await client.call_tool("get_service_info", {})
         seen["fare"] = await client.call_tool("estimate_fare", {**JOURNEY, "departAt": depart_at})
+        seen["places"] = await client.call_tool("find_places", {"query": "Heathrow T", "limit": 3})
         booking_args = {
             **JOURNEY,
             "departAt": depart_at,
@@ -124,10 +132,13 @@ def test_an_agent_quotes_previews_books_once_looks_up_and_cancels(server, tariff
     assert "quotes" in seen["consent"][0]
     assert "bookings" in seen["consent"][0]
 
-    # The five tools, with schemas and annotations.
+    # The six tools, with schemas and annotations.
     tools = seen["tools"]
     assert set(tools) == TOOLS
     assert tools["get_service_info"].annotations.read_only_hint is True
+    assert tools["find_places"].annotations.read_only_hint is True
+    assert tools["find_places"].input_schema["required"] == ["query"]
+    assert "places" in tools["find_places"].output_schema["properties"]
     assert tools["estimate_fare"].annotations.read_only_hint is True
     assert tools["start_booking"].annotations.read_only_hint is False
     assert tools["start_booking"].annotations.idempotent_hint is True
@@ -159,6 +170,14 @@ def test_an_agent_quotes_previews_books_once_looks_up_and_cancels(server, tariff
     }
     assert "fareGBP" in tools["estimate_fare"].output_schema["properties"]
     assert "bookingReference" in tools["get_booking"].output_schema["properties"]
+
+    # Place suggestions are the public API's, terminals as their own points.
+    places = seen["places"]
+    assert not places.is_error, places.content
+    labels = [place["label"] for place in places.structured_content["places"]]
+    assert len(labels) == 3
+    assert all(label.startswith("Heathrow Terminal") for label in labels)
+    assert "(Airport)" in places.content[0].text
 
     # Service information comes from the same data as the API.
     info = seen["info"].structured_content

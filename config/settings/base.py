@@ -285,6 +285,8 @@ RATELIMITS = {
     "quote_alias": env("RATELIMIT_QUOTE_ALIAS", default="60/h"),
     "booking": env("RATELIMIT_BOOKING", default="30/h"),
     "lookup": env("RATELIMIT_LOOKUP", default="120/h"),
+    # Place suggestions (GET /api/public/v1/places, MCP find_places): one call a keystroke.
+    "places": env("RATELIMIT_PLACES", default="600/h"),
     "intake": env("RATELIMIT_INTAKE", default="600/m"),
     "verify": env("RATELIMIT_VERIFY", default="20/h"),
     "driver": env("RATELIMIT_DRIVER", default="600/m"),
@@ -318,7 +320,20 @@ IDEMPOTENCY_RETENTION_HOURS = 24
 # --- Pricing (issue 3) -----------------------------------------------------------------
 # Geocoder and router are swappable: the offline defaults need no network; the
 # postcodes.io geocoder resolves full UK postcodes when switched on.
-PRICING_GEOCODER = env("PRICING_GEOCODER", default="pricing.geocoding.OfflineGeocoder")
+# A postcodes.io server (open source, self-hostable; issue 22): set, full postcodes resolve to
+# their own centroid through it, with the offline sectors when it is down.
+PRICING_POSTCODES_IO_URL = env("PRICING_POSTCODES_IO_URL", default="")
+PRICING_GEOCODER = env(
+    "PRICING_GEOCODER",
+    default="pricing.geocoding.PostcodesIoGeocoder"
+    if PRICING_POSTCODES_IO_URL
+    else "pricing.geocoding.OfflineGeocoder",
+)
+# Full postcodes to their own centroid, offline: the SQLite file `manage.py load_postcodes
+# FILE` writes from the ONS Postcode Directory or OS Code-Point Open (absent: sectors).
+PRICING_POSTCODE_UNITS_FILE = env(
+    "PRICING_POSTCODE_UNITS_FILE", default=str(BASE_DIR / "var" / "postcode_units.sqlite3")
+)
 # Fernet keys for secrets stored encrypted (core.encryption; a driver's own maps key): the
 # first encrypts, all decrypt. Unset: one key derived from SECRET_KEY.
 FIELD_ENCRYPTION_KEYS = env.list("FIELD_ENCRYPTION_KEYS", default=[])
@@ -336,7 +351,6 @@ PRICING_ROUTER = env(
     "PRICING_ROUTER",
     default="pricing.routing.OsrmRouter" if ROUTING_URL else "pricing.routing.GreatCircleRouter",
 )
-PRICING_POSTCODES_IO_URL = env("PRICING_POSTCODES_IO_URL", default="https://api.postcodes.io")
 PRICING_GEOCODER_TIMEOUT = env.float("PRICING_GEOCODER_TIMEOUT", default=3.0)
 # Full street addresses (PRICING_GEOCODER=pricing.geocoding.AddressGeocoder): a Nominatim
 # or Photon service through geopy; empty domain = the service's public host, whose usage

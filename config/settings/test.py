@@ -61,3 +61,7 @@ if _database["ENGINE"] == "django.db.backends.sqlite3" and _database["NAME"] != 
     _database["TEST"] = {"NAME": str(_name.with_name(f"test_{_name.name}"))}
 
 DATABASE_ENGINE_IS_POSTGRES = env("DATABASE_URL", default="").startswith("postgres")
+
+# Tests see the shipped postcode sectors only, whatever a developer has loaded locally
+# (tests that need full postcodes write their own file).
+PRICING_POSTCODE_UNITS_FILE = ""

@@ -16,6 +16,8 @@ from rest_framework import serializers
 from api.input_serializers import InputSerializer
 from pricing.gazetteer import PRECISIONS
 from pricing.models import TariffKind
+from pricing.routing import distance_range_miles
+from pricing.suggestions import LIMIT, LIMIT_MAX, QUERY_MAX, QUERY_MIN
 from pricing.vehicles import MAX_PASSENGERS, VehicleType
 
 
@@ -110,6 +112,15 @@ class TariffSourceSerializer(FrozenJSONSerializer):
     )
 
 
+class AlternativePlaceSerializer(FrozenJSONSerializer):
+    """Another fair reading of the same text (contract 2.1 ``alternatives``)."""
+
+    label = serializers.CharField()
+    lat = serializers.FloatField()
+    lng = serializers.FloatField()
+    precision = serializers.ChoiceField(choices=list(PRECISIONS))
+
+
 class ResolvedPlaceSerializer(FrozenJSONSerializer):
     """Where an end of the journey was placed (contract 2.1), stored when it was priced;
     null for quotes and bookings made before places were kept."""
@@ -119,9 +130,35 @@ class ResolvedPlaceSerializer(FrozenJSONSerializer):
     lng = serializers.FloatField()
     precision = serializers.ChoiceField(choices=list(PRECISIONS))
     source = serializers.CharField(help_text="gazetteer, postcodes, nominatim or photon.")
+    alternatives = AlternativePlaceSerializer(
+        many=True,
+        required=False,
+        help_text=(
+            "Present where the text had other fair readings ('Victoria': London Victoria, "
+            "Manchester Victoria; 'Newport'): the ones not used, so that a passenger or an "
+            "agent can send the intended one instead. The reading used is the one near the "
+            "journey's other end, else the most important."
+        ),
+    )
 
     def to_representation(self, instance):
         return instance or None
+
+
+class DistanceRangeSerializer(serializers.Serializer):
+    low = serializers.FloatField()
+    high = serializers.FloatField()
+
+
+@extend_schema_field(DistanceRangeSerializer(allow_null=True))
+class DistanceRangeField(serializers.Field):
+    """Where an estimated distance most likely lies (issue 22); null when routed."""
+
+    def __init__(self, **kwargs):
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, quote):
+        return distance_range_miles(quote.distance_miles, quote.distance_source)
 
 
 class QuoteV1ResponseSerializer(serializers.Serializer):
@@ -133,8 +170,13 @@ class QuoteV1ResponseSerializer(serializers.Serializer):
     distanceSource = serializers.ChoiceField(
         choices=["road", "estimate"],
         source="distance_source",
-        help_text="road: measured by a routing backend; estimate: straight line x a road "
-        "factor fitted to published road distances.",
+        help_text="road: measured by a routing backend; estimate: straight line (through "
+        "the known estuary crossings and motorway detours) x a road factor fitted to "
+        "published road distances; see distanceRangeMiles.",
+    )
+    distanceRangeMiles = DistanceRangeField(
+        help_text="For distanceSource estimate: the road miles the journey most likely "
+        "measures (8 in 10 real journeys lie in this range); null when routed."
     )
     vehicleType = serializers.ChoiceField(choices=VehicleType.choices, source="vehicle_type")
     passengers = serializers.IntegerField()
@@ -164,3 +206,32 @@ class QuoteEstimateResponseSerializer(serializers.Serializer):
     fare = serializers.FloatField()
     currency = serializers.CharField()
     expires_at = QuoteTimeField()
+
+
+class PlacesQuerySerializer(serializers.Serializer):
+    """``GET /api/public/v1/places`` query (issue 22)."""
+
+    q = serializers.CharField(
+        min_length=QUERY_MIN,
+        max_length=QUERY_MAX,
+        trim_whitespace=True,
+        help_text="The start of a place name, a station, an airport or terminal, or a "
+        "postcode (full or outward), as a passenger types it.",
+    )
+    limit = serializers.IntegerField(
+        min_value=1, max_value=LIMIT_MAX, default=LIMIT, help_text="How many places at most."
+    )
+
+
+class PlaceSuggestionSerializer(serializers.Serializer):
+    label = serializers.CharField(
+        help_text="Send this as pickup or dropoff: it resolves to this place."
+    )
+    precision = serializers.ChoiceField(choices=list(PRECISIONS), source="kind")
+    kindLabel = serializers.CharField(source="kind_label")
+    lat = serializers.FloatField()
+    lng = serializers.FloatField()
+
+
+class PlacesResponseSerializer(serializers.Serializer):
+    places = PlaceSuggestionSerializer(many=True, source="*")

@@ -30,18 +30,22 @@ class GoldMiss:
     km: float | None
 
 
-def gold_places() -> list[GoldPlace]:
+def gold_places(*paths: Path) -> list[GoldPlace]:
+    """The rows of gold files (``name, kind, lat, lng, note``); the issue 15 set by default."""
     rows = []
-    for line in GOLD_FILE.read_text(encoding="utf8").splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        name, kind, lat, lng, *note = line.split("\t")
-        rows.append(GoldPlace(name, kind, float(lat), float(lng), note[0] if note else ""))
+    for path in paths or (GOLD_FILE,):
+        for line in path.read_text(encoding="utf8").splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            name, kind, lat, lng, *note = line.split("\t")
+            rows.append(GoldPlace(name, kind, float(lat), float(lng), note[0] if note else ""))
     return rows
 
 
-def gold_misses(geocoder, places: list[GoldPlace] | None = None) -> list[GoldMiss]:
-    """The gold places the geocoder puts further than HIT_KM from where they are."""
+def gold_misses(
+    geocoder, places: list[GoldPlace] | None = None, *, hit_km: float = HIT_KM
+) -> list[GoldMiss]:
+    """The gold places the geocoder puts further than ``hit_km`` from where they are."""
     misses = []
     for gold in places or gold_places():
         place = geocoder.geocode(gold.name)
@@ -49,6 +53,24 @@ def gold_misses(geocoder, places: list[GoldPlace] | None = None) -> list[GoldMis
             misses.append(GoldMiss(gold, "nothing", None))
             continue
         km = great_circle_m(gold.lat, gold.lng, place.lat, place.lng) / 1000
-        if km > HIT_KM:
+        if km > hit_km:
             misses.append(GoldMiss(gold, f"{place.label} ({place.kind})", round(km, 1)))
     return misses
+
+
+# --- issue 22: postcodes and the names people use -----------------------------------------
+
+POSTCODES_GOLD = GOLD_FILE.with_name("uk_postcodes_gold.tsv")
+NAMES_GOLD = GOLD_FILE.with_name("uk_names_gold.tsv")
+TYPED_HIT_KM = 3.0  # a sector is a few km across outside towns (issue 22)
+TYPED_HIT_RATE = 0.98
+
+
+def typed_gold() -> list[GoldPlace]:
+    """The postcodes and the station, terminal and everyday names (issue 22)."""
+    return gold_places(POSTCODES_GOLD, NAMES_GOLD)
+
+
+def typed_misses(geocoder, places: list[GoldPlace]) -> list[GoldMiss]:
+    """The typed gold places the geocoder puts further than TYPED_HIT_KM away."""
+    return gold_misses(geocoder, places, hit_km=TYPED_HIT_KM)

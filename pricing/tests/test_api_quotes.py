@@ -51,6 +51,7 @@ def test_v1_quote_response_shape(client, tariffs):
         "distanceMiles",
         "durationMinutes",
         "distanceSource",
+        "distanceRangeMiles",
         "vehicleType",
         "passengers",
         "departAt",
@@ -61,6 +62,10 @@ def test_v1_quote_response_shape(client, tariffs):
         "bookingUrl",
         "expiresAt",
     }
+    # The estimate states its error (issue 22): 8 in 10 real journeys lie in this range.
+    assert body["distanceSource"] == "estimate"
+    assert body["distanceRangeMiles"]["low"] < body["distanceMiles"]
+    assert body["distanceRangeMiles"]["high"] > body["distanceMiles"]
     assert body["pickupPlace"] == {
         "label": "Manchester Piccadilly",
         "lat": 53.4774,

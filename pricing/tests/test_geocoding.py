@@ -26,8 +26,8 @@ geocoder = OfflineGeocoder()
         ("10 Downing Street, London", "town", "London"),
         ("Station Road, Harrogate", "town", "Harrogate"),
         ("The Grand Hotel, Brighton, UK", "town", "Brighton"),
-        ("Heathrow Terminal 5, London", "airport", "London Heathrow Airport (LHR)"),
-        ("Leeds LS1 4DY", "town", "Leeds"),
+        ("Heathrow Terminal 5, London", "airport", "Heathrow Terminal 5 (LHR)"),
+        ("Leeds LS1 4DY", "postcode", "LS1 4DY, Leeds (postcode sector LS1 4)"),
         ("Kings Lynn", "town", "King's Lynn"),
     ],
 )
@@ -141,3 +141,28 @@ def test_suggestions_start_with_the_text_and_geocode_back_to_themselves():
     for place in suggestions:
         assert geocoder.geocode(place.label) == place
     assert gazetteer_get().suggest("L") == []  # too short to mean anything
+
+
+# --- issue 22: readings in context, and alternatives a caller can send back --------------
+
+
+def test_a_bare_terminal_number_is_heathrows_unless_the_journey_is_near_manchester():
+    assert geocoder.geocode("Terminal 2").label == "Heathrow Terminal 2 (LHR)"
+    near_manchester = geocoder.geocode("Manchester Piccadilly")
+    place = geocoder.geocode("Terminal 2", near=near_manchester)
+    assert place.label == "Manchester Airport (MAN)"
+    assert [a.label for a in place.alternatives] == ["Heathrow Terminal 2 (LHR)"]
+
+
+def test_namesakes_among_the_alternatives_carry_their_postcode_district():
+    newport = geocoder.geocode("Newport")
+    labels = [a.label for a in newport.alternatives]
+    assert labels == ["Newport (PO30)", "Newport (TF10)"]  # Isle of Wight, Shropshire
+    isle_of_wight = geocoder.geocode(labels[0])
+    assert (isle_of_wight.kind, isle_of_wight.code) == ("postcode", "PO30")
+    assert isle_of_wight.lat == pytest.approx(newport.alternatives[0].lat, abs=0.05)
+
+
+def test_a_place_with_one_reading_lists_no_alternatives():
+    assert geocoder.geocode("Harrogate").alternatives == ()
+    assert "alternatives" not in geocoder.geocode("Harrogate").as_json()

@@ -106,3 +106,77 @@ def test_meet_and_greet_at_an_airport_pickup_is_charged():
     body = quote("Leeds Bradford Airport", "York", meetAndGreet=True).json()
     assert body["pickupPlace"]["precision"] == "airport"
     assert [r["amountGBP"] for r in body["appliedRules"] if r["code"] == "meet_and_greet"] == [25.0]
+
+
+# --- addresses as passengers type them (issue 22) ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pickup", "dropoff"),
+    [
+        ("M1 1AE", "Manchester Airport"),
+        ("LS1 4DY", "Leeds Bradford Airport"),
+        ("EH1 1YZ", "Edinburgh Airport"),
+        ("sw1a1aa", "Heathrow Airport"),
+        ("10 Downing Street, London SW1A 2AA", "Paddington"),
+    ],
+)
+def test_postcodes_price_a_journey_offline(pickup, dropoff):
+    response = quote(pickup, dropoff)
+    assert response.status_code == 200, response.content
+    assert response.json()["pickupPlace"]["precision"] == "postcode"
+
+
+def test_a_bare_terminus_name_is_the_london_terminus_never_abroad():
+    body = quote("Victoria", "Gatwick Airport").json()
+    pickup = body["pickupPlace"]
+    assert (pickup["label"], pickup["precision"]) == ("London Victoria", "station")
+    assert "Manchester Victoria" in [a["label"] for a in pickup["alternatives"]]
+    assert 20 <= body["distanceMiles"] <= 40
+    worldwide = quote("Victoria", "Gatwick Airport", worldwide=True).json()
+    assert worldwide["pickupPlace"]["label"] == "London Victoria"
+
+
+def test_a_short_name_is_read_near_the_other_end():
+    body = quote("Victoria", "Manchester Airport").json()
+    assert body["pickupPlace"]["label"] == "Manchester Victoria"
+    assert "London Victoria" in [a["label"] for a in body["pickupPlace"]["alternatives"]]
+    assert body["distanceMiles"] < 20
+    assert quote("Piccadilly", "Bolton").json()["pickupPlace"]["label"] == "Manchester Piccadilly"
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("Waterloo", "London Waterloo"),
+        ("Paddington", "London Paddington"),
+        ("King's Cross", "London King's Cross"),
+        ("Euston", "London Euston"),
+        ("Liverpool Street", "London Liverpool Street"),
+        ("Birmingham International", "Birmingham International station"),
+        ("Gatwick North Terminal", "Gatwick North Terminal (LGW)"),
+        ("Heathrow Terminal 2", "Heathrow Terminal 2 (LHR)"),
+    ],
+)
+def test_the_names_people_use_resolve(text, label):
+    body = quote(text, "Heathrow T5").json()
+    assert body["pickupPlace"]["label"] == label
+    assert body["dropoffPlace"]["label"] == "Heathrow Terminal 5 (LHR)"
+
+
+def test_heathrow_terminals_are_their_own_points():
+    body = quote("Heathrow T5", "Heathrow Terminal 4").json()
+    assert body["pickupPlace"]["precision"] == body["dropoffPlace"]["precision"] == "airport"
+    assert 1.5 <= body["distanceMiles"] <= 6  # T5 to T4 round the airfield, not 0
+
+
+def test_meet_and_greet_is_offered_at_a_terminal():
+    response = quote("Gatwick South Terminal", "Brighton", meetAndGreet=True)
+    assert response.status_code == 200, response.content
+
+
+def test_alternatives_are_in_the_openapi_description():
+    schema = APIClient().get("/api/public/v1/openapi.json").json()
+    place = schema["components"]["schemas"]["ResolvedPlace"]
+    assert "alternatives" in place["properties"]
+    assert "alternatives" not in place.get("required", [])

@@ -1,0 +1,78 @@
+"""GET /api/public/v1/places (issue 22): suggestions for websites and agents, from the
+same service as the landing page's; rate limited; problem JSON on bad input."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from api.tests.assertions import assert_problem
+from pricing.geocoding import geocoder_get
+
+PLACES = "/api/public/v1/places"
+
+pytestmark = pytest.mark.django_db
+
+
+def places(**params):
+    return APIClient().get(PLACES, params)
+
+
+def test_suggestions_are_airports_and_terminals_first_and_resolve_back():
+    response = places(q="heathrow")
+    assert response.status_code == 200, response.content
+    found = response.json()["places"]
+    assert found[0] == {
+        "label": "London Heathrow Airport (LHR)",
+        "precision": "airport",
+        "kindLabel": "Airport",
+        "lat": pytest.approx(51.47, abs=0.01),
+        "lng": pytest.approx(-0.46, abs=0.01),
+    }
+    assert "Heathrow Terminal 5 (LHR)" in [p["label"] for p in found]
+    for place in found:
+        resolved = geocoder_get().geocode(place["label"])
+        assert (round(resolved.lat, 4), round(resolved.lng, 4)) == (
+            round(place["lat"], 4),
+            round(place["lng"], 4),
+        )
+
+
+def test_a_postcode_is_suggested_as_itself():
+    found = places(q="LS1 4DY").json()["places"]
+    assert found[0]["precision"] == "postcode"
+    assert found[0]["label"] == "LS1 4DY, Leeds (postcode sector LS1 4)"
+
+
+def test_limit_bounds_the_answer():
+    assert len(places(q="new", limit=3).json()["places"]) == 3
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [({}, "q"), ({"q": "l"}, "q"), ({"q": "x" * 101}, "q"), ({"q": "lee", "limit": 0}, "limit")],
+)
+def test_bad_input_is_a_problem_naming_the_field(params, field):
+    problem = assert_problem(places(**params), 400, "invalid_input")
+    assert field in problem["errors"]
+
+
+def test_nothing_found_is_an_empty_list():
+    assert places(q="qqzzxx").json() == {"places": []}
+
+
+def test_suggestions_are_rate_limited_per_caller(settings):
+    settings.RATELIMITS = {**settings.RATELIMITS, "places": "2/h"}
+    client = APIClient(REMOTE_ADDR="192.0.2.22")
+    statuses = [client.get(PLACES, {"q": "leeds"}).status_code for _ in range(3)]
+    assert statuses == [200, 200, 429]
+    response = client.get(PLACES, {"q": "york"})
+    assert_problem(response, 429, "rate_limited")
+    assert int(response["Retry-After"]) > 0
+    assert APIClient(REMOTE_ADDR="192.0.2.23").get(PLACES, {"q": "york"}).status_code == 200
+
+
+def test_the_endpoint_is_in_the_openapi_description():
+    schema = APIClient().get("/api/public/v1/openapi.json").json()
+    operation = schema["paths"]["/api/public/v1/places"]["get"]
+    assert operation["operationId"] == "places_v1"
+    assert {p["name"] for p in operation["parameters"]} >= {"q", "limit"}
+    assert "429" in operation["responses"]
