@@ -2,7 +2,16 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# One public address, SITE_URL: every link the service hands out (booking, status and pay
+# pages, emails, job cards, problem types, printed logins, OAuth metadata) starts with it.
+# `make demo PORT=8731` serves on 8731 and sets SITE_URL=http://127.0.0.1:8731; with
+# SITE_URL set alone, the demo listens on its port (8000 when it names none).
+ifneq ($(SITE_URL),)
+PORT ?= $(shell $(PY) -c 'import sys, urllib.parse; print(urllib.parse.urlsplit(sys.argv[1]).port or 8000)' '$(SITE_URL)')
+else
 PORT ?= 8000
+endif
+DEMO_SITE_URL = $(if $(SITE_URL),$(SITE_URL),http://127.0.0.1:$(PORT))
 
 .PHONY: install run demo worker beat dispatcher test lint lint-imports mutate format schema fuzz bench check-deploy clean
 
@@ -21,16 +30,18 @@ install: $(BIN)/.installed
 # server at /mcp. The dispatcher runs alongside (polling SQLite) to start prebooked
 # journeys when their dispatch window opens. With REDIS_URL set, tasks go to Redis and a
 # Celery worker (with beat) runs too.
+demo: export SITE_URL := $(DEMO_SITE_URL)
 demo: install
+	@echo "demo: serving on port $(PORT); links start with $$SITE_URL"
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo
 	@if [ -n "$$REDIS_URL" ]; then \
 	  $(BIN)/celery -A config worker -B -l info & worker=$$!; \
-	  $(BIN)/python manage.py run_dispatcher & dispatcher=$$!; \
+	  $(BIN)/python manage.py run_dispatcher --demo & dispatcher=$$!; \
 	  trap 'kill $$worker $$dispatcher 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT); \
 	else \
-	  $(BIN)/python manage.py run_dispatcher & dispatcher=$$!; \
+	  $(BIN)/python manage.py run_dispatcher --demo & dispatcher=$$!; \
 	  trap 'kill $$dispatcher 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT); \
 	fi

@@ -78,7 +78,12 @@ STATUS_WORDS: dict[str, str] = {
     BookingStatus.COMPLETED: "Journey completed",
     BookingStatus.CANCELLED: "Cancelled",
     BookingStatus.NO_SHOW: "Driver waited; marked as a no-show",
-    BookingStatus.NO_DRIVER: "No driver free yet: we keep looking",
+    # Offered again when a driver near the pickup comes online or finishes a trip
+    # (dispatch.services.offers.no_driver_bookings_retry), and by the desk.
+    BookingStatus.NO_DRIVER: (
+        "No driver free yet: we offer it to the next driver near you who comes online or "
+        "finishes a trip"
+    ),
 }
 # A move back to a status says more than the status: the driver dropped out, and
 # dispatch asks the next one.

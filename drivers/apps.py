@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class DriversConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "drivers"
+
+    def ready(self) -> None:
+        from drivers.signals import driver_signal_subscribers_connect
+
+        driver_signal_subscribers_connect()

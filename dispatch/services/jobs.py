@@ -15,6 +15,7 @@ from core.errors import DomainError, field_error
 from dispatch.services import waiting
 from dispatch.services.offers import driver_job_release
 from drivers.models import Driver
+from drivers.signals import driver_became_available
 
 MAX_SETTLEMENT = Decimal("99999.99")
 
@@ -69,6 +70,11 @@ def driver_job_status_change(
         )
         if to_status in TERMINAL:
             driver_job_release(booking_id=booking.pk)
+            # Free again: bookings nobody could take near the driver are offered again.
+            transaction.on_commit(
+                lambda: driver_became_available.send(sender=Driver, driver_id=driver.pk),
+                robust=True,
+            )
         return booking
 
 
