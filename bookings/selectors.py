@@ -7,7 +7,7 @@ import uuid
 
 from bookings.models import Booking, BookingEvent, BookingStatus, DispatchQueue
 from bookings.services import payment_state
-from bookings.transitions import TERMINAL
+from bookings.transitions import AWAITING_PICKUP, TERMINAL
 from core.errors import DomainError
 from core.localtime import local_time_format, local_zone_abbreviation
 from dispatch.airports import airport_pickup_summary
@@ -152,6 +152,9 @@ def booking_tracking_state(booking: Booking) -> dict:
         "currency": booking.currency,
         "payment": {"state": paid, "words": PAYMENT_WORDS.get(paid, paid)},
         "driver": driver_public_summary(booking.driver, booking.vehicle),
+        # Told to the driver at the kerb to start the trip (bookings.pickup_codes); shown
+        # until the passenger is on board.
+        "pickupCode": booking.pickup_code if booking.status in AWAITING_PICKUP else None,
         # The sketch map's points, [lat, lng] or None; tracking.js also draws a "driver"
         # point here once one is given.
         "map": {

@@ -86,7 +86,7 @@ class AccountAdmin(admin.ModelAdmin):
     fieldsets = (
         (None, {"fields": ("kind", "name", "slug", "contact_email", "created_at")}),
         # The trial lives on the account's subscription (billing), extended there.
-        ("Access", {"fields": ("approved", "paused", "can_book", "may_set_fare")}),
+        ("Access", {"fields": ("approved", "paused", "can_book", "may_set_fare", "pickup_codes")}),
         ("Limits", {"fields": ("daily_job_limit", "rate_limit")}),
         (
             "Webhooks and signing",

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, PaymentRecord
+from bookings.pickup_codes import pickup_code_require
 from bookings.services import booking_status_change, payment_record_append, payment_state
 from bookings.transitions import DRIVER_MOVES, SETTLEABLE, TERMINAL
 from core.errors import DomainError, field_error
@@ -35,6 +36,7 @@ def driver_job_status_change(
     to_status: str,
     lat: float | None = None,
     lng: float | None = None,
+    pickup_code: str | None = None,
 ) -> Booking:
     """Move the driver's job along; completed and no-show free the driver's job load.
 
@@ -42,8 +44,8 @@ def driver_job_status_change(
     illegal moves are 409 ``invalid_transition``; the load drops exactly once. The
     driver's position, when sent, is kept on the event. ``no_show`` follows the waiting
     rules (``dispatch.services.waiting``: after the free waiting, near the pickup, with
-    the position as evidence); ``on_board`` settles the final fare with any waiting
-    charge.
+    the position as evidence); ``on_board`` needs the passenger's pickup code
+    (``bookings.pickup_codes``) and settles the final fare with any waiting charge.
     """
     if to_status not in DRIVER_MOVES:
         raise DomainError("invalid_input", f"A driver cannot set status {to_status}.")
@@ -59,6 +61,7 @@ def driver_job_status_change(
         if to_status == BookingStatus.NO_SHOW and booking.status == BookingStatus.ARRIVED:
             detail = waiting.no_show_require_allowed(booking, now=now, lat=lat, lng=lng)
         elif to_status == BookingStatus.ON_BOARD and booking.status == BookingStatus.ARRIVED:
+            pickup_code_require(booking=booking, code=pickup_code)
             changes = waiting.final_fare_settle(booking, boarded_at=now)
             detail["finalFareGBP"] = str(changes["final_fare"])
         booking = booking_status_change(

@@ -136,6 +136,14 @@ class DriverJobStatusInputSerializer(InputSerializer):
         help_text="The driver's position, kept on the event; required for no_show (evidence).",
     )
     lng = serializers.FloatField(min_value=-180, max_value=180, required=False, allow_null=True)
+    pickupCode = serializers.CharField(
+        max_length=10,
+        required=False,
+        allow_blank=True,
+        help_text="For on_board: the 4-digit code the passenger tells you (their booking "
+        "shows it). Required when the booking has one; a wrong one is 422 "
+        "pickup_code_mismatch.",
+    )
 
 
 class DriverJobStatusOutputSerializer(serializers.Serializer):

@@ -155,7 +155,10 @@ class DriverJobStatusView(DriverAPIView):
                 404,
                 409,
                 429,
-                s400="invalid_input (a no_show without lat and lng).",
+                422,
+                s400="invalid_input (a no_show without lat and lng; on_board without the "
+                "booking's pickupCode).",
+                s422="pickup_code_mismatch: not the code the passenger's booking shows.",
                 s409="invalid_transition; no_show_too_early: the free waiting is not over "
                 "(noShowFrom says when it is); no_show_too_far: more than "
                 "NO_SHOW_MAX_DISTANCE_M from the pickup.",
@@ -165,6 +168,11 @@ class DriverJobStatusView(DriverAPIView):
             OpenApiExample(
                 "Arrived",
                 value={"status": "arrived", "lat": 53.7951, "lng": -1.5474},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "On board, with the passenger's code",
+                value={"status": "on_board", "pickupCode": "4821"},
                 request_only=True,
             ),
             OpenApiExample(
@@ -182,6 +190,7 @@ class DriverJobStatusView(DriverAPIView):
             to_status=body["status"],
             lat=body.get("lat"),
             lng=body.get("lng"),
+            pickup_code=body.get("pickupCode"),
         )
         return Response(DriverJobStatusOutputSerializer(booking).data)
 
