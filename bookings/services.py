@@ -32,8 +32,8 @@ from bookings.models import (
     PaymentRecord,
 )
 from bookings.passengers import email_assess
-from bookings.policies import dispatch_window_opens_at
 from bookings.pickup_codes import pickup_code_issue
+from bookings.policies import dispatch_window_opens_at
 from bookings.references import reference_generate
 from bookings.transitions import CANCELLABLE, TERMINAL, statuses_that_may_become
 from core.errors import DomainError

@@ -275,7 +275,8 @@ def test_plus_tags_do_not_multiply_the_email_limit(api_client, future):
 def test_the_booking_carries_a_pickup_code_for_the_passenger(api_client, future):
     response = api_client.post("/api/public/v1/booking", body(future), format="json")
     booking = Booking.objects.get()
-    assert len(booking.pickup_code) == 4 and booking.pickup_code.isdigit()
+    assert len(booking.pickup_code) == 4
+    assert booking.pickup_code.isdigit()
     assert response.json()["pickupCode"] == booking.pickup_code
     # and the passenger's lookup shows it too
     lookup = api_client.get(
