@@ -26,6 +26,7 @@ from drivers.api.authentication import (
 from drivers.api.serializers import (
     DriverAvailabilityInputSerializer,
     DriverAvailabilityOutputSerializer,
+    DriverEarningsOutputSerializer,
     DriverJobsFeedOutputSerializer,
     DriverJobStatusInputSerializer,
     DriverJobStatusOutputSerializer,
@@ -280,3 +281,20 @@ class DriverLocationView(DriverAPIView):
         )
         position = {"heading": None, **body, "reportedAt": reported_at}
         return Response(DriverLocationOutputSerializer(position).data)
+
+
+class DriverEarningsView(DriverAPIView):
+    @extend_schema(
+        operation_id="driver_earnings",
+        tags=TAGS,
+        responses={200: DriverEarningsOutputSerializer, **problem_responses(401, 403, 429)},
+        description=(
+            "Today's and this week's jobs, earnings and dead mileage, and the last 8 weeks' "
+            "totals (weeks run Monday to Sunday, UK time): what the driver dashboard shows. "
+            "Earnings are the payments recorded for the driver minus refunds, never quoted "
+            "fares."
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        dashboard = selectors.driver_dashboard(driver=self.driver)
+        return Response(DriverEarningsOutputSerializer(dashboard).data)
