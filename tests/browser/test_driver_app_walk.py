@@ -245,3 +245,53 @@ def test_a_driver_runs_a_website_booking_in_the_driver_app_on_a_phone(
         assert booking.status == BookingStatus.COMPLETED
     finally:
         app.set_window_size(*DESKTOP)
+
+
+def _network(tab, offline: bool) -> None:
+    tab.execute_cdp_cmd("Network.enable", {})
+    tab.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+
+
+def test_the_app_opens_offline_says_so_and_sends_what_waited(browser, live_server):
+    driver = driver_at(DRIVER_AT, name="Asha Khan", user=UserFactory())
+    app = browser
+    app.set_window_size(*PHONE)
+    try:
+        app.get(live_server.url + "/driver/app/")
+        _type(app, By.ID, "username", driver.user.username)
+        _type(app, By.ID, "password", PASSWORD)
+        app.find_element(By.CSS_SELECTOR, "#sign-in-form button").click()
+        _wait(app).until(lambda t: t.find_element(By.ID, "availability").text.startswith("Online"))
+        # the service worker has taken the app's files
+        _wait(app).until(lambda t: t.execute_script("return !!navigator.serviceWorker.controller"))
+        app.refresh()
+        _wait(app).until(lambda t: t.execute_script("return !!navigator.serviceWorker.controller"))
+
+        # when the connection drops, the app still opens, from what it kept, and says so
+        _network(app, offline=True)
+        app.refresh()
+        _wait(app).until(lambda t: t.find_element(By.ID, "driver-name").text == "Asha Khan")
+        _wait(app).until(lambda t: t.find_element(By.ID, "offline-banner").is_displayed())
+        assert app.find_element(By.ID, "connection").text == "No connection"
+        # a change made meanwhile waits, and says it does
+        app.find_element(By.ID, "go-offline").click()
+        _wait(app).until(
+            lambda t: "Waiting to send: go offline" in t.find_element(By.ID, "offline-banner").text
+        )
+        _shot(app, "offline-waiting")
+        driver.refresh_from_db()
+        assert driver.online
+
+        # then it goes, once, when the connection is back
+        _network(app, offline=False)
+        _wait(app).until(lambda t: t.find_element(By.ID, "availability").text.startswith("Offline"))
+        _wait(app).until(lambda t: not t.find_element(By.ID, "offline-banner").is_displayed())
+        driver.refresh_from_db()
+        assert not driver.online
+        _shot(app, "offline-sent")
+    finally:
+        _network(app, offline=False)
+        app.set_window_size(*DESKTOP)

@@ -177,7 +177,7 @@
 
   // ``ref``: the job the change was about; its card shows the refusal where the driver is.
   function after(answer, done, ref) {
-    if (answer.queued) { say("No connection: it will be sent when you are back online.", "warn"); return; }
+    if (answer.queued) return;  // the banner lists what waits to be sent
     if (answer.status === 401) { signOut("Your session has ended: sign in again."); return; }
     if (answer.status >= 400) {
       say(problemText(answer), "bad");
