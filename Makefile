@@ -61,11 +61,21 @@ dispatcher: install
 
 # The whole test suite, on PostgreSQL and Redis at 127.0.0.1 unless DATABASE_URL and
 # REDIS_URL say otherwise (DATABASE_URL=sqlite:///test.sqlite3 REDIS_URL= for no servers;
-# the PostgreSQL-only concurrency tests are then skipped). CI runs exactly this.
+# the PostgreSQL-only concurrency tests are then skipped). CI runs exactly this. On a bare
+# machine (neither variable set, nothing listening on 5432 / 6379) it says so in one line
+# and runs the suite on SQLite and without Redis (tests/reachable.py).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 test: install
-	DATABASE_URL=$${DATABASE_URL-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL-$(TEST_REDIS_URL)} \
+	@database=$${DATABASE_URL-$(TEST_DATABASE_URL)}; redis=$${REDIS_URL-$(TEST_REDIS_URL)}; missing=; \
+	if [ -z "$${DATABASE_URL+set}" ] && ! $(BIN)/python -m tests.reachable "$$database"; then \
+	  missing="no PostgreSQL at $$database"; database=sqlite:///test.sqlite3; \
+	fi; \
+	if [ -z "$${REDIS_URL+set}" ] && ! $(BIN)/python -m tests.reachable "$$redis"; then \
+	  missing="$${missing:+$$missing, }no Redis at $$redis"; redis=; \
+	fi; \
+	if [ -n "$$missing" ]; then echo "make test: $$missing: running on DATABASE_URL=$$database REDIS_URL=$$redis instead (set them to choose)"; fi; \
+	DATABASE_URL=$$database REDIS_URL=$$redis \
 	  $(BIN)/python -m pytest -q -n 2 --dist loadfile --create-db $(PYTEST_ARGS)
 
 lint: install
