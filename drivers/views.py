@@ -129,7 +129,8 @@ def driver_app_page(request: HttpRequest) -> HttpResponse:
     return render(request, "drivers/app.html", {"version": _driver_app_version()})
 
 
-def driver_app_manifest(request: HttpRequest) -> JsonResponse:
+def _driver_app_manifest() -> dict:
+    """The web app manifest: what a phone needs to install the app on its home screen."""
     app = reverse("driver-app")
     icons = [
         {
@@ -140,7 +141,7 @@ def driver_app_manifest(request: HttpRequest) -> JsonResponse:
         }
         for size in (192, 512)
     ]
-    manifest = {
+    return {
         "name": "Direct-to-Driver: driver app",
         "short_name": "DTD Driver",
         "description": "Take jobs, run the trip, record the payment, see your earnings.",
@@ -153,7 +154,10 @@ def driver_app_manifest(request: HttpRequest) -> JsonResponse:
         "theme_color": "#0b4f8a",
         "icons": icons,
     }
-    return JsonResponse(manifest, content_type="application/manifest+json")
+
+
+def driver_app_manifest(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(_driver_app_manifest(), content_type="application/manifest+json")
 
 
 def driver_app_service_worker(request: HttpRequest) -> HttpResponse:

@@ -19,31 +19,20 @@ from tests.places import LEEDS, LONDON, north_of
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def after_commit(django_capture_on_commit_callbacks):
-    """Run a step and everything it enqueues after commit (Celery is eager)."""
-
-    def run(step, **kwargs):
-        with django_capture_on_commit_callbacks(execute=True):
-            return step(**kwargs)
-
-    return run
-
-
-def no_driver_booking(after_commit, **fields):
+def no_driver_booking(dispatch_now, **fields):
     booking = BookingFactory(**fields)
-    after_commit(offers.booking_dispatch_next, booking_id=booking.pk)
+    dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
     booking.refresh_from_db()
     assert booking.status == BookingStatus.NO_DRIVER
     return booking
 
 
-def test_a_driver_going_online_near_the_pickup_is_offered_the_waiting_booking(after_commit):
+def test_a_driver_going_online_near_the_pickup_is_offered_the_waiting_booking(dispatch_now):
     # given a booking that found nobody, and a driver near it who is offline
     driver = driver_at(north_of(LEEDS, 2), online=False)
-    booking = no_driver_booking(after_commit)
+    booking = no_driver_booking(dispatch_now)
     # when the driver goes online in the app
-    after_commit(
+    dispatch_now(
         driver_availability_set, driver=driver, online=True, lat=north_of(LEEDS, 2)[0], lng=LEEDS[1]
     )
     # then the booking is offered again, to that driver
@@ -52,36 +41,36 @@ def test_a_driver_going_online_near_the_pickup_is_offered_the_waiting_booking(af
     assert Offer.objects.get(booking=booking, status=OfferStatus.OPEN).driver == driver
 
 
-def test_a_driver_coming_online_far_away_leaves_the_booking_for_the_desk(after_commit):
+def test_a_driver_coming_online_far_away_leaves_the_booking_for_the_desk(dispatch_now):
     driver = driver_at(LONDON, online=False)
-    booking = no_driver_booking(after_commit)
-    after_commit(driver_availability_set, driver=driver, online=True, lat=LONDON[0], lng=LONDON[1])
+    booking = no_driver_booking(dispatch_now)
+    dispatch_now(driver_availability_set, driver=driver, online=True, lat=LONDON[0], lng=LONDON[1])
     booking.refresh_from_db()
     assert booking.status == BookingStatus.NO_DRIVER
     # not even a new round that would alert the admins again
     assert booking.dispatch_attempts.filter(outcome="exhausted").count() == 1
 
 
-def test_a_driver_already_online_and_seen_does_not_restart_rounds(after_commit):
+def test_a_driver_already_online_and_seen_does_not_restart_rounds(dispatch_now):
     driver = driver_at(LONDON)  # online and seen just now
-    booking = no_driver_booking(after_commit)
-    after_commit(driver_availability_set, driver=driver, online=True, lat=LEEDS[0], lng=LEEDS[1])
+    booking = no_driver_booking(dispatch_now)
+    dispatch_now(driver_availability_set, driver=driver, online=True, lat=LEEDS[0], lng=LEEDS[1])
     # Moving while online is not becoming available: the booking waits.
     booking.refresh_from_db()
     assert booking.status == BookingStatus.NO_DRIVER
 
 
-def test_a_driver_finishing_a_trip_is_offered_the_waiting_booking(after_commit):
+def test_a_driver_finishing_a_trip_is_offered_the_waiting_booking(dispatch_now):
     # given a driver at their maximum load with a job on board, and a booking nobody took
     driver = driver_at(north_of(LEEDS, 1), max_jobs=1)
     held = BookingFactory()
-    after_commit(offers.booking_dispatch_next, booking_id=held.pk)
+    dispatch_now(offers.booking_dispatch_next, booking_id=held.pk)
     offers.offer_accept(offer_id=Offer.objects.get(booking=held).pk, driver=driver)
-    waiting = no_driver_booking(after_commit, pickup_time=timezone.now() + timedelta(minutes=20))
+    waiting = no_driver_booking(dispatch_now, pickup_time=timezone.now() + timedelta(minutes=20))
     for status in ("en_route", "arrived", "on_board"):
         jobs.driver_job_status_change(driver=driver, reference=held.reference, to_status=status)
     # when the driver completes the trip
-    after_commit(
+    dispatch_now(
         jobs.driver_job_status_change,
         driver=driver,
         reference=held.reference,

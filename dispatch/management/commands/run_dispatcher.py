@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import signal
 
 from django.core.management.base import BaseCommand
@@ -42,6 +43,10 @@ class Command(BaseCommand):
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.append(True))
         periodic = periodic_tasks_in_dispatcher()
+        if periodic:
+            # Run in-process, every task's success would be a log line (one every 2 s for
+            # the live-trip tick); failures are still logged.
+            logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
         self.stdout.write(
             f"dispatcher: waiting for bookings (poll every {poll}s)"
             + ("; running the periodic tasks (no beat)" if periodic else "")
