@@ -16,7 +16,9 @@ from __future__ import annotations
 import hmac
 import secrets
 
+from core.callers import Caller
 from core.errors import DomainError
+from guards.ratelimits import limit_enforce, limit_spent_refuse
 
 PICKUP_CODE_DIGITS = 4
 
@@ -31,7 +33,9 @@ def pickup_code_issue(*, account=None) -> str:
 
 def pickup_code_require(*, booking, code: str | None) -> None:
     """Refuse to start a trip without the booking's code: missing is 400 ``invalid_input``
-    naming ``pickupCode``, different is 422 ``pickup_code_mismatch``. A booking without a
+    naming ``pickupCode``, different is 422 ``pickup_code_mismatch``. After
+    ``RATELIMITS["pickup_code"]`` wrong codes for a booking (5 in 15 minutes) every try,
+    right or wrong, is 429 ``rate_limited`` until the window ends. A booking without a
     code needs none (and any code sent is ignored)."""
     if not booking.pickup_code:
         return
@@ -42,7 +46,15 @@ def pickup_code_require(*, booking, code: str | None) -> None:
             "Ask the passenger for their pickup code to start the trip.",
             errors={"pickupCode": [f"Required: the passenger's {PICKUP_CODE_DIGITS}-digit code."]},
         )
+    counted = f"booking:{booking.pk}"
+    limit_spent_refuse(
+        "pickup_code",
+        value=counted,
+        detail="Too many wrong pickup codes for this booking: try again later, or call the "
+        "passenger.",
+    )
     if not hmac.compare_digest(code.encode(), booking.pickup_code.encode()):
+        limit_enforce(Caller(), "pickup_code", value=counted)  # a wrong code spends one
         raise DomainError(
             "pickup_code_mismatch",
             "That is not this booking's pickup code: check you have the right passenger.",

@@ -294,6 +294,9 @@ RATELIMITS = {
     "sign_in_code": env("RATELIMIT_SIGN_IN_CODE", default="5/h"),
     "sign_in_ip": env("RATELIMIT_SIGN_IN_IP", default="30/h"),
     "oauth_register": env("RATELIMIT_OAUTH_REGISTER", default="20/h"),
+    # Wrong pickup codes per booking (bookings.pickup_codes): then every try is refused
+    # until the window ends, so 10,000 codes cannot be walked through.
+    "pickup_code": env("RATELIMIT_PICKUP_CODE", default="5/15m"),
 }
 
 # Reverse proxies in front of the app (api.callers.client_ip): the client's address is

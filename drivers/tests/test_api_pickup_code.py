@@ -88,3 +88,18 @@ def test_codes_are_four_digits_unless_the_account_opted_out():
     assert len(codes) > 1
     assert pickup_code_issue(account=AccountFactory(pickup_codes=True)) != ""
     assert pickup_code_issue(account=AccountFactory(pickup_codes=False)) == ""
+
+
+def test_after_five_wrong_codes_even_the_right_one_waits(arrived, settings):
+    settings.RATELIMITS = {**settings.RATELIMITS, "pickup_code": "5/15m"}
+    client, booking = arrived
+    for guess in ("0001", "0002", "0003", "0004", "0005"):
+        response = post_status(client, booking, {"status": "on_board", "pickupCode": guess})
+        assert response.status_code == 422
+    # the sixth try is refused whatever it is, so guessing learns nothing more
+    response = post_status(client, booking, {"status": "on_board", "pickupCode": "4821"})
+    assert response.status_code == 429
+    assert response.json()["code"] == "rate_limited"
+    assert int(response["Retry-After"]) > 0
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.ARRIVED
