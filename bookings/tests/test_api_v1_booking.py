@@ -297,3 +297,11 @@ def test_a_partner_that_opted_out_of_pickup_codes_books_without_one(
     assert response.status_code == 201
     assert response.json()["pickupCode"] is None
     assert Booking.objects.get().pickup_code == ""
+
+
+def test_pickup_codes_are_four_random_digits():
+    from bookings.pickup_codes import PICKUP_CODE_DIGITS, pickup_code_issue
+
+    codes = {pickup_code_issue() for _ in range(50)}
+    assert all(len(c) == PICKUP_CODE_DIGITS and c.isdigit() for c in codes)
+    assert len(codes) > 1

@@ -5,12 +5,10 @@ from __future__ import annotations
 import pytest
 
 from bookings.models import BookingStatus
-from bookings.pickup_codes import PICKUP_CODE_DIGITS, pickup_code_issue
 from bookings.tests.factories import BookingFactory
 from dispatch.services import offers
 from drivers.tests.factories import driver_at
 from drivers.tests.test_api_driver import accept, driver_client
-from partners.tests.factories import AccountFactory
 from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
@@ -80,14 +78,6 @@ def test_the_driver_feed_never_shows_the_code(arrived):
     assert booking.reference in feed
     assert "4821" not in feed
     assert "pickupCode" not in feed
-
-
-def test_codes_are_four_digits_unless_the_account_opted_out():
-    codes = {pickup_code_issue() for _ in range(50)}
-    assert all(len(c) == PICKUP_CODE_DIGITS and c.isdigit() for c in codes)
-    assert len(codes) > 1
-    assert pickup_code_issue(account=AccountFactory(pickup_codes=True)) != ""
-    assert pickup_code_issue(account=AccountFactory(pickup_codes=False)) == ""
 
 
 def test_after_five_wrong_codes_even_the_right_one_waits(arrived, settings):
