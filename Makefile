@@ -2,7 +2,16 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# One public address, SITE_URL: every link the service hands out (booking, status and pay
+# pages, emails, job cards, problem types, printed logins, OAuth metadata) starts with it.
+# `make demo PORT=8731` serves on 8731 and sets SITE_URL=http://127.0.0.1:8731; with
+# SITE_URL set alone, the demo listens on its port (8000 when it names none).
+ifneq ($(SITE_URL),)
+PORT ?= $(shell $(PY) -c 'import sys, urllib.parse; print(urllib.parse.urlsplit(sys.argv[1]).port or 8000)' '$(SITE_URL)')
+else
 PORT ?= 8000
+endif
+DEMO_SITE_URL = $(if $(SITE_URL),$(SITE_URL),http://127.0.0.1:$(PORT))
 
 .PHONY: install run demo worker beat dispatcher test lint lint-imports mutate format schema fuzz bench check-deploy clean
 
@@ -22,17 +31,19 @@ install: $(BIN)/.installed
 # journeys when their dispatch window opens. With REDIS_URL set, tasks go to Redis and a
 # Celery worker (with beat) runs too. Forwarded headers are believed only from the
 # addresses in TRUSTED_PROXIES (unset: from nobody, not even 127.0.0.1: contract 10).
+demo: export SITE_URL := $(DEMO_SITE_URL)
 demo: install
+	@echo "demo: serving on port $(PORT); links start with $$SITE_URL"
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo
 	@if [ -n "$$REDIS_URL" ]; then \
 	  $(BIN)/celery -A config worker -B -l info & worker=$$!; \
-	  $(BIN)/python manage.py run_dispatcher & dispatcher=$$!; \
+	  $(BIN)/python manage.py run_dispatcher --demo & dispatcher=$$!; \
 	  trap 'kill $$worker $$dispatcher 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) \
 	    --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"; \
 	else \
-	  $(BIN)/python manage.py run_dispatcher & dispatcher=$$!; \
+	  $(BIN)/python manage.py run_dispatcher --demo & dispatcher=$$!; \
 	  trap 'kill $$dispatcher 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) \
 	    --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"; \
@@ -53,11 +64,21 @@ dispatcher: install
 
 # The whole test suite, on PostgreSQL and Redis at 127.0.0.1 unless DATABASE_URL and
 # REDIS_URL say otherwise (DATABASE_URL=sqlite:///test.sqlite3 REDIS_URL= for no servers;
-# the PostgreSQL-only concurrency tests are then skipped). CI runs exactly this.
+# the PostgreSQL-only concurrency tests are then skipped). CI runs exactly this. On a bare
+# machine (neither variable set, nothing listening on 5432 / 6379) it says so in one line
+# and runs the suite on SQLite and without Redis (tests/reachable.py).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 test: install
-	DATABASE_URL=$${DATABASE_URL-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL-$(TEST_REDIS_URL)} \
+	@database=$${DATABASE_URL-$(TEST_DATABASE_URL)}; redis=$${REDIS_URL-$(TEST_REDIS_URL)}; missing=; \
+	if [ -z "$${DATABASE_URL+set}" ] && ! $(BIN)/python -m tests.reachable "$$database"; then \
+	  missing="no PostgreSQL at $$database"; database=sqlite:///test.sqlite3; \
+	fi; \
+	if [ -z "$${REDIS_URL+set}" ] && ! $(BIN)/python -m tests.reachable "$$redis"; then \
+	  missing="$${missing:+$$missing, }no Redis at $$redis"; redis=; \
+	fi; \
+	if [ -n "$$missing" ]; then echo "make test: $$missing: running on DATABASE_URL=$$database REDIS_URL=$$redis instead (set them to choose)"; fi; \
+	DATABASE_URL=$$database REDIS_URL=$$redis \
 	  $(BIN)/python -m pytest -q -n 2 --dist loadfile --create-db $(PYTEST_ARGS)
 
 lint: install

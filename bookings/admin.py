@@ -180,6 +180,7 @@ class BookingAdmin(admin.ModelAdmin):
     raw_id_fields = ("quote", "passenger", "driver", "vehicle", "account", "subcontracted_to")
     readonly_fields = (
         "reference",
+        "pickup_code",
         "status",
         "sequence",
         "quote",

@@ -143,6 +143,9 @@ class Booking(models.Model):
     # the free minutes, itemised like applied_rules ({"code", "label", "amountGBP"}).
     # Null until then (dispatch.services.waiting).
     final_fare = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    # Told by the passenger to the driver to start the trip (bookings.pickup_codes); empty
+    # for bookings from an account that opted out, and for bookings made before codes.
+    pickup_code = models.CharField(max_length=4, blank=True, default="")
     final_fare_lines = models.JSONField(default=list, blank=True)
 
     driver = models.ForeignKey(

@@ -7,7 +7,7 @@ import uuid
 
 from bookings.models import Booking, BookingEvent, BookingStatus, DispatchQueue
 from bookings.services import payment_state
-from bookings.transitions import TERMINAL
+from bookings.transitions import AWAITING_PICKUP, TERMINAL
 from core.errors import DomainError
 from core.localtime import local_time_format, local_zone_abbreviation
 from dispatch.airports import airport_pickup_summary
@@ -78,7 +78,12 @@ STATUS_WORDS: dict[str, str] = {
     BookingStatus.COMPLETED: "Journey completed",
     BookingStatus.CANCELLED: "Cancelled",
     BookingStatus.NO_SHOW: "Driver waited; marked as a no-show",
-    BookingStatus.NO_DRIVER: "No driver free yet: we keep looking",
+    # Offered again when a driver near the pickup comes online or finishes a trip
+    # (dispatch.services.offers.no_driver_bookings_retry), and by the desk.
+    BookingStatus.NO_DRIVER: (
+        "No driver free yet: we offer it to the next driver near you who comes online or "
+        "finishes a trip"
+    ),
 }
 # A move back to a status says more than the status: the driver dropped out, and
 # dispatch asks the next one.
@@ -147,6 +152,9 @@ def booking_tracking_state(booking: Booking) -> dict:
         "currency": booking.currency,
         "payment": {"state": paid, "words": PAYMENT_WORDS.get(paid, paid)},
         "driver": driver_public_summary(booking.driver, booking.vehicle),
+        # Told to the driver at the kerb to start the trip (bookings.pickup_codes); shown
+        # until the passenger is on board.
+        "pickupCode": booking.pickup_code if booking.status in AWAITING_PICKUP else None,
         # The sketch map's points, [lat, lng] or None; tracking.js also draws a "driver"
         # point here once one is given.
         "map": {

@@ -32,6 +32,7 @@ from bookings.models import (
     PaymentRecord,
 )
 from bookings.passengers import email_assess
+from bookings.pickup_codes import pickup_code_issue
 from bookings.policies import dispatch_window_opens_at
 from bookings.references import reference_generate
 from bookings.transitions import CANCELLABLE, TERMINAL, statuses_that_may_become
@@ -240,6 +241,7 @@ def _booking_build(*, draft: BookingDraft, journey: dict[str, Any], quote=None) 
     return Booking(
         dispatch_opens_at=opens_at,
         reference=reference_generate(),
+        pickup_code=pickup_code_issue(account=draft.account),
         source=draft.source,
         account=draft.account,
         job_ref=draft.job_ref,
@@ -504,6 +506,11 @@ def email_confirmation_send(*, passenger: Passenger, booking: Booking | None = N
             f"Booking {booking.reference}: {booking.pickup} to {booking.dropoff}",
             f"Pickup: {local_time_format(booking.pickup_time)} (UK time)",
             f"Fare: {booking.fare} {booking.currency}, paid to your driver directly.",
+            *(
+                [f"Pickup code: {booking.pickup_code} (tell it to your driver to start the trip)"]
+                if booking.pickup_code
+                else []
+            ),
             f"Track it: {booking_status_url(booking)}",
             f"Confirm your email: {link}",
         ]

@@ -33,3 +33,11 @@ def booking_event_dispatch(sender, event, **kwargs) -> None:
             tasks.booking_dispatch_start.delay(event.booking_id)
     elif event.to_status in TERMINAL:
         tasks.booking_dispatch_stop.delay(event.booking_id)
+
+
+def driver_available_dispatch(sender, driver_id: int, **kwargs) -> None:
+    """A driver became available (``drivers.signals``, after commit): bookings nobody could
+    take near them are offered again (``offers.no_driver_bookings_retry``)."""
+    from dispatch import tasks
+
+    tasks.no_driver_bookings_retry.delay(driver_id)

@@ -22,9 +22,10 @@ On PostgreSQL it sleeps on ``LISTEN booking_dispatch``: a trigger on the booking
 dispatcher wakes when the booking commits. It also polls (every second by default), which
 covers a notification missed while it reconnected, and is all it does on SQLite.
 
-The local configuration (``DISPATCH_IN_PROCESS``: SQLite, eager Celery, no servers) needs
-no dispatcher: each new booking is dispatched in the web process after commit
-(dispatch.receivers).
+The local configuration (``DISPATCH_IN_PROCESS``: SQLite, eager Celery, no servers)
+dispatches each new booking in the web process after commit (dispatch.receivers); its
+dispatcher still starts prebooked journeys when their window opens, and, with no beat in
+that configuration, runs the periodic tasks (offer timeouts first: ``dispatch.periodic``).
 """
 
 from __future__ import annotations
@@ -146,11 +147,14 @@ def dispatcher_run(
     limit: int = CLAIM_BATCH,
     publish: Callable[[list[int]], None] = dispatch_publish,
     stopping: Callable[[], bool] = lambda: False,
+    after_each_pass: Callable[[], object] | None = None,
 ) -> None:
     """Hand waiting bookings over as they commit, until ``stopping()`` says so.
 
-    A database or broker error is logged and retried after ``poll_seconds`` on a fresh
-    connection; nothing is lost meanwhile, the bookings wait in their table.
+    ``after_each_pass`` runs once per pass, after the hand-over (the periodic tasks when
+    there is no beat, ``dispatch.periodic``; the demo drivers' presence). A database or
+    broker error is logged and retried after ``poll_seconds`` on a fresh connection;
+    nothing is lost meanwhile, the bookings wait in their table.
     """
     listener = Listener()
     while not stopping():
@@ -161,6 +165,8 @@ def dispatcher_run(
             claimed = bookings_dispatch_claim_all(limit=limit, publish=publish)
             if claimed:
                 logger.info("dispatcher: handed %s bookings to dispatch", claimed)
+            if after_each_pass is not None:
+                after_each_pass()
             listener.wait(poll_seconds)
         # The wait talks to psycopg directly: its errors are not wrapped as Django's.
         except (DatabaseError, connection.Database.Error, BrokerError):

@@ -83,3 +83,9 @@ def flights_poll() -> int:
 def pickup_moved_notify(booking_id: int) -> None:
     """Tell the driver and the passenger that a flight moved the pickup."""
     flights.pickup_moved_notify(booking_id=booking_id)
+
+
+@shared_task
+def no_driver_bookings_retry(driver_id: int) -> None:
+    """A driver became available: offer the no_driver bookings near them again."""
+    offers.no_driver_bookings_retry(driver_id=driver_id)

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from core.encryption import secret_encrypt
 from core.errors import DomainError
 from drivers.models import APPROVED_STAGES, Driver, DriverStage, NetworkTier, Vehicle
+from drivers.signals import driver_became_available
 
 
 @dataclass
@@ -125,7 +128,9 @@ def driver_availability_set(
     """Report the driver's live state from the app: online flag and position.
 
     Going online needs a position (the matcher searches by it). Guarantees: only the
-    live-state columns are written, so a concurrent job-load change is never overwritten.
+    live-state columns are written, so a concurrent job-load change is never overwritten;
+    a driver who becomes available (was offline or not seen lately) is announced after
+    commit (``drivers.signals.driver_became_available``).
     """
     now = now or timezone.now()
     if online and (lat is None or lng is None):
@@ -144,7 +149,21 @@ def driver_availability_set(
     changes: dict = {"online": online, "last_seen_at": now}
     if lat is not None and lng is not None:
         changes.update(last_lat=lat, last_lng=lng)
-    Driver.objects.filter(pk=driver.pk).update(**changes)
+    with transaction.atomic():
+        # Offline, or not seen for longer than the matcher allows: going online now makes
+        # the driver newly available, and bookings nobody could take are offered again.
+        stale = now - timedelta(seconds=settings.DISPATCH_DRIVER_SEEN_WITHIN_SECONDS)
+        unavailable = Q(online=False) | Q(last_seen_at__isnull=True) | Q(last_seen_at__lt=stale)
+        became_available = (
+            online and Driver.objects.filter(unavailable, pk=driver.pk).update(**changes) == 1
+        )
+        if not became_available:
+            Driver.objects.filter(pk=driver.pk).update(**changes)
+        else:
+            transaction.on_commit(
+                lambda: driver_became_available.send(sender=Driver, driver_id=driver.pk),
+                robust=True,
+            )
     driver.refresh_from_db()
     return driver
 

@@ -13,4 +13,7 @@ urlpatterns = [
     path("dashboard/", views.driver_dashboard_page, name="driver-dashboard"),
     path("payment-link/", views.driver_payment_link_update, name="driver-payment-link"),
     path("maps-key/", views.driver_maps_key_update, name="driver-maps-key"),
+    path("app/", views.driver_app_page, name="driver-app"),
+    path("app/manifest.webmanifest", views.driver_app_manifest, name="driver-app-manifest"),
+    path("app/sw.js", views.driver_app_service_worker, name="driver-app-sw"),
 ]

@@ -1,13 +1,22 @@
-"""Server-rendered driver pages: sign-up, login and the earnings dashboard."""
+"""Server-rendered driver pages: sign-up, login and the earnings dashboard; and the driver
+app (a progressive web app at ``driver/app/``: its page, manifest and service worker)."""
 
 from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from pathlib import Path
 
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.contrib.staticfiles import finders
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse_lazy
+from django.template.loader import get_template
+from django.templatetags.static import static
+from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.errors import DomainError
@@ -93,3 +102,81 @@ def driver_dashboard_page(request: HttpRequest) -> HttpResponse:
         "maps_key_state": selectors.driver_maps_key_state(driver),
     }
     return render(request, "drivers/dashboard.html", context)
+
+
+# --- the driver app (PWA) --------------------------------------------------------------
+# The app is one page and one script calling the driver app API (contract 6) with the
+# driver's token, so it applies exactly the rules the API applies. The service worker
+# keeps these files for a poor connection; the page and the script say when offline.
+DRIVER_APP_TEMPLATES = ("drivers/app.html", "drivers/app_sw.js")
+DRIVER_APP_STATIC = (
+    "css/app-pages.css",
+    "driver-app/app.css",
+    "driver-app/app.js",
+    "driver-app/icon-192.png",
+    "driver-app/icon-512.png",
+)
+
+
+@lru_cache(maxsize=1)
+def _driver_app_version() -> str:
+    """A digest of the app's files: a new version empties the service worker's cache."""
+    digest = hashlib.sha256()
+    paths = [Path(finders.find(name)) for name in DRIVER_APP_STATIC]
+    paths += [Path(get_template(name).origin.name) for name in DRIVER_APP_TEMPLATES]
+    for path in paths:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def driver_app_page(request: HttpRequest) -> HttpResponse:
+    """The app's one page: the same for everyone (the driver signs in inside it), so the
+    service worker can keep it."""
+    return render(request, "drivers/app.html", {"version": _driver_app_version()})
+
+
+def _driver_app_manifest() -> dict:
+    """The web app manifest: what a phone needs to install the app on its home screen."""
+    app = reverse("driver-app")
+    icons = [
+        {
+            "src": static(f"driver-app/icon-{size}.png"),
+            "sizes": f"{size}x{size}",
+            "type": "image/png",
+            "purpose": "any maskable",
+        }
+        for size in (192, 512)
+    ]
+    return {
+        "name": "Direct-to-Driver: driver app",
+        "short_name": "DTD Driver",
+        "description": "Take jobs, run the trip, record the payment, see your earnings.",
+        "id": app,
+        "start_url": app,
+        "scope": app,
+        "display": "standalone",
+        "orientation": "portrait",
+        "background_color": "#f4f6f8",
+        "theme_color": "#0b4f8a",
+        "icons": icons,
+    }
+
+
+def driver_app_manifest(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(_driver_app_manifest(), content_type="application/manifest+json")
+
+
+def driver_app_service_worker(request: HttpRequest) -> HttpResponse:
+    """Served from ``driver/app/`` so that its scope is the app; never cached by HTTP, so
+    a new version reaches phones on their next visit."""
+    shell = [reverse("driver-app"), reverse("driver-app-manifest")]
+    shell += [static(name) for name in DRIVER_APP_STATIC]
+    response = render(
+        request,
+        "drivers/app_sw.js",
+        # Paths of this site's own URLs and static files: JSON is safe in a script file.
+        {"version": _driver_app_version(), "shell_json": json.dumps(shell)},
+        content_type="text/javascript",
+    )
+    response["Cache-Control"] = "no-cache"
+    return response

@@ -70,6 +70,30 @@ def limit_enforce(
         raise LimitReached(usage["time_left"], code=code, detail=detail)
 
 
+def limit_spent_refuse(
+    scope: str, *, value: str, code: str = "rate_limited", detail: str = ""
+) -> None:
+    """Refuse, without counting, once ``value`` has used all of ``scope``'s allowance in
+    the current window: for allowances that only failures spend (wrong pickup codes), so
+    that after them even a right answer is refused and teaches a guesser nothing. With the
+    cache unreachable nothing is refused here (the failures are counted per process by
+    :func:`limit_enforce`)."""
+    if not settings.RATELIMIT_ENABLE:
+        return
+    try:
+        usage = get_usage(
+            None,
+            group=f"dtd:{scope}",
+            key=lambda _group, _request: value,
+            rate=settings.RATELIMITS[scope],
+            increment=False,
+        )
+    except CACHE_DOWN:
+        return
+    if usage is not None and usage["count"] >= usage["limit"]:
+        raise LimitReached(usage["time_left"], code=code, detail=detail)
+
+
 # --- degraded: the shared cache is unreachable (contract 1.4) ---------------------------
 #
 # Quotes and bookings keep being served: each process counts on its own, in memory, over

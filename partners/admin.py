@@ -89,7 +89,7 @@ class AccountAdmin(admin.ModelAdmin):
             {"fields": ("kind", "intake_format", "name", "slug", "contact_email", "created_at")},
         ),
         # The trial lives on the account's subscription (billing), extended there.
-        ("Access", {"fields": ("approved", "paused", "can_book", "may_set_fare")}),
+        ("Access", {"fields": ("approved", "paused", "can_book", "may_set_fare", "pickup_codes")}),
         ("Limits", {"fields": ("daily_job_limit", "rate_limit")}),
         (
             "Webhooks and signing",

@@ -140,6 +140,12 @@ class Account(models.Model):
         help_text="With driver location events on: keep sending them while the passenger "
         "is on board, until the trip is completed.",
     )
+    pickup_codes = models.BooleanField(
+        default=True,
+        help_text="This account's bookings carry a 4-digit pickup code that the passenger "
+        "tells the driver to start the trip (bookings.pickup_codes). Off for a sender whose "
+        "own app checks the passenger.",
+    )
     # Kept readable (not hashed): it signs outbound webhooks and verifies inbound HMAC.
     signing_secret = models.CharField(max_length=100, default=new_signing_secret)
     previous_signing_secret = models.CharField(max_length=100, blank=True)

@@ -73,9 +73,10 @@ def test_new_booking_is_dispatched_accepted_driven_settled_and_reconciled(
     location = {"lat": booking.pickup_lat, "lng": booking.pickup_lng}
     assert client.post("/api/public/v1/driver/location", location, format="json").status_code == 200
     for status in ("en_route", "arrived", "on_board", "completed"):
+        # on board: with the code the passenger tells the driver at the kerb
         response = client.post(
             f"/api/public/v1/driver/jobs/{booking.reference}/status",
-            {"status": status},
+            {"status": status, "pickupCode": booking.pickup_code},
             format="json",
         )
         assert response.status_code == 200

@@ -208,6 +208,7 @@ def test_amend_changes_the_sent_fields(keyed):
         "jobRef": "A-1",
         "outcome": "amended",
         "bookingReference": created["bookingReference"],
+        "pickupCode": created["pickupCode"],  # the code does not change with an amend
     }
     booking = Booking.objects.get(job_ref="A-1")
     assert (booking.passengers, booking.fare, booking.notes) == (
@@ -635,6 +636,7 @@ def test_reconciliation_read_gives_status_and_sequence(keyed):
         .replace("+00:00", "Z"),
         "driver": None,
         "sequence": booking.sequence,
+        "pickupCode": booking.pickup_code,  # for the sender's passenger to tell the driver
     }
 
 
@@ -819,3 +821,22 @@ def test_concurrent_batches_of_one_account_never_pass_the_daily_limit(make_accou
     assert set(outcomes) <= {"created", "daily_job_limit"}
     assert all(r.json()["code"] == "daily_job_limit" for r in refused_batches)
     assert IntakeDayCount.objects.get(account=partner).jobs == 10
+
+
+# --- pickup codes (issue 23) ----------------------------------------------------------------
+
+
+def test_a_created_job_gives_the_sender_its_pickup_code(keyed):
+    result = push(keyed, partner_job(jobRef="PC-1")).json()["results"][0]
+    booking = Booking.objects.get(job_ref="PC-1")
+    assert len(booking.pickup_code) == 4
+    assert result["pickupCode"] == booking.pickup_code
+
+
+def test_a_sender_with_pickup_codes_off_gets_jobs_without_one(keyed, partner):
+    partner.pickup_codes = False
+    partner.save(update_fields=["pickup_codes"])
+    result = push(keyed, partner_job(jobRef="PC-2")).json()["results"][0]
+    assert result["pickupCode"] is None
+    assert Booking.objects.get(job_ref="PC-2").pickup_code == ""
+    assert keyed.get(f"{URL}/PC-2").json()["pickupCode"] is None

@@ -106,6 +106,10 @@ class StartBookingResult(_Body):
     fareGBP: float | None = None
     currency: str | None = None
     pickupTime: str | None = None
+    pickupCode: str | None = Field(
+        default=None,
+        description="The 4-digit code the passenger tells the driver to start the trip.",
+    )
 
 
 class BookingLookupBody(_Body):
@@ -124,6 +128,10 @@ class BookingLookupBody(_Body):
     payDriverUrl: str
     driver: dict[str, Any] | None
     payment: dict[str, Any]
+    pickupCode: str | None = Field(
+        default=None,
+        description="The 4-digit code the passenger tells the driver to start the trip.",
+    )
 
 
 class BookingCancelBody(_Body):

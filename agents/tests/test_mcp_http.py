@@ -224,6 +224,7 @@ def test_an_agent_quotes_previews_books_once_looks_up_and_cancels(server, tariff
         "pickupTime",
         "pickupPlace",
         "dropoffPlace",
+        "pickupCode",  # the passenger tells it to the driver
     }
     assert confirmed["pickupPlace"] == http_quote["pickupPlace"]
     bookings = list(Booking.objects.filter(passenger_email=EMAIL))

@@ -158,6 +158,23 @@ class V1RedeemRequestSerializer(InputSerializer):
     notes = serializers.CharField(max_length=1000, required=False, allow_blank=True)
 
 
+class PickupCodeField(serializers.CharField):
+    """The booking's pickup code (bookings.pickup_codes), null when it has none."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("source", "pickup_code")
+        kwargs.setdefault("allow_null", True)
+        kwargs.setdefault(
+            "help_text",
+            "The 4-digit code the passenger tells the driver to start the trip; null when "
+            "the booking has none (the sending account opted out).",
+        )
+        super().__init__(**kwargs)
+
+    def to_representation(self, value):
+        return value or None
+
+
 class V1BookingResponseSerializer(serializers.Serializer):
     bookingReference = serializers.CharField(source="reference")
     status = serializers.CharField()
@@ -168,6 +185,7 @@ class V1BookingResponseSerializer(serializers.Serializer):
     pickupTime = UTCDateTimeField(source="pickup_time")
     pickupPlace = ResolvedPlaceSerializer(source="pickup_place", allow_null=True)
     dropoffPlace = ResolvedPlaceSerializer(source="dropoff_place", allow_null=True)
+    pickupCode = PickupCodeField()
 
 
 class BookingCancelRequestSerializer(InputSerializer):
@@ -248,6 +266,7 @@ class BookingLookupResponseSerializer(serializers.Serializer):
     currency = serializers.CharField()
     statusUrl = StatusUrlField()
     payDriverUrl = PayDriverUrlField()
+    pickupCode = PickupCodeField()
     driver = serializers.SerializerMethodField()
     payment = PaymentOutSerializer(source="*")
     dispatchStartsAt = serializers.SerializerMethodField(

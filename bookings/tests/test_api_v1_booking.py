@@ -57,6 +57,8 @@ def test_confirmation_link_is_emailed_and_confirms(
     message = mail.outbox[0]
     assert message.to == ["grace.hopper@example.co.uk"]
     assert reference in message.subject
+    code = Booking.objects.get(reference=reference).pickup_code
+    assert f"Pickup code: {code}" in message.body
     link = next(word for word in message.body.split() if "/passenger/confirm/" in word)
     page = client.get(link.replace("https://taxi.example", ""))
     assert page.status_code == 200
@@ -268,3 +270,38 @@ def test_plus_tags_do_not_multiply_the_email_limit(api_client, future):
             "/api/public/v1/booking", body(future), format="json", REMOTE_ADDR="192.0.2.44"
         )
     assert own.status_code == 201
+
+
+def test_the_booking_carries_a_pickup_code_for_the_passenger(api_client, future):
+    response = api_client.post("/api/public/v1/booking", body(future), format="json")
+    booking = Booking.objects.get()
+    assert len(booking.pickup_code) == 4
+    assert booking.pickup_code.isdigit()
+    assert response.json()["pickupCode"] == booking.pickup_code
+    # and the passenger's lookup shows it too
+    lookup = api_client.get(
+        f"/api/public/v1/booking/{booking.reference}", {"email": "grace.hopper@example.co.uk"}
+    )
+    assert lookup.json()["pickupCode"] == booking.pickup_code
+
+
+def test_a_partner_that_opted_out_of_pickup_codes_books_without_one(
+    api_client, future, make_account
+):
+    account = make_account("partner", name="Own App Checks")
+    account.pickup_codes = False
+    account.save()
+    response = api_client.post(
+        "/api/public/v1/booking", body(future), format="json", HTTP_X_API_KEY=account.raw_key
+    )
+    assert response.status_code == 201
+    assert response.json()["pickupCode"] is None
+    assert Booking.objects.get().pickup_code == ""
+
+
+def test_pickup_codes_are_four_random_digits():
+    from bookings.pickup_codes import PICKUP_CODE_DIGITS, pickup_code_issue
+
+    codes = {pickup_code_issue() for _ in range(50)}
+    assert all(len(c) == PICKUP_CODE_DIGITS and c.isdigit() for c in codes)
+    assert len(codes) > 1

@@ -99,3 +99,12 @@ def test_page_urls_are_what_reverse_gives(settings, reference):
             )
         finally:
             set_script_prefix("/")
+
+
+def test_status_page_shows_the_pickup_code_until_the_passenger_is_on_board(client, booking_factory):
+    booking = booking_factory(pickup_code="0417")
+    html = client.get(booking_status_url(booking)).content.decode()
+    assert 'id="pickup-code">0417<' in html
+    booking.status = "on_board"
+    booking.save(update_fields=["status"])
+    assert "0417" not in client.get(booking_status_url(booking)).content.decode()

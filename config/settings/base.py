@@ -299,6 +299,9 @@ RATELIMITS = {
     "sign_in_code": env("RATELIMIT_SIGN_IN_CODE", default="5/h"),
     "sign_in_ip": env("RATELIMIT_SIGN_IN_IP", default="30/h"),
     "oauth_register": env("RATELIMIT_OAUTH_REGISTER", default="20/h"),
+    # Wrong pickup codes per booking (bookings.pickup_codes): then every try is refused
+    # until the window ends, so 10,000 codes cannot be walked through.
+    "pickup_code": env("RATELIMIT_PICKUP_CODE", default="5/15m"),
 }
 
 # Reverse proxies in front of the app (api.callers.client_ip): the client's address is
@@ -491,6 +494,11 @@ DISPATCH_SEARCH_RINGS_KM = (2, 6, 18, 50)
 # bookings to the Celery workers. True: each web process dispatches its own bookings after
 # commit, in process: the local configuration (eager Celery, no broker, no dispatcher).
 DISPATCH_IN_PROCESS = env.bool("DISPATCH_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER)
+# With tasks in-process there is no beat: the dispatcher process runs the periodic tasks
+# (CELERY_BEAT_SCHEDULE) and expires overdue offers every pass (dispatch/periodic.py).
+DISPATCHER_RUNS_PERIODIC_TASKS = env.bool(
+    "DISPATCHER_RUNS_PERIODIC_TASKS", default=CELERY_TASK_ALWAYS_EAGER
+)
 DISPATCH_HANDOVER_GRACE_SECONDS = env.int("DISPATCH_HANDOVER_GRACE_SECONDS", default=120)
 DISPATCH_NATIONAL_PICKUP_RADIUS_KM = 80
 # The dispatch window (bookings.policies.dispatch_window_opens_at): a prebooked journey

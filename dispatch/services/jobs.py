@@ -10,12 +10,14 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, PaymentRecord
+from bookings.pickup_codes import pickup_code_require
 from bookings.services import booking_status_change, payment_record_append, payment_state
 from bookings.transitions import DRIVER_MOVES, SETTLEABLE, TERMINAL
 from core.errors import DomainError, field_error
 from dispatch.services import waiting
 from dispatch.services.offers import driver_job_release
 from drivers.models import Driver
+from drivers.signals import driver_became_available
 
 MAX_SETTLEMENT = Decimal("99999.99")
 
@@ -35,6 +37,7 @@ def driver_job_status_change(
     to_status: str,
     lat: float | None = None,
     lng: float | None = None,
+    pickup_code: str | None = None,
 ) -> Booking:
     """Move the driver's job along; completed and no-show free the driver's job load.
 
@@ -43,8 +46,8 @@ def driver_job_status_change(
     driver's position, when sent, is kept on the event. ``arrived`` and ``no_show`` are
     judged against the driver's own latest position report, and ``no_show`` follows the
     waiting rules (``dispatch.services.waiting``: after the free waiting, near the pickup,
-    with the positions as evidence); ``on_board`` settles the final fare with any waiting
-    charge.
+    with the positions as evidence); ``on_board`` needs the passenger's pickup code
+    (``bookings.pickup_codes``) and settles the final fare with any waiting charge.
     """
     if to_status not in DRIVER_MOVES:
         raise DomainError("invalid_input", f"A driver cannot set status {to_status}.")
@@ -64,6 +67,7 @@ def driver_job_status_change(
                 booking, driver=driver, now=now, lat=lat, lng=lng
             )
         elif to_status == BookingStatus.ON_BOARD and booking.status == BookingStatus.ARRIVED:
+            pickup_code_require(booking=booking, code=pickup_code)
             changes = waiting.final_fare_settle(booking, boarded_at=now)
             detail["finalFareGBP"] = str(changes["final_fare"])
         booking = booking_status_change(
@@ -75,6 +79,11 @@ def driver_job_status_change(
         )
         if to_status in TERMINAL:
             driver_job_release(booking_id=booking.pk)
+            # Free again: bookings nobody could take near the driver are offered again.
+            transaction.on_commit(
+                lambda: driver_became_available.send(sender=Driver, driver_id=driver.pk),
+                robust=True,
+            )
         return booking
 
 

@@ -27,6 +27,7 @@ from bookings.transitions import ASSIGNABLE, DISPATCHABLE, TERMINAL
 from core.errors import DomainError
 from core.localtime import local_time_format
 from dispatch import conf
+from dispatch.geo import bounding_box
 from dispatch.models import (
     AttemptOutcome,
     DispatchAttempt,
@@ -354,6 +355,48 @@ def booking_redispatch(*, booking_id: int, actor: str) -> Offer | None:
             )
         logger.info("dispatch: %s re-dispatches %s", actor, booking.reference)
         return booking_dispatch_next(booking_id=booking_id, new_round=True)
+
+
+# A no_driver booking is offered again automatically for this long after its dispatch
+# window opened; older ones are the desk's (as for bookings_dispatch_overdue).
+NO_DRIVER_RETRY_WITHIN = timedelta(days=1)
+NO_DRIVER_RETRY_BATCH = 20
+
+
+def no_driver_bookings_retry(*, driver_id: int, now: datetime | None = None) -> list[int]:
+    """A driver became available (went online, came back, finished a job): start a new
+    round for the ``no_driver`` bookings whose pickup lies within a driver tier's reach of
+    that driver; their ids.
+
+    Guarantees: only network bookings whose dispatch window opened less than a day ago
+    (a passenger may still be waiting for a pickup that was "now"), soonest pickup first,
+    at most ``NO_DRIVER_RETRY_BATCH`` per call; each goes through ``booking_dispatch_next``
+    (its booking lock, every matching rule), so the best candidate gets the offer, which
+    is not necessarily this driver, and a booking someone else already took is left alone.
+    """
+    now = now or timezone.now()
+    driver = Driver.objects.filter(pk=driver_id).values_list("last_lat", "last_lng").first()
+    if driver is None or None in driver:
+        return []
+    reach_km = max(conf.search_rings_km()[-1], conf.national_pickup_radius_km())
+    min_lat, max_lat, min_lng, max_lng = bounding_box(*driver, reach_km)
+    waiting = list(
+        Booking.objects.filter(
+            status=BookingStatus.NO_DRIVER,
+            dispatch_queue=DispatchQueue.NETWORK,
+            dispatch_opens_at__gte=now - NO_DRIVER_RETRY_WITHIN,
+            pickup_lat__range=(min_lat, max_lat),
+            pickup_lng__range=(min_lng, max_lng),
+        )
+        .order_by("pickup_time", "pk")
+        .values_list("pk", flat=True)[:NO_DRIVER_RETRY_BATCH]
+    )
+    for booking_id in waiting:
+        logger.info(
+            "dispatch: driver %s available; offering booking %s again", driver_id, booking_id
+        )
+        booking_dispatch_next(booking_id=booking_id, now=now, new_round=True)
+    return waiting
 
 
 def _lock_offer_for(offer_id: int, driver: Driver | None) -> tuple[Booking, Offer]:

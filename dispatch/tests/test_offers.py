@@ -32,17 +32,6 @@ from tests.places import LEEDS, LONDON, north_of
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def dispatch_now(django_capture_on_commit_callbacks):
-    """Run a dispatch step and everything it enqueues after commit (Celery is eager)."""
-
-    def run(step, **kwargs):
-        with django_capture_on_commit_callbacks(execute=True):
-            return step(**kwargs)
-
-    return run
-
-
 def open_offer(booking):
     return Offer.objects.get(booking=booking, status=OfferStatus.OPEN)
 

@@ -79,6 +79,11 @@ class DriverFeedItemOutputSerializer(serializers.Serializer):
     pickup = serializers.CharField(source="booking.pickup")
     dropoff = serializers.CharField(source="booking.dropoff")
     pickupTime = serializers.DateTimeField(source="booking.pickup_time")
+    # Where to navigate to (the phone's maps app); null when an address was not located.
+    pickupLat = serializers.FloatField(source="booking.pickup_lat", allow_null=True)
+    pickupLng = serializers.FloatField(source="booking.pickup_lng", allow_null=True)
+    dropoffLat = serializers.FloatField(source="booking.dropoff_lat", allow_null=True)
+    dropoffLng = serializers.FloatField(source="booking.dropoff_lng", allow_null=True)
     passengers = serializers.IntegerField(source="booking.passengers")
     vehicleType = serializers.CharField(source="booking.vehicle_type")
     fareGBP = serializers.DecimalField(source="booking.fare", **MONEY)
@@ -136,6 +141,14 @@ class DriverJobStatusInputSerializer(InputSerializer):
         help_text="The driver's position, kept on the event; required for no_show (evidence).",
     )
     lng = serializers.FloatField(min_value=-180, max_value=180, required=False, allow_null=True)
+    pickupCode = serializers.CharField(
+        max_length=10,
+        required=False,
+        allow_blank=True,
+        help_text="For on_board: the 4-digit code the passenger tells you (their booking "
+        "shows it). Required when the booking has one; a wrong one is 422 "
+        "pickup_code_mismatch.",
+    )
 
 
 class DriverJobStatusOutputSerializer(serializers.Serializer):
@@ -214,3 +227,41 @@ class DriverLocationOutputSerializer(serializers.Serializer):
     lng = serializers.FloatField()
     heading = serializers.FloatField(allow_null=True)
     reportedAt = serializers.DateTimeField(help_text="When the position was recorded.")
+
+
+class DriverPeriodTotalsOutputSerializer(serializers.Serializer):
+    """A day's or a week's totals (drivers.selectors.PeriodTotals)."""
+
+    start = serializers.DateField(help_text="The day, or the Monday the week starts (UK).")
+    jobs = serializers.IntegerField(help_text="Jobs picked up in the period, cancelled ones not.")
+    paidGBP = serializers.DecimalField(source="payments", **MONEY)
+    refundsGBP = serializers.DecimalField(source="refunds", **MONEY)
+    earningsGBP = serializers.DecimalField(
+        source="earnings", help_text="Payments recorded minus refunds.", **MONEY
+    )
+    processorFeesGBP = serializers.DecimalField(source="processor_fees", **MONEY)
+    deadMiles = serializers.DecimalField(
+        source="dead_miles", max_digits=9, decimal_places=1, coerce_to_string=False
+    )
+
+
+class DriverEarningsJobOutputSerializer(serializers.Serializer):
+    bookingReference = serializers.CharField(source="booking.reference")
+    status = serializers.CharField(source="booking.status")
+    pickupTime = serializers.DateTimeField(source="booking.pickup_time")
+    pickup = serializers.CharField(source="booking.pickup")
+    dropoff = serializers.CharField(source="booking.dropoff")
+    earningsGBP = serializers.DecimalField(source="earnings", **MONEY)
+    deadMiles = serializers.DecimalField(
+        source="dead_miles", max_digits=7, decimal_places=1, coerce_to_string=False
+    )
+
+
+# Renders a drivers.selectors.DriverDashboard.
+class DriverEarningsOutputSerializer(serializers.Serializer):
+    """Earnings, dead mileage and weekly totals, as the driver dashboard shows them."""
+
+    today = DriverPeriodTotalsOutputSerializer()
+    thisWeek = DriverPeriodTotalsOutputSerializer(source="this_week")
+    weeks = DriverPeriodTotalsOutputSerializer(many=True, help_text="Newest first, 8 weeks.")
+    weekJobs = DriverEarningsJobOutputSerializer(source="week_jobs", many=True)

@@ -37,4 +37,5 @@ urlpatterns = [
         name="driver-availability",
     ),
     path("v1/driver/location", views.DriverLocationView.as_view(), name="driver-location"),
+    path("v1/driver/earnings", views.DriverEarningsView.as_view(), name="driver-earnings"),
 ]

@@ -27,6 +27,7 @@ from drivers.api.authentication import (
 from drivers.api.serializers import (
     DriverAvailabilityInputSerializer,
     DriverAvailabilityOutputSerializer,
+    DriverEarningsOutputSerializer,
     DriverJobsFeedOutputSerializer,
     DriverJobStatusInputSerializer,
     DriverJobStatusOutputSerializer,
@@ -157,7 +158,10 @@ class DriverJobStatusView(DriverAPIView):
                 404,
                 409,
                 429,
-                s400="invalid_input (a no_show without lat and lng).",
+                422,
+                s400="invalid_input (a no_show without lat and lng; on_board without the "
+                "booking's pickupCode).",
+                s422="pickup_code_mismatch: not the code the passenger's booking shows.",
                 s409="invalid_transition; no_show_too_early: the free waiting is not over "
                 "(noShowFrom says when it is); no_show_too_far: more than "
                 "NO_SHOW_MAX_DISTANCE_M from the pickup; not_at_pickup (arrived): the "
@@ -170,6 +174,11 @@ class DriverJobStatusView(DriverAPIView):
             OpenApiExample(
                 "Arrived",
                 value={"status": "arrived", "lat": 53.7951, "lng": -1.5474},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "On board, with the passenger's code",
+                value={"status": "on_board", "pickupCode": "4821"},
                 request_only=True,
             ),
             OpenApiExample(
@@ -187,6 +196,7 @@ class DriverJobStatusView(DriverAPIView):
             to_status=body["status"],
             lat=body.get("lat"),
             lng=body.get("lng"),
+            pickup_code=body.get("pickupCode"),
         )
         return Response(DriverJobStatusOutputSerializer(booking).data)
 
@@ -304,3 +314,20 @@ class DriverLogoutView(APIView):
         ratelimit_enforce(request, "driver", value=f"driver:{request.user.driver.pk}")
         driver_tokens_end(user=request.user)
         return Response(status=204)
+
+
+class DriverEarningsView(DriverAPIView):
+    @extend_schema(
+        operation_id="driver_earnings",
+        tags=TAGS,
+        responses={200: DriverEarningsOutputSerializer, **problem_responses(401, 403, 429)},
+        description=(
+            "Today's and this week's jobs, earnings and dead mileage, and the last 8 weeks' "
+            "totals (weeks run Monday to Sunday, UK time): what the driver dashboard shows. "
+            "Earnings are the payments recorded for the driver minus refunds, never quoted "
+            "fares."
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        dashboard = selectors.driver_dashboard(driver=self.driver)
+        return Response(DriverEarningsOutputSerializer(dashboard).data)

@@ -43,6 +43,13 @@ class JobResultOutputSerializer(serializers.Serializer):
     bookingReference = serializers.CharField(
         source="booking_reference", required=False, help_text="Present unless rejected."
     )
+    pickupCode = serializers.CharField(
+        source="pickup_code",
+        required=False,
+        allow_null=True,
+        help_text="Present unless rejected: the 4-digit code your passenger tells the driver "
+        "to start the trip; null when your account has pickup codes off.",
+    )
     code = serializers.CharField(
         required=False,
         help_text="Rejected only: invalid_input, content_rejected, fare_not_allowed, "
@@ -59,6 +66,7 @@ class JobResultOutputSerializer(serializers.Serializer):
         body = super().to_representation(instance)
         if instance.outcome == JobOutcome.REJECTED:
             body.pop("bookingReference")
+            body.pop("pickupCode")
             body["errors"] = body["errors"] or {}
         else:
             body.pop("code")
@@ -103,6 +111,14 @@ class JobReconciliationOutputSerializer(serializers.Serializer):
     sequence = serializers.IntegerField(
         help_text="The booking's event sequence number, also carried by its webhooks."
     )
+    pickupCode = serializers.SerializerMethodField(
+        help_text="The 4-digit code the passenger tells the driver to start the trip; null "
+        "when your account has pickup codes off."
+    )
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_pickupCode(self, booking) -> str | None:
+        return booking.pickup_code or None
 
     @extend_schema_field(JobDriverOutputSerializer(allow_null=True))
     def get_driver(self, booking) -> dict | None:

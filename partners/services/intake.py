@@ -93,6 +93,9 @@ class JobResult:
     booking_reference: str | None = None
     errors: dict[str, list[str]] | None = None
     code: str | None = None
+    # What the passenger tells the driver to start the trip (bookings.pickup_codes); None
+    # when the sender opted out.
+    pickup_code: str | None = None
 
     @classmethod
     def rejected(
@@ -279,6 +282,7 @@ def _creations_flush(state: _BatchState) -> None:
         return
     for creation, booking in zip(pending, bookings, strict=True):
         creation.result.booking_reference = booking.reference
+        creation.result.pickup_code = booking.pickup_code or None
         state.existing[creation.job.job_ref] = booking
 
 
@@ -344,7 +348,11 @@ def _job_apply(*, state: _BatchState, job: IntakeJob, now: dt.datetime) -> JobRe
 
 def _result(job: IntakeJob, outcome: str, booking: Booking) -> JobResult:
     return JobResult(
-        index=job.index, job_ref=job.job_ref, outcome=outcome, booking_reference=booking.reference
+        index=job.index,
+        job_ref=job.job_ref,
+        outcome=outcome,
+        booking_reference=booking.reference,
+        pickup_code=booking.pickup_code or None,
     )
 
 

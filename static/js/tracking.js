@@ -54,6 +54,8 @@
     if (payment) payment.setAttribute("data-payment-state", state.payment.state);
     var pickup = text("pickup-time", when(state.pickupTime));
     if (pickup) pickup.dateTime = state.pickupTime.iso;
+    var code = document.getElementById("pickup-code-line");
+    if (code) code.hidden = !state.pickupCode;
     drawTimeline(state.timeline);
     drawMap(state.map);
     if (state.finished) text("live-note", "This booking is finished.");

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -84,8 +85,9 @@ def chromium_driver_path():
     return CHROMEDRIVER
 
 
-@pytest.fixture(scope="session")
-def _browser_session(chromium_driver_path):
+@contextmanager
+def _chromium(chromium_driver_path: str):
+    """A headless Chromium with its own throwaway profile, quit on exit."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -103,6 +105,20 @@ def _browser_session(chromium_driver_path):
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def _browser_session(chromium_driver_path):
+    with _chromium(chromium_driver_path) as driver:
+        yield driver
+
+
+@pytest.fixture
+def second_browser(chromium_driver_path, live_server):
+    """Another person's phone beside ``browser`` (a passenger watching while the driver
+    works): a second Chromium, with its own cookies and storage."""
+    with _chromium(chromium_driver_path) as driver:
+        yield driver
 
 
 @pytest.fixture

@@ -18,61 +18,10 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
+from drivers.demo import DEMO_DRIVERS, demo_licence_number
 from drivers.models import Driver, DriverStage, NetworkTier, Vehicle
 from partners.models import Account, OperatorUser
 from partners.services import account_create
-
-DEMO_DRIVERS = [
-    # name, city, lat, lng, authority, vehicle (make, model, colour, class, seats, wav)
-    (
-        "Asha Khan",
-        "Leeds",
-        53.7997,
-        -1.5492,
-        "Leeds City Council",
-        ("Toyota", "Corolla", "Silver", "saloon", 4, False),
-    ),
-    (
-        "Tom Price",
-        "Leeds",
-        53.8008,
-        -1.5491,
-        "Leeds City Council",
-        ("LEVC", "TX", "Black", "wav", 5, True),
-    ),
-    (
-        "Priya Shah",
-        "Manchester",
-        53.4808,
-        -2.2426,
-        "Manchester City Council",
-        ("Skoda", "Octavia", "Blue", "estate", 4, False),
-    ),
-    (
-        "Dan Roberts",
-        "London",
-        51.5074,
-        -0.1278,
-        "Transport for London",
-        ("Mercedes", "E-Class", "Black", "executive", 4, False),
-    ),
-    (
-        "Nina Evans",
-        "Brighton",
-        50.8225,
-        -0.1372,
-        "Brighton & Hove City Council",
-        ("Ford", "Galaxy", "Grey", "mpv", 7, False),
-    ),
-    (
-        "Sam Okafor",
-        "York",
-        53.9590,
-        -1.0815,
-        "City of York Council",
-        ("Toyota", "Prius", "White", "saloon", 4, False),
-    ),
-]
 
 
 class Command(BaseCommand):
@@ -106,7 +55,7 @@ class Command(BaseCommand):
         now = timezone.now()
         for index, (name, city, lat, lng, authority, vehicle) in enumerate(DEMO_DRIVERS, 1):
             driver, created = Driver.objects.get_or_create(
-                licence_number=f"DEMO-{index:04d}",
+                licence_number=demo_licence_number(index),
                 defaults={
                     "name": name,
                     "phone": f"+4477009000{index:02d}",
@@ -169,7 +118,7 @@ class Command(BaseCommand):
         """Each demo driver logs in at /driver/login/ as firstname.lastname."""
         logins = []
         for index, (name, *_rest) in enumerate(DEMO_DRIVERS, 1):
-            driver = Driver.objects.get(licence_number=f"DEMO-{index:04d}")
+            driver = Driver.objects.get(licence_number=demo_licence_number(index))
             username = name.lower().replace(" ", ".")
             password = f"demo-{name.split()[0].lower()}"
             user = self._user_with_password(username, password, email=f"{username}@example.com")
@@ -182,9 +131,9 @@ class Command(BaseCommand):
         account = Account.objects.get(slug="demo-operator")
         user = self._user_with_password("operator", "demo-operator", email="operator@example.com")
         OperatorUser.objects.update_or_create(user=user, defaults={"account": account})
-        Driver.objects.filter(licence_number__in=["DEMO-0001", "DEMO-0002"]).update(
-            operator=account
-        )
+        Driver.objects.filter(
+            licence_number__in=[demo_licence_number(1), demo_licence_number(2)]
+        ).update(operator=account)
         return [(f"operator {account.name}", "operator", "demo-operator")]
 
     def _user_with_password(self, username: str, password: str, *, email: str):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import signal
 
 from django.core.management.base import BaseCommand
 
+from dispatch.periodic import DispatcherChores, periodic_tasks_in_dispatcher
 from dispatch.relay import CLAIM_BATCH, bookings_dispatch_claim_all, dispatcher_run
 
 
@@ -25,8 +27,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--once", action="store_true", help="hand over what is waiting now, then exit"
         )
+        parser.add_argument(
+            "--demo",
+            action="store_true",
+            help="keep the online demo drivers present, as their apps would (make demo)",
+        )
 
-    def handle(self, *args, poll: float, batch: int, once: bool, **options):
+    def handle(self, *args, poll: float, batch: int, once: bool, demo: bool, **options):
         if once:
             claimed = bookings_dispatch_claim_all(limit=batch)
             self.stdout.write(f"handed {claimed} bookings to dispatch")
@@ -35,6 +42,18 @@ class Command(BaseCommand):
         # A stop between passes, after the current batch is committed (at most --poll later).
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.append(True))
-        self.stdout.write(f"dispatcher: waiting for bookings (poll every {poll}s)")
-        dispatcher_run(poll_seconds=poll, limit=batch, stopping=lambda: bool(stop))
+        periodic = periodic_tasks_in_dispatcher()
+        if periodic:
+            # Run in-process, every task's success would be a log line (one every 2 s for
+            # the live-trip tick); failures are still logged.
+            logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
+        self.stdout.write(
+            f"dispatcher: waiting for bookings (poll every {poll}s)"
+            + ("; running the periodic tasks (no beat)" if periodic else "")
+            + ("; keeping the demo drivers present" if demo else "")
+        )
+        chores = DispatcherChores(periodic=periodic, demo=demo)
+        dispatcher_run(
+            poll_seconds=poll, limit=batch, stopping=lambda: bool(stop), after_each_pass=chores
+        )
         self.stdout.write("dispatcher: stopped")

@@ -1,0 +1,99 @@
+"""The periodic tasks, run by the dispatcher process when there is no Celery beat.
+
+The embedded default (no ``REDIS_URL``: SQLite, tasks in-process) has no broker, so no
+worker and no beat: an offer's countdown task runs at once and finds nothing due, and
+the sweeps that beat would run (offer timeouts, dispatch hand-overs, webhook retries,
+purges, invoicing) never ran. ``make demo`` already runs the dispatcher beside the web
+server, so the dispatcher runs them: each pass it expires the offers whose deadline has
+passed (so an unanswered offer moves on within a pass of its deadline, as the countdown
+task does under a worker), then every ``CELERY_BEAT_SCHEDULE`` entry that is due, in
+this process, through Celery's own schedule objects. Web processes run none of it and
+start no thread for it.
+
+``DISPATCHER_RUNS_PERIODIC_TASKS`` switches it on (on by default exactly when tasks run
+in-process); with a broker, beat runs them instead.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from celery.schedules import maybe_schedule
+from django.conf import settings
+from django.utils import timezone
+
+from dispatch.services import offers
+from drivers.demo import demo_drivers_presence_keep
+
+logger = logging.getLogger(__name__)
+
+
+class PeriodicTasks:
+    """Beat's schedule, run in the calling process: ``run_due()`` once per pass."""
+
+    def __init__(self, *, now: datetime | None = None) -> None:
+        from config.celery import app
+
+        self._app = app
+        # What a worker does at start: import every app's tasks module (autodiscovery).
+        app.loader.import_default_modules()
+        started = now or timezone.now()
+        # As beat does: an entry first runs one interval after start (a crontab entry at
+        # its next time), never in a burst when the process starts.
+        self._entries = {
+            name: (entry["task"], maybe_schedule(entry["schedule"], app=app))
+            for name, entry in settings.CELERY_BEAT_SCHEDULE.items()
+        }
+        self._last_run = dict.fromkeys(self._entries, started)
+
+    def run_due(self, *, now: datetime | None = None) -> list[str]:
+        """Expire overdue offers, then run every entry that is due; the entries run."""
+        now = now or timezone.now()
+        self._run("offer timeouts", offers.offers_expire_overdue, now=now)
+        ran = []
+        for name, (task_name, schedule) in self._entries.items():
+            if not schedule.is_due(self._last_run[name]).is_due:
+                continue
+            self._last_run[name] = now
+            self._run(name, self._app.tasks[task_name].apply)
+            ran.append(name)
+        return ran
+
+    def _run(self, name: str, call, **kwargs) -> None:
+        # One failing task must not stop the others, nor the dispatcher's hand-over.
+        try:
+            call(**kwargs)
+        except Exception:
+            logger.exception("dispatcher: periodic task %s failed", name)
+
+
+def periodic_tasks_in_dispatcher() -> bool:
+    """Whether the dispatcher runs the periodic tasks (no beat in this configuration)."""
+    return bool(settings.DISPATCHER_RUNS_PERIODIC_TASKS)
+
+
+# How often the dispatcher refreshes the demo drivers' presence (well inside the 5
+# minutes after which a driver who has not reported is no longer offered jobs).
+DEMO_PRESENCE_EVERY_SECONDS = 60
+
+
+class DispatcherChores:
+    """What the dispatcher does after each hand-over pass (``dispatch.relay``): the
+    periodic tasks when there is no beat, and with ``demo`` the demo drivers' presence."""
+
+    def __init__(self, *, periodic: bool, demo: bool, now: datetime | None = None) -> None:
+        self._periodic = PeriodicTasks(now=now) if periodic else None
+        self._demo = demo
+        self._presence_kept_at: datetime | None = None
+
+    def __call__(self, *, now: datetime | None = None) -> None:
+        now = now or timezone.now()
+        if self._demo and (
+            self._presence_kept_at is None
+            or (now - self._presence_kept_at).total_seconds() >= DEMO_PRESENCE_EVERY_SECONDS
+        ):
+            demo_drivers_presence_keep(now=now)
+            self._presence_kept_at = now
+        if self._periodic is not None:
+            self._periodic.run_due(now=now)

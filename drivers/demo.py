@@ -1,0 +1,85 @@
+"""The demo fleet that ``manage.py seed_demo`` creates, and its stand-in for their phones.
+
+A driver counts as available only while their app keeps reporting
+(``DISPATCH_DRIVER_SEEN_WITHIN_SECONDS``, 5 minutes); the demo drivers have no phones, so
+``make demo`` runs the dispatcher with ``--demo``, which refreshes the presence of the
+demo drivers who are online, as their apps would. A demo driver who goes offline in the
+driver app stays offline: only ``last_seen_at`` of online demo drivers is touched.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.utils import timezone
+
+from drivers.models import Driver
+
+# Licence numbers of the demo drivers: DEMO-0001, DEMO-0002, ... in roster order.
+DEMO_LICENCE_PREFIX = "DEMO-"
+
+DEMO_DRIVERS = [
+    # name, city, lat, lng, authority, vehicle (make, model, colour, class, seats, wav)
+    (
+        "Asha Khan",
+        "Leeds",
+        53.7997,
+        -1.5492,
+        "Leeds City Council",
+        ("Toyota", "Corolla", "Silver", "saloon", 4, False),
+    ),
+    (
+        "Tom Price",
+        "Leeds",
+        53.8008,
+        -1.5491,
+        "Leeds City Council",
+        ("LEVC", "TX", "Black", "wav", 5, True),
+    ),
+    (
+        "Priya Shah",
+        "Manchester",
+        53.4808,
+        -2.2426,
+        "Manchester City Council",
+        ("Skoda", "Octavia", "Blue", "estate", 4, False),
+    ),
+    (
+        "Dan Roberts",
+        "London",
+        51.5074,
+        -0.1278,
+        "Transport for London",
+        ("Mercedes", "E-Class", "Black", "executive", 4, False),
+    ),
+    (
+        "Nina Evans",
+        "Brighton",
+        50.8225,
+        -0.1372,
+        "Brighton & Hove City Council",
+        ("Ford", "Galaxy", "Grey", "mpv", 7, False),
+    ),
+    (
+        "Sam Okafor",
+        "York",
+        53.9590,
+        -1.0815,
+        "City of York Council",
+        ("Toyota", "Prius", "White", "saloon", 4, False),
+    ),
+]
+
+
+def demo_licence_number(index: int) -> str:
+    """The licence number of the ``index``-th demo driver (from 1)."""
+    return f"{DEMO_LICENCE_PREFIX}{index:04d}"
+
+
+def demo_drivers_presence_keep(*, now: datetime | None = None) -> int:
+    """Mark the online demo drivers as seen now (what their app's reports would do); how
+    many. One UPDATE; never turns a driver online."""
+    now = now or timezone.now()
+    return Driver.objects.filter(
+        licence_number__startswith=DEMO_LICENCE_PREFIX, online=True
+    ).update(last_seen_at=now)

@@ -1,0 +1,95 @@
+"""The pickup code (issue 23): the driver enters the passenger's code to go on board."""
+
+from __future__ import annotations
+
+import pytest
+
+from bookings.models import BookingStatus
+from bookings.tests.factories import BookingFactory
+from dispatch.services import offers
+from drivers.tests.factories import driver_at
+from drivers.tests.test_api_driver import accept, driver_client
+from tests.places import LEEDS
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def arrived(django_capture_on_commit_callbacks):
+    """A driver at the kerb (arrived) for a booking whose passenger holds code 4821."""
+    driver_at(LEEDS)
+    booking = BookingFactory(pickup_code="4821")
+    with django_capture_on_commit_callbacks(execute=True):
+        offer = offers.booking_dispatch_next(booking_id=booking.pk)
+    client = driver_client(offer.driver)
+    accept(client, offer)
+    for status in ("en_route", "arrived"):
+        post_status(client, booking, {"status": status})
+    return client, booking
+
+
+def post_status(client, booking, body):
+    return client.post(
+        f"/api/public/v1/driver/jobs/{booking.reference}/status", body, format="json"
+    )
+
+
+def test_the_passengers_code_starts_the_trip(arrived):
+    client, booking = arrived
+    response = post_status(client, booking, {"status": "on_board", "pickupCode": "4821"})
+    assert response.status_code == 200, response.json()
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.ON_BOARD
+
+
+def test_a_wrong_code_is_422_pickup_code_mismatch_and_nothing_moves(arrived):
+    client, booking = arrived
+    response = post_status(client, booking, {"status": "on_board", "pickupCode": "1234"})
+    assert response.status_code == 422
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "pickup_code_mismatch"
+    assert "pickupCode" in response.json()["errors"]
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.ARRIVED
+
+
+def test_no_code_is_400_naming_the_field(arrived):
+    client, booking = arrived
+    response = post_status(client, booking, {"status": "on_board"})
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_input"
+    assert "pickupCode" in response.json()["errors"]
+
+
+def test_a_booking_without_a_code_starts_without_one(django_capture_on_commit_callbacks):
+    driver_at(LEEDS)
+    booking = BookingFactory(pickup_code="")
+    with django_capture_on_commit_callbacks(execute=True):
+        offer = offers.booking_dispatch_next(booking_id=booking.pk)
+    client = driver_client(offer.driver)
+    accept(client, offer)
+    for status in ("en_route", "arrived", "on_board"):
+        assert post_status(client, booking, {"status": status}).status_code == 200
+
+
+def test_the_driver_feed_never_shows_the_code(arrived):
+    client, booking = arrived
+    feed = client.get("/api/public/v1/jobs").content.decode()
+    assert booking.reference in feed
+    assert "4821" not in feed
+    assert "pickupCode" not in feed
+
+
+def test_after_five_wrong_codes_even_the_right_one_waits(arrived, settings):
+    settings.RATELIMITS = {**settings.RATELIMITS, "pickup_code": "5/15m"}
+    client, booking = arrived
+    for guess in ("0001", "0002", "0003", "0004", "0005"):
+        response = post_status(client, booking, {"status": "on_board", "pickupCode": guess})
+        assert response.status_code == 422
+    # the sixth try is refused whatever it is, so guessing learns nothing more
+    response = post_status(client, booking, {"status": "on_board", "pickupCode": "4821"})
+    assert response.status_code == 429
+    assert response.json()["code"] == "rate_limited"
+    assert int(response["Retry-After"]) > 0
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.ARRIVED
