@@ -63,6 +63,7 @@ def test_an_account_added_in_the_back_office_starts_its_trial(admin_client):
             "created_at_0": "2026-11-02",
             "created_at_1": "10:00:00",
             "daily_job_limit": 1000,
+            "intake_format": "partner_job",
             "keys-TOTAL_FORMS": 0,
             "keys-INITIAL_FORMS": 0,
         },
