@@ -392,7 +392,12 @@ class PostcodesIoGeocoder(Geocoder):
 
     def _postcode_in(self, text: str) -> Place | None:
         found = postcode_in(text)
-        return self._postcode(found[0]) if found is not None else None
+        if found is None:
+            return None
+        postcode = found[0]
+        if not postcode.inward and postcode.outward not in self.offline.index.postcodes:
+            return None  # "Heathrow T5" ends in no district: nothing to ask
+        return self._postcode(postcode)
 
     def _postcode(self, postcode: Postcode) -> Place | None:
         if postcode.inward:
