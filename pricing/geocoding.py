@@ -218,11 +218,31 @@ class OfflineGeocoder(Geocoder):
                 continue
             places = self._lookup_place(key, worldwide)
             if places:
+                places = self._in_named_town(places, key, parts)
                 if key != whole or (found is not None and found[0].inward):
                     # The text named something in this town that we cannot place.
-                    places = tuple(replace(p, fallback=True) for p in places)
+                    places = tuple(
+                        replace(p, fallback=True) if p.kind == "town" else p for p in places
+                    )
                 return places
         return ()
+
+    def _in_named_town(self, places: tuple[Place, ...], key: str, parts) -> tuple[Place, ...]:
+        """The readings of ``key`` near a town the text names elsewhere first: "Victoria,
+        Manchester" is Manchester Victoria."""
+        if len(places) < 2:
+            return places
+        for _raw, other in parts:
+            towns = self.index.uk_names.get(other, ()) if other != key else ()
+            if towns:
+                town = towns[0]
+                near = [
+                    p
+                    for p in places
+                    if great_circle_m(p.lat, p.lng, town.lat, town.lng) <= NEAR_KM * 1000
+                ]
+                return (*near, *(p for p in places if p not in near)) if near else places
+        return places
 
     def postcode_place(self, postcode: Postcode) -> Place | None:
         """The postcode's own centroid when the full file is loaded, else its sector's,
@@ -372,7 +392,12 @@ class PostcodesIoGeocoder(Geocoder):
 
     def _postcode_in(self, text: str) -> Place | None:
         found = postcode_in(text)
-        return self._postcode(found[0]) if found is not None else None
+        if found is None:
+            return None
+        postcode = found[0]
+        if not postcode.inward and postcode.outward not in self.offline.index.postcodes:
+            return None  # "Heathrow T5" ends in no district: nothing to ask
+        return self._postcode(postcode)
 
     def _postcode(self, postcode: Postcode) -> Place | None:
         if postcode.inward:

@@ -166,3 +166,9 @@ def test_namesakes_among_the_alternatives_carry_their_postcode_district():
 def test_a_place_with_one_reading_lists_no_alternatives():
     assert geocoder.geocode("Harrogate").alternatives == ()
     assert "alternatives" not in geocoder.geocode("Harrogate").as_json()
+
+
+def test_a_short_name_is_read_in_the_town_the_address_names():
+    assert geocoder.geocode("Victoria, Manchester").label == "Manchester Victoria"
+    assert geocoder.geocode("Victoria, London").label == "London Victoria"
+    assert not geocoder.geocode("Victoria, Manchester").fallback  # a station, placed

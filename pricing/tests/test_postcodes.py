@@ -228,3 +228,10 @@ def test_a_postcodes_io_answer_without_a_position_falls_back(caplog):
 @override_settings(PRICING_POSTCODES_IO_URL=POSTCODES_IO)
 def test_the_setting_points_the_geocoder_at_the_server():
     assert PostcodesIoGeocoder().base_url == POSTCODES_IO
+
+
+@responses.activate
+def test_a_name_ending_like_an_outward_code_asks_postcodes_io_nothing():
+    place = postcodes_io().geocode("Heathrow T5")
+    assert place.label == "Heathrow Terminal 5 (LHR)"
+    assert len(responses.calls) == 0
