@@ -8,6 +8,7 @@ from partners.models import (
     Account,
     AccountKey,
     DriverLocationFeed,
+    IntakeFormat,
     OperatorUser,
     WebhookAttempt,
     WebhookDelivery,
@@ -48,6 +49,14 @@ class AccountAdminForm(forms.ModelForm):
     class Meta:
         model = Account
         fields = "__all__"  # noqa: DJ007 (the back office edits every column)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Most accounts push PartnerJobs: a form that leaves the format out keeps that.
+        self.fields["intake_format"].required = False
+
+    def clean_intake_format(self):
+        return self.cleaned_data.get("intake_format") or IntakeFormat.PARTNER_JOB
 
     def clean_webhook_url(self):
         url = self.cleaned_data.get("webhook_url", "")

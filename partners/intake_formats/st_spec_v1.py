@@ -27,7 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from django.utils import timezone
@@ -392,10 +392,8 @@ def _notes(transfer: dict, lead: dict, phone: str | None) -> str:
 
 
 def _fare(price: dict) -> str:
-    try:
-        return str(Decimal(str(price["totalRate"])))
-    except InvalidOperation:
-        return "NaN"  # refused by the PartnerJob fare rule
+    # str() first: the JSON number as written, not the binary float (34.4, not 34.39999...).
+    return str(Decimal(str(price["totalRate"])))
 
 
 def st_leg_job(
@@ -458,7 +456,7 @@ def _refused(results: list[JobResult]) -> DomainError:
     return DomainError(first.code or "invalid_input", detail[:2000], errors=errors)
 
 
-def _legs(reference: str, transfers: list[dict]) -> list[tuple[int, dict]]:
+def _legs(transfers: list[dict]) -> list[tuple[int, dict]]:
     if not transfers or len(transfers) > MAX_LEGS:
         raise DomainError(
             "invalid_input",
@@ -499,7 +497,7 @@ def st_booking_create(*, caller: Caller, payload: Any) -> StOutcome:
     )
     body = st_payload_check(payload, CREATE_BOOKING)
     reference = body["bookingReference"]
-    legs = _legs(reference, body["transfers"])
+    legs = _legs(body["transfers"])
     raw = [
         st_leg_job(
             reference=reference,
@@ -519,15 +517,20 @@ def st_booking_create(*, caller: Caller, payload: Any) -> StOutcome:
 
 
 def st_booking_amend(*, caller: Caller, reference: str, payload: Any) -> StOutcome:
-    """PUT /v1/bookings/{reference}: create or amend each leg as sent; a leg sent with
-    status ``Cancelled`` is cancelled. Every modification type is applied the same way:
-    the legs as sent are the booking as the marketplace now has it."""
+    """PUT /v1/bookings/{reference}: an ``Amendment`` creates or amends each leg as sent,
+    and cancels a leg sent with status ``Cancelled``. The other modification types
+    (a declined or not provided transfer, a late collection, a driver no-show) report
+    what happened on the day: acknowledged for a booking we hold, nothing rebooked."""
     intake_sender_admit(
         caller=caller, sender_kind=SENDER_KIND, intake_format=IntakeFormat.ST_SPEC_V1
     )
     reference = st_payload_check(reference, BOOKING_REFERENCE)
     body = st_payload_check(payload, AMEND_BOOKING)
-    legs = _legs(reference, body["transfers"])
+    if body["modificationType"] != "Amendment":
+        return StOutcome(
+            booking_reference=reference, supplier_references=list(_held_legs(caller, reference))
+        )
+    legs = _legs(body["transfers"])
     refs = [st_job_ref(reference, leg) for leg, _ in legs]
     existing = intake_existing_bookings(account=caller.account, job_refs=refs)
     raw = []

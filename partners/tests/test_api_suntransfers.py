@@ -262,3 +262,20 @@ def test_a_quote_is_priced_by_the_booking_apis_rules(client, marketplace):
     quote = response.json()["transfers"][0]["quotes"][0]
     assert quote["price"]["totalRate"] == quote["price"]["baseRate"] > 0
     assert quote["validUntilUtc"].endswith("Z")
+
+
+def test_a_report_of_the_day_is_acknowledged_without_rebooking(client, marketplace):
+    client.post(BASE, create_body(), content_type="application/json", **basic(marketplace))
+    before = list(Booking.objects.order_by("job_ref").values_list("pickup_time", "passengers"))
+    report = {
+        "leadPassenger": LEAD,
+        "modificationType": "DriverNoShow",
+        "transfers": [transfer(days=-1, total=5)],
+    }
+    response = client.put(
+        f"{BASE}/SUNTR_AB1234", report, content_type="application/json", **basic(marketplace)
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["supplierReferences"] == ["SUNTR_AB1234/1", "SUNTR_AB1234/2"]
+    after = list(Booking.objects.order_by("job_ref").values_list("pickup_time", "passengers"))
+    assert after == before
