@@ -162,6 +162,8 @@ class DriverJobStatusView(DriverAPIView):
                 s400="invalid_input (a no_show without lat and lng; on_board without the "
                 "booking's pickupCode).",
                 s422="pickup_code_mismatch: not the code the passenger's booking shows.",
+                s429="rate_limited: the driver's limit, or 5 wrong pickup codes for this "
+                "booking in 15 minutes (every try refused until Retry-After).",
                 s409="invalid_transition; no_show_too_early: the free waiting is not over "
                 "(noShowFrom says when it is); no_show_too_far: more than "
                 "NO_SHOW_MAX_DISTANCE_M from the pickup; not_at_pickup (arrived): the "

@@ -20,6 +20,7 @@ from bookings.models import Booking, BookingStatus, PaymentRecord
 from core.localtime import local_datetime_input
 from drivers.tests.factories import UserFactory, driver_at
 from tests.browser.conftest import SCREENSHOTS
+from tests.browser.test_walks import log_in
 from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -52,6 +53,15 @@ def _fits_the_phone(tab) -> None:
 def _shot(tab, step: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     tab.save_screenshot(str(SCREENSHOTS / f"driver-app-walk-{step}.png"))
+
+
+def _open_app_signed_out(tab, origin: str) -> None:
+    """The app as a phone that never signed in (the browser is shared by the session, and
+    the app keeps its state in localStorage)."""
+    tab.get(origin + "/driver/app/")
+    tab.execute_script("localStorage.clear();")
+    tab.refresh()
+    _wait(tab).until(lambda t: t.find_element(By.ID, "username").is_displayed())
 
 
 def _passenger_sees(tab, status: str, step: str) -> None:
@@ -99,7 +109,7 @@ def test_a_driver_runs_a_website_booking_in_the_driver_app_on_a_phone(
     )
     try:
         # The driver opens the app: installable (manifest, service worker), and signs in.
-        app.get(origin + "/driver/app/")
+        _open_app_signed_out(app, origin)
         manifest = app.find_element(By.CSS_SELECTOR, "link[rel=manifest]").get_attribute("href")
         assert manifest.endswith("/driver/app/manifest.webmanifest")
         _type(app, By.ID, "username", driver.user.username)
@@ -243,6 +253,14 @@ def test_a_driver_runs_a_website_booking_in_the_driver_app_on_a_phone(
         )
         booking.refresh_from_db()
         assert booking.status == BookingStatus.COMPLETED
+
+        # and the driver dashboard page says the same
+        log_in(app, live_server, "/driver/login/", driver.user.username, PASSWORD)
+        assert app.find_element(By.ID, "week-earnings").text == "£30.00"
+        assert app.find_element(By.ID, "today-jobs").text == "1"
+        app.execute_script("document.getElementById('week-totals').scrollIntoView();")
+        _fits_the_phone(app)
+        _shot(app, "12-dashboard-page")
     finally:
         app.set_window_size(*DESKTOP)
 
@@ -260,7 +278,7 @@ def test_the_app_opens_offline_says_so_and_sends_what_waited(browser, live_serve
     app = browser
     app.set_window_size(*PHONE)
     try:
-        app.get(live_server.url + "/driver/app/")
+        _open_app_signed_out(app, live_server.url)
         _type(app, By.ID, "username", driver.user.username)
         _type(app, By.ID, "password", PASSWORD)
         app.find_element(By.CSS_SELECTOR, "#sign-in-form button").click()
