@@ -112,7 +112,7 @@ def test_make_demo_believes_forwarded_headers_only_from_trusted_proxies():
         line.strip()
         for line in (ROOT / "Makefile")
         .read_text()
-        .split("\ndemo:")[1]
+        .split("\ndemo: install")[1]
         .split("\n\n")[0]
         .splitlines()
         if "uvicorn " in line or "--forwarded-allow-ips" in line

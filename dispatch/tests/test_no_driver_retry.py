@@ -12,7 +12,7 @@ from bookings.models import BookingStatus
 from bookings.tests.factories import BookingFactory
 from dispatch.models import Offer, OfferStatus
 from dispatch.services import jobs, offers
-from drivers.services import driver_availability_set
+from drivers.services import driver_availability_set, driver_location_report
 from drivers.tests.factories import driver_at
 from tests.places import LEEDS, LONDON, north_of
 
@@ -67,6 +67,9 @@ def test_a_driver_finishing_a_trip_is_offered_the_waiting_booking(dispatch_now):
     dispatch_now(offers.booking_dispatch_next, booking_id=held.pk)
     offers.offer_accept(offer_id=Offer.objects.get(booking=held).pk, driver=driver)
     waiting = no_driver_booking(dispatch_now, pickup_time=timezone.now() + timedelta(minutes=20))
+    # arriving is judged against the driver's own latest position report (contract 6)
+    driver_location_report(driver=driver, lat=held.pickup_lat, lng=held.pickup_lng)
+    driver.refresh_from_db()
     for status in ("en_route", "arrived", "on_board"):
         jobs.driver_job_status_change(driver=driver, reference=held.reference, to_status=status)
     # when the driver completes the trip
