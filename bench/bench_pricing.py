@@ -113,7 +113,7 @@ def bench_fares() -> list[tuple[str, str, str]]:
                 tariff, distance_m=distance, duration_s=duration, depart_at=when, options=options
             )
         count = 0
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         while time.perf_counter() - start < 1.0:
             for distance, duration, when in journeys:
                 fare_compute(
@@ -125,7 +125,11 @@ def bench_fares() -> list[tuple[str, str, str]]:
                 )
             count += len(journeys)
         rate = count / (time.perf_counter() - start)
+        cpu_rate = count / (time.process_time() - cpu_start)
         rows.append((f"fares/s ({tariff.reference})", f"{rate:,.0f}", ">= 20,000"))
+        # On a shared machine the wall clock counts time spent waiting for a core: the
+        # rate per second of this process's own CPU time is the comparable figure.
+        rows.append((f"fares per CPU-second ({tariff.reference})", f"{cpu_rate:,.0f}", ""))
     rows.append(
         (f"registry load ({registry} tables, load + compile)", f"{registry_s:.2f} s", "< 2 s")
     )
@@ -159,7 +163,7 @@ def _bench_select_and_price() -> list[tuple[str, str, str]]:
     for pickup in pickups:  # warm up: the catalogue compiles on its first use
         tariff_select(pickup=pickup, distance_m=distance, depart_at=when)
     count = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     while time.perf_counter() - start < 1.0:
         for pickup in pickups:
             tariff = tariff_select(pickup=pickup, distance_m=distance, depart_at=when)
@@ -168,9 +172,11 @@ def _bench_select_and_price() -> list[tuple[str, str, str]]:
             )
         count += len(pickups)
     rate = count / (time.perf_counter() - start)
+    cpu_rate = count / (time.process_time() - cpu_start)
     return [
         ("licensing grid load", f"{grid_s:.3f} s", ""),
         ("select + price /s (full registry)", f"{rate:,.0f}", ">= 20,000"),
+        ("select + price per CPU-second", f"{cpu_rate:,.0f}", ""),
     ]
 
 

@@ -30,6 +30,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -306,7 +307,9 @@ class FareResult:
 # --- the pure function -------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1024)
 def _fmt(value: Decimal) -> str:
+    # A table has a handful of figures, formatted for every line of every fare: cached.
     text = f"{value:f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 
@@ -321,6 +324,7 @@ def _ceil_units(units: Decimal) -> int:
 MPS_PER_MPH = Decimal("0.44704")
 
 
+@lru_cache(maxsize=16)
 def _mph(mps: Decimal) -> Decimal:
     return (mps / MPS_PER_MPH).quantize(Decimal("0.1"))
 

@@ -24,6 +24,7 @@ import json
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from pricing.models import Tariff, TariffKind, TariffLifecycle, TariffPublication
 from pricing.signals import tariff_published
@@ -82,11 +83,14 @@ def _effective_from(tariff: Tariff) -> str | None:
 
 
 def _in_force(tariff: Tariff | None) -> bool:
+    """Published while it may price journeys: active, current, not yet replaced (a table
+    announced for a later date is published ahead, with its ``effectiveFrom``)."""
     return (
         tariff is not None
         and tariff.kind in PUBLISHED_KINDS
         and tariff.is_active
         and tariff.lifecycle == TariffLifecycle.CURRENT
+        and (tariff.effective_to is None or tariff.effective_to > timezone.localdate())
     )
 
 

@@ -73,10 +73,14 @@ def leeds_table():
     return record
 
 
-def leeds_station_to_york():
+def quote(pickup: str, dropoff: str):
     return quote_price(
-        pickup="Leeds station", dropoff="York", passengers=1, vehicle_type=None, depart_at=NOON
+        pickup=pickup, dropoff=dropoff, passengers=1, vehicle_type=None, depart_at=NOON
     )
+
+
+def leeds_station_to_york():
+    return quote("Leeds station", "York")
 
 
 @pytest.mark.django_db
@@ -88,13 +92,7 @@ def test_a_leeds_pickup_is_priced_on_leeds_city_councils_table_once_loaded(tarif
     assert (source["kind"], source["name"]) == ("council", "Leeds City Council")
     assert "licensingAuthority" not in source
     # Leeds Bradford Airport is Leeds's too, so it prices on the same table
-    airport = quote_price(
-        pickup="Leeds Bradford Airport",
-        dropoff="York",
-        passengers=1,
-        vehicle_type=None,
-        depart_at=NOON,
-    )
+    airport = quote("Leeds Bradford Airport", "York")
     assert airport.tariff_source["reference"] == "leeds-test"
 
 
@@ -110,32 +108,14 @@ def test_without_its_table_the_quote_names_the_council_it_stands_in_for(tariffs)
 @pytest.mark.django_db
 def test_glasgow_airport_pickups_are_not_priced_on_glasgows_table(tariffs):
     # Glasgow City Council's table is loaded, but the airport is Renfrewshire's.
-    journey = quote_price(
-        pickup="Glasgow Airport",
-        dropoff="Glasgow Central",
-        passengers=1,
-        vehicle_type=None,
-        depart_at=NOON,
-    )
+    journey = quote("Glasgow Airport", "Glasgow Central")
     assert journey.tariff_source["kind"] == "operator"
     assert journey.tariff_source["licensingAuthority"] == "Renfrewshire Council"
-    city = quote_price(
-        pickup="Glasgow Central",
-        dropoff="Glasgow Airport",
-        passengers=1,
-        vehicle_type=None,
-        depart_at=NOON,
-    )
+    city = quote("Glasgow Central", "Glasgow Airport")
     assert city.tariff_source["reference"] == "glasgow-2025"
 
 
 @pytest.mark.django_db
 def test_a_manchester_airport_pickup_is_priced_on_manchesters_table(tariffs):
-    journey = quote_price(
-        pickup="Manchester Airport",
-        dropoff="Manchester Piccadilly",
-        passengers=1,
-        vehicle_type=None,
-        depart_at=NOON,
-    )
+    journey = quote("Manchester Airport", "Manchester Piccadilly")
     assert journey.tariff_source["reference"] == "manchester-2023-09"
