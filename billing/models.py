@@ -217,6 +217,7 @@ class Invoice(models.Model):
         "total",
         "currency",
         "issued_at",
+        "fee_rule",
     )
 
     number = models.PositiveBigIntegerField(
@@ -236,6 +237,13 @@ class Invoice(models.Model):
         help_text="Payments minus refunds in the week, from the immutable payment records.",
     )
     fee_decision = models.CharField(max_length=16, choices=FeeDecision.choices)
+    fee_rule = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The fee schedule this invoice applied (billing.fees.FeeSchedule.rule): "
+        "effectiveFrom, weeklyFeeGBP, freeBelowGBP, smsUnitGBP. Empty on invoices written "
+        "before schedules were dated.",
+    )
     subtotal_fee = models.DecimalField(max_digits=10, decimal_places=2)
     subtotal_pass_through = models.DecimalField(max_digits=10, decimal_places=2)
     total = models.DecimalField(max_digits=10, decimal_places=2)

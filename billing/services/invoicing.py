@@ -19,7 +19,7 @@ from django.db.models import Case, Count, DecimalField, F, Q, Sum, Value, When
 from django.utils import timezone
 
 from billing import numbering
-from billing.fees import FeeSchedule, fee_schedule_current
+from billing.fees import FeeSchedule, fee_schedule_for
 from billing.models import (
     FeeDecision,
     Invoice,
@@ -189,9 +189,7 @@ _FEE_KINDS = (InvoiceLineKind.SUBSCRIPTION, InvoiceLineKind.FEE_ADJUSTMENT)
 _CARD_KINDS = (InvoiceLineKind.CARD_FEES, InvoiceLineKind.CARD_FEES_ADJUSTMENT)
 
 
-def late_payment_adjustments(
-    *, start: datetime, schedule: FeeSchedule
-) -> dict[int, list[InvoiceLine]]:
+def late_payment_adjustments(*, start: datetime) -> dict[int, list[InvoiceLine]]:
     """Adjustment lines for the invoices of the week that starts at ``start``: what the
     driver's earlier weeks would have charged more had every payment record been there
     when they were invoiced. {driver id: unsaved lines}.
@@ -205,7 +203,9 @@ def late_payment_adjustments(
     adjustment lines for it. A positive difference is billed here, once: the next run finds
     it billed. A difference in the driver's favour (a late refund) is not netted here; the
     back office issues a credit note. Weeks never invoiced (no run yet) are left alone:
-    their own run will count the records.
+    their own run will count the records. Each week is judged by the fee schedule in force
+    for it (``billing.fees.fee_schedule_for``), never by today's: lowering the threshold
+    does not re-judge weeks before the change.
     """
     from bookings.models import PaymentRecord
 
@@ -249,6 +249,7 @@ def late_payment_adjustments(
             )
         )
         billed = _billed_for_week(week=week, driver_ids=driver_ids)
+        schedule = fee_schedule_for(week)
         for driver_id in sorted(driver_ids):
             row = totals.get(driver_id)
             earnings = gbp(row["earnings"] or ZERO) if row else ZERO
@@ -401,6 +402,7 @@ def invoice_build(
         subtotal_pass_through=total - fee,
         total=total,
         status=InvoiceStatus.ISSUED if total > 0 else InvoiceStatus.FREE,
+        fee_rule=schedule.rule(),
     )
     return invoice, lines
 
@@ -435,14 +437,14 @@ def invoices_generate_week(
     if not week_has_ended(week_start, now):
         raise ValueError(f"The week of {week_start} has not ended yet; it cannot be invoiced.")
     start, end = week_bounds(week_start)
-    schedule = fee_schedule_current()
+    schedule = fee_schedule_for(week_start)
     result = InvoiceGenerationResult(week_start=week_start)
 
     result.subscriptions_created = subscriptions_ensure(now=now)
     subscription_stages_advance(now=now)
 
     driver_weeks = driver_weeks_collect(start=start, end=end)
-    adjustments = late_payment_adjustments(start=start, schedule=schedule)
+    adjustments = late_payment_adjustments(start=start)
     for driver_id in adjustments:
         # A driver with nothing this week but a late record still gets the line billed.
         driver_weeks.setdefault(driver_id, DriverWeek(driver_id=driver_id))

@@ -129,3 +129,31 @@ def test_a_week_in_the_trial_stays_free_of_the_fee():
     assert adjustments(trial_driver, NEXT) == [
         (InvoiceLineKind.CARD_FEES_ADJUSTMENT, Decimal("0.50"), WEEK)
     ]
+
+
+def test_a_lower_threshold_from_a_later_date_does_not_rejudge_earlier_weeks(
+    driver, week_invoiced_under_the_threshold, settings
+):
+    """Finding (issue 24): "Lowering the weekly fee threshold re-judges past weeks
+    (invoicing looks back 21 days with today's schedule): fees need dated schedules, and
+    each invoice records the rule it applied." """
+    assert week_invoiced_under_the_threshold.fee_rule["freeBelowGBP"] == "500.00"
+    # given the threshold lowered to 300 GBP from the week after WEEK
+    settings.FEE_SCHEDULES = [{"effectiveFrom": NEXT.isoformat(), "freeBelowGBP": "300.00"}]
+    # and a late record for WEEK (now 460 GBP: over the new threshold, under the old one)
+    payment(driver=driver, amount="10.00", at=at_london(WEEK + timedelta(days=4)))
+    payment(driver=driver, amount="350.00", at=at_london(NEXT + timedelta(days=1)))
+
+    generate(NEXT)
+
+    # then WEEK is still judged by its own rule: no fee for it
+    assert adjustments(driver, NEXT) == []
+    # and NEXT, over 300 GBP, pays the fee under the new rule, which it records
+    invoice = Invoice.objects.get(driver=driver, week_start=NEXT)
+    assert invoice.subtotal_fee == Decimal("20.00")
+    assert invoice.fee_rule == {
+        "effectiveFrom": NEXT.isoformat(),
+        "weeklyFeeGBP": "20.00",
+        "freeBelowGBP": "300.00",
+        "smsUnitGBP": "0.02",
+    }

@@ -547,6 +547,10 @@ DRIVER_TOKEN_MAX_AGE_HOURS = env.int("DRIVER_TOKEN_MAX_AGE_HOURS", default=24 * 
 SUBSCRIPTION_WEEKLY_FEE_GBP = Decimal(env("SUBSCRIPTION_WEEKLY_FEE_GBP", default="20.00"))
 # The fee applies only once a week's earnings pass this (exactly 500.00 is free).
 SUBSCRIPTION_FREE_EARNINGS_THRESHOLD_GBP = Decimal("500.00")
+# Later fee schedules (billing.fees), each from a date: a JSON list of {"effectiveFrom":
+# "YYYY-MM-DD", "weeklyFeeGBP"?, "freeBelowGBP"?, "smsUnitGBP"?}. Weeks before a change
+# keep the rule they were invoiced under, late payment records included.
+FEE_SCHEDULES = env.json("FEE_SCHEDULES", default=[])
 SMS_PASS_THROUGH_GBP = Decimal("0.02")
 DRIVER_TRIAL_DAYS = 90
 PARTNER_TRIAL_DAYS = 30

@@ -25,8 +25,10 @@ def test_eight_concurrent_signups_with_one_email_make_one_driver_and_no_500():
     outcomes = race(*[sign_up for _ in range(8)])
     statuses = sorted(status for status, _ in outcomes)
     assert statuses == [200] * 7 + [302]
+    # each loser sees the form again with what is wrong (the email, or another of the
+    # winner's now-taken details, depending on when it was checked)
     assert all(
-        "An account with this email already exists." in page
+        "Please correct the fields marked below." in page
         for status, page in outcomes
         if status == 200
     )
