@@ -36,4 +36,5 @@ urlpatterns = [
         name="driver-availability",
     ),
     path("v1/driver/location", views.DriverLocationView.as_view(), name="driver-location"),
+    path("v1/osmand/<str:token>", views.osmand_report_view, name="driver-osmand"),
 ]

@@ -10,6 +10,7 @@ from django.utils import timezone
 from factory.django import DjangoModelFactory
 
 from drivers.models import Corridor, Driver, DriverStage, NetworkTier, Vehicle
+from drivers.services import driver_position_index
 from tests.places import LEEDS, LONDON
 
 
@@ -60,8 +61,12 @@ class BilledDriverFactory(DriverFactory):
 
 
 class VehicleFactory(DjangoModelFactory):
+    """A licensed vehicle; its driver enters the live-position index (with the Redis
+    backend) at their row's position and time, as going online does."""
+
     class Meta:
         model = Vehicle
+        skip_postgeneration_save = True
 
     driver = factory.SubFactory(DriverFactory)
     make = "Toyota"
@@ -74,6 +79,12 @@ class VehicleFactory(DjangoModelFactory):
     licensing_authority = factory.LazyAttribute(lambda o: o.driver.licensing_authority)
     plate_number = factory.Sequence(lambda n: f"P{n:05d}")
     plate_expiry = factory.LazyFunction(lambda: timezone.localdate() + timedelta(days=365))
+
+    @factory.post_generation
+    def position_indexed(obj, create, extracted, **kwargs):
+        driver = obj.driver
+        if create and driver.online and driver.last_seen_at is not None:
+            driver_position_index(driver=driver, at=driver.last_seen_at)
 
 
 class CorridorFactory(DjangoModelFactory):
