@@ -7,7 +7,6 @@ import datetime as dt
 
 import pytest
 import time_machine
-from django.utils import timezone
 
 from bookings.models import BookingStatus
 from bookings.policies import dispatch_window_opens_at

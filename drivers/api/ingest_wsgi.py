@@ -19,7 +19,7 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 django.setup()
 
-from django.db import close_old_connections  # noqa: E402
+from django.core import signals  # noqa: E402
 
 from core.errors import DomainError  # noqa: E402
 from drivers.api.ingest import (  # noqa: E402
@@ -66,14 +66,16 @@ def _answer(environ) -> Answer:
 
 
 def application(environ, start_response):
+    # The signals Django's own handler sends around a request: among their receivers,
+    # close_old_connections drops a connection that broke or outlived CONN_MAX_AGE, so a
+    # database restart costs one 503, not every request after it.
+    signals.request_started.send(sender=__name__, environ=environ)
     try:
         answer = _answer(environ)
     except DomainError as error:
         answer = problem_answer(error)
     finally:
-        # What Django's handler does around a request: drop a connection that broke or
-        # outlived CONN_MAX_AGE, so a database restart costs one 503, not every request.
-        close_old_connections()
+        signals.request_finished.send(sender=__name__)
     headers = [
         ("Content-Type", answer.content_type),
         ("Content-Length", str(len(answer.body))),

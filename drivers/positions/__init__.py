@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
 # A batch's fixes are at most this old or this far ahead of the server's clock; anything
@@ -77,6 +79,14 @@ class PositionsUnavailable(Exception):
 @cache
 def _backend_for(path: str):
     return import_string(path)()
+
+
+@receiver(setting_changed)
+def _backend_forget(*, setting: str, **kwargs) -> None:
+    # A test that points the store elsewhere (another backend, a Redis that is down) gets
+    # a backend built from the new settings.
+    if setting.startswith("POSITIONS_") or setting == "REDIS_CACHE_TIMEOUTS":
+        _backend_for.cache_clear()
 
 
 BACKENDS = {
