@@ -430,8 +430,10 @@ POSITIONS_TRAIL_SECONDS = env.int("POSITIONS_TRAIL_SECONDS", default=30)
 POSITIONS_BATCH_MAX = env.int("POSITIONS_BATCH_MAX", default=100)
 # How long a verified position token (driver app or tracker device) is remembered per
 # process: a car reports every few seconds, so API_KEY_CACHE_SECONDS (10 s) would read the
-# token every other report. A revocation reaches the other processes within this.
-POSITIONS_TOKEN_CACHE_SECONDS = env.int("POSITIONS_TOKEN_CACHE_SECONDS", default=60)
+# token every other report (and with every ingest process seeing every car, once per
+# process). A revocation reaches the other processes within this; it only ever lets a
+# logged-out app keep reporting positions that long.
+POSITIONS_TOKEN_CACHE_SECONDS = env.int("POSITIONS_TOKEN_CACHE_SECONDS", default=120)
 
 CELERY_BEAT_SCHEDULE: dict = {
     # Safety net behind the per-offer countdown: expire offers whose timeout passed.

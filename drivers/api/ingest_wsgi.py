@@ -21,6 +21,7 @@ django.setup()
 
 from django.core import signals  # noqa: E402
 
+from api.problems import Problem  # noqa: E402
 from core.errors import DomainError  # noqa: E402
 from drivers.api.ingest import (  # noqa: E402
     MAX_BODY_BYTES,
@@ -51,7 +52,7 @@ def _answer(environ) -> Answer:
     path, method = environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD", "")
     if path.rstrip("/") == LOCATION_PATH:
         if method != "POST":
-            return problem_answer(DomainError("method_not_allowed", f"{method} is not allowed."))
+            return problem_answer(Problem(405, "method_not_allowed", f"{method} is not allowed."))
         return location_request_answer(
             authorization=environ.get("HTTP_AUTHORIZATION"), body=_body(environ)
         )
@@ -62,7 +63,7 @@ def _answer(environ) -> Answer:
             body=_body(environ),
             content_type=environ.get("CONTENT_TYPE", ""),
         )
-    return problem_answer(DomainError("not_found", "The ingest serves position reports only."))
+    return problem_answer(Problem(404, "not_found", "The ingest serves position reports only."))
 
 
 def application(environ, start_response):

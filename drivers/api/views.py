@@ -233,7 +233,7 @@ class DriverAvailabilityView(DriverAPIView):
         request=DriverAvailabilityInputSerializer,
         responses={
             200: DriverAvailabilityOutputSerializer,
-            **problem_responses(400, 401, 403, 429),
+            **problem_responses(400, 401, 403, 429, 503),
         },
     )
     def post(self, request: Request) -> Response:

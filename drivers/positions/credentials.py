@@ -64,12 +64,18 @@ def _unauthenticated(detail: str) -> DomainError:
 
 
 def _app_token_read(key: str) -> PositionCredential:
-    row = (
-        Token.objects.filter(key=key, user__is_active=True).values_list("user__driver__id").first()
+    # One query: the token's driver and the class of each of their vehicles (a row each).
+    rows = list(
+        Token.objects.filter(key=key, user__is_active=True).values_list(
+            "user__driver__id",
+            "user__driver__vehicles__vehicle_class",
+            "user__driver__vehicles__active",
+        )
     )
-    if row is None:
+    if not rows:
         raise _unauthenticated("Invalid token.")
-    return PositionCredential(driver_id=row[0], vehicle_classes=_vehicle_classes(row[0]))
+    classes = tuple(sorted({code for _, code, active in rows if code and active}))
+    return PositionCredential(driver_id=rows[0][0], vehicle_classes=classes)
 
 
 def app_token_credential(key: str) -> PositionCredential:

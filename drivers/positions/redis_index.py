@@ -232,6 +232,34 @@ class RedisPositions:
         elif lat is not None and lng is not None:
             self._write(driver_id=driver_id, fix=Fix(lat, lng, at), classes=classes, mode="place")
 
+    def place_many(self, placements: Sequence[tuple[int, Fix, Sequence[str]]]) -> None:
+        """Index many online drivers at once, (driver id, fix, classes) each, pipelined:
+        loading a benchmark's drivers, or rebuilding the index from the drivers' rows."""
+        ttl, now = int(settings.POSITIONS_TTL_SECONDS), dt.datetime.now(UTC).timestamp()
+        pipe = self.client.pipeline(transaction=False)
+        for driver_id, fix, classes in placements:
+            self._record(
+                keys=[self._driver_key(driver_id)],
+                args=[
+                    self.prefix,
+                    driver_id,
+                    _number(fix.lat),
+                    _number(fix.lng),
+                    "",
+                    repr(fix.at.timestamp()),
+                    "",
+                    "",
+                    area_of(fix.lat, fix.lng),
+                    ",".join(sorted(set(classes))),
+                    ttl,
+                    repr(now),
+                    -1,
+                    "place",
+                ],  # fmt: skip
+                client=pipe,
+            )
+        pipe.execute()
+
     def latest_many(self, driver_ids: Sequence[int]) -> dict[int, Fix]:
         pipe = self.client.pipeline(transaction=False)
         for driver_id in driver_ids:

@@ -132,3 +132,20 @@ def test_bad_osmand_values_are_400_problems(device, query):
     response = Client().get(f"/api/public/v1/osmand/{token}?id=48241179&{query}")
     assert response.status_code == 400
     assert response["Content-Type"] == "application/problem+json"
+
+
+def test_the_issue_command_prints_a_server_url_that_works_once_per_token(capsys):
+    import json as json_module
+
+    from django.core.management import call_command
+
+    driver = driver_at(LEEDS)
+    call_command("tracker_device_issue", "--driver", str(driver.pk), "--device-id", "48241179")
+    first = json_module.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    call_command("tracker_device_issue", "--driver", str(driver.pk), "--device-id", "48241179")
+    second = json_module.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    old_path = urlsplit(first["serverUrl"]).path
+    new_path = urlsplit(second["serverUrl"]).path
+    assert Client().get(f"{old_path}?id=48241179&lat=53.8&lon=-1.55").status_code == 401
+    assert Client().get(f"{new_path}?id=48241179&lat=53.8&lon=-1.55").status_code == 200
+    assert position_latest(driver.pk).lat == 53.8
