@@ -433,6 +433,7 @@ def main() -> int:
     parser.add_argument("--bookings", type=int, default=300)
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", choices=["ingest", "matching"])
     args = parser.parse_args()
     if args.quick:
         args.drivers, args.duration, args.connections = 1000, 5, [8, 16]
@@ -455,8 +456,10 @@ def main() -> int:
         import django
 
         django.setup()
-        ingest(args, args.redis_port, workdir)
-        matching(args)
+        if args.only in (None, "ingest"):
+            ingest(args, args.redis_port, workdir)
+        if args.only in (None, "matching"):
+            matching(args)
     finally:
         from django.db import connection
 

@@ -24,7 +24,8 @@ def driver_seen_within_seconds() -> int:
 
 
 def search_rings_km() -> tuple[float, ...]:
-    """Growing search radii around the pickup; the last one is the furthest dead mileage."""
+    """Search radii around the pickup; the last one is the furthest dead mileage of a local
+    driver (the position index grows its own search out to it, ``drivers.positions``)."""
     rings = settings.DISPATCH_SEARCH_RINGS_KM
     return tuple(float(r) for r in rings)
 
