@@ -24,8 +24,7 @@ def driver_seen_within_seconds() -> int:
 
 
 def search_rings_km() -> tuple[float, ...]:
-    """Search radii around the pickup; the last one is the furthest dead mileage of a local
-    driver (the position index grows its own search out to it, ``drivers.positions``)."""
+    """Growing search radii around the pickup; the last one is the furthest dead mileage."""
     rings = settings.DISPATCH_SEARCH_RINGS_KM
     return tuple(float(r) for r in rings)
 

@@ -13,8 +13,7 @@ order is dead mileage (driver position to pickup), then current job load.
 Candidates come from the live-position index (``drivers.positions.drivers_near``: Redis
 GEO sets by area and vehicle class, or the driver rows' indexed position columns without
 Redis): the nearest drivers seen recently with a vehicle of a class that may serve the
-job, the index searching growing radii so that a busy city costs the same as an empty
-county.
+job, searched in growing rings so that a busy city costs the same as an empty county.
 Then the filters run in SQL for those drivers only. They are written twice, side by
 side in this module: as one hand-written SQL statement over the drivers the index gave
 (:data:`_CANDIDATES_SQL`, the hot path of every dispatch step), and as the ORM conditions
@@ -207,13 +206,17 @@ def _vehicles_by_row_position(*, tier: int, job: JobRequirements, radius_km: flo
     )
 
 
-def _reach(tier: int) -> float:
-    """How far from the pickup a driver of the tier may be: the last search ring for local
-    drivers, the national pickup radius for national ones (the index grows its own search
-    out to it: ``drivers.positions.search_radii``)."""
+def _rings(tier: int, *, searching: bool = False) -> list[float]:
+    rings = list(conf.search_rings_km())
     if tier == Tier.NATIONAL:
-        return conf.national_pickup_radius_km()
-    return conf.search_rings_km()[-1]
+        furthest = conf.national_pickup_radius_km()
+        rings = [r for r in rings if r < furthest] + [furthest]
+    elif searching:
+        # A city centre has hundreds of local drivers inside the first ring, and the cost
+        # of a ring is the drivers in it; a quarter of its radius (a sixteenth of the
+        # drivers) usually holds a free one already.
+        rings.insert(0, rings[0] / 4)
+    return rings
 
 
 def _as_candidate(
@@ -404,8 +407,8 @@ def _row_candidate(tier: int, row: tuple, job: JobRequirements) -> Candidate:
     )
 
 
-# Drivers asked of the index at first; when the nearest all fail a filter, it is asked
-# again for this many times more, until it has no more to give.
+# Drivers asked of the index per ring at first; a ring whose nearest drivers all fail a
+# filter is asked again for this many times more, until it has no more to give.
 NEAR_FIRST, NEAR_GROWTH = 16, 4
 # At most this many drivers near the pickup are looked at for the trail's skip reasons.
 TRAIL_NEAR_MAX = 500
@@ -423,10 +426,9 @@ def driver_candidates(
 ) -> list[Candidate]:
     """Eligible drivers of a driver tier, nearest first (then least loaded).
 
-    The index gives the nearest drivers seen recently within the tier's reach (searching
-    growing radii itself), the filters run on them; when all of them fail, it is asked for
-    more. Anyone outside those nearest is further away, so the best that passes is the
-    answer.
+    Searched ring by ring: a driver found inside a ring is nearer than anyone outside it,
+    so the first ring with ``limit`` drivers (or the last ring) gives the answer. In each
+    ring the index gives the nearest drivers seen recently, and the filters run on them.
     """
     if not job.located:
         return []
@@ -435,28 +437,30 @@ def driver_candidates(
     excluded = set(exclude_driver_ids)
     seen_after = now - timedelta(seconds=conf.driver_seen_within_seconds())
     classes = VEHICLE_CLASSES_SERVING.get(job.vehicle_type, frozenset({job.vehicle_type}))
-    count = max(NEAR_FIRST, limit + len(excluded))
     rows: list[tuple] = []
     with connection.cursor() as cursor:
-        while True:
-            # The index grows its search from the pickup out to the tier's reach.
-            near = drivers_near(
-                lat=job.pickup_lat,
-                lng=job.pickup_lng,
-                radius_km=_reach(tier),
-                vehicle_classes=classes,
-                seen_after=seen_after,
-                count=count,
-            )
-            pool = [found for found in near if found.driver_id not in excluded]
-            rows = []
-            if pool:
-                sql, params = _candidate_statement(tier=tier, job=job, near=pool, limit=limit)
-                cursor.execute(sql, params)
-                rows = cursor.fetchall()
-            if len(rows) >= limit or len(near) < count:
+        for ring in _rings(tier, searching=True):
+            count = max(NEAR_FIRST, limit + len(excluded))
+            while True:
+                near = drivers_near(
+                    lat=job.pickup_lat,
+                    lng=job.pickup_lng,
+                    radius_km=ring,
+                    vehicle_classes=classes,
+                    seen_after=seen_after,
+                    count=count,
+                )
+                pool = [found for found in near if found.driver_id not in excluded]
+                rows = []
+                if pool:
+                    sql, params = _candidate_statement(tier=tier, job=job, near=pool, limit=limit)
+                    cursor.execute(sql, params)
+                    rows = cursor.fetchall()
+                if len(rows) >= limit or len(near) < count:
+                    break
+                count *= NEAR_GROWTH
+            if len(rows) >= limit:
                 break
-            count *= NEAR_GROWTH  # the nearest all failed a filter: look further
     return [_row_candidate(tier, row, job) for row in rows]
 
 
@@ -471,7 +475,7 @@ def driver_skipped(
     hold whose row puts them there (offline, or silent too long)."""
     if not job.located:
         return []
-    reach = _reach(tier)
+    reach = _rings(tier)[-1]
     radius_km = reach if within_km is None else min(within_km, reach)
     seen_after = now - timedelta(seconds=conf.driver_seen_within_seconds())
     # Asked a little wider than the radius: the index measures on its own sphere, and a

@@ -72,20 +72,6 @@ class Recorded:
     sampled: tuple[Fix, ...]
 
 
-# A search for the nearest drivers looks this far first and grows by this factor up to its
-# radius: where drivers are dense the first, small search already holds enough of them.
-SEARCH_FIRST_KM, SEARCH_GROWTH = 0.5, 4.0
-
-
-def search_radii(radius_km: float) -> list[float]:
-    """The growing radii a nearest-drivers search tries, ending at ``radius_km``."""
-    radii, step = [], SEARCH_FIRST_KM
-    while step < radius_km:
-        radii.append(step)
-        step *= SEARCH_GROWTH
-    return [*radii, radius_km]
-
-
 class PositionsUnavailable(Exception):
     """The live-position store did not answer (Redis down): the caller answers 503."""
 
@@ -148,12 +134,9 @@ def drivers_near(
     seen_after: dt.datetime | None = None,
     count: int,
 ) -> list[NearDriver]:
-    """The ``count`` nearest drivers in the matching index within ``radius_km`` of the
-    point, nearest first, with a vehicle of one of ``vehicle_classes`` (None: any) and,
-    when ``seen_after`` is given, seen since then. Fewer than ``count`` means there are no
-    more. Backends search growing radii (``search_radii``), so a dense city costs a small
-    search. The index holds online drivers and those still reporting after going offline
-    (a trip to finish): callers filter on ``online``."""
+    """The ``count`` nearest online drivers in the matching index within ``radius_km`` of
+    the point, nearest first, with a vehicle of one of ``vehicle_classes`` (None: any) and,
+    when ``seen_after`` is given, seen since then."""
     return positions_backend().near(
         lat=lat,
         lng=lng,

@@ -14,6 +14,7 @@ import secrets
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from rest_framework.authtoken.models import Token
@@ -78,12 +79,24 @@ def _app_token_read(key: str) -> PositionCredential:
     return PositionCredential(driver_id=rows[0][0], vehicle_classes=classes)
 
 
+def _read(load):
+    """``load()``; 503 ``service_unavailable`` when the database does not answer."""
+    try:
+        return load()
+    except DatabaseError as exc:
+        raise DomainError(
+            "service_unavailable",
+            "Reports cannot be checked right now; send them again shortly.",
+            extra={"retryAfter": 5},
+        ) from exc
+
+
 def app_token_credential(key: str) -> PositionCredential:
     """The reporter behind a driver app token (``/v1/driver/login``); 401
     ``unauthenticated`` for an unknown token or an inactive login."""
     if not key or len(key) > 128:
         raise _unauthenticated("Invalid token.")
-    return _app_tokens.get(key, lambda: _app_token_read(key))
+    return _app_tokens.get(key, lambda: _read(lambda: _app_token_read(key)))
 
 
 def device_token_digest(token: str) -> str:
@@ -109,7 +122,7 @@ def device_token_credential(token: str, *, device_id: str) -> PositionCredential
     device; 401 ``unauthenticated`` otherwise."""
     if not token or len(token) > 128:
         raise _unauthenticated("Unknown tracker token.")
-    credential = _device_tokens.get(token, lambda: _device_token_read(token))
+    credential = _device_tokens.get(token, lambda: _read(lambda: _device_token_read(token)))
     if not secrets.compare_digest(credential.device_id.encode(), device_id.encode()):
         raise _unauthenticated("This token belongs to another device identifier.")
     return credential

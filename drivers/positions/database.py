@@ -16,7 +16,7 @@ from django.db import connection
 
 from dispatch.geo import KM_PER_DEGREE, bounding_box, haversine_km
 from drivers.models import Driver, Vehicle
-from drivers.positions import Fix, NearDriver, Recorded, search_radii
+from drivers.positions import Fix, NearDriver, Recorded
 from drivers.positions.trail import trail_samples_pick, trail_samples_write
 
 _DRIVER = Driver._meta.db_table
@@ -79,25 +79,6 @@ class DatabasePositions:
         }
 
     def near(
-        self,
-        *,
-        lat: float,
-        lng: float,
-        radius_km: float,
-        classes: Sequence[str] | None,
-        seen_after: dt.datetime | None,
-        count: int,
-    ) -> list[NearDriver]:
-        for radius in search_radii(radius_km):
-            found = self._near_within(
-                lat=lat, lng=lng, radius_km=radius, classes=classes,
-                seen_after=seen_after, count=count,
-            )  # fmt: skip
-            if len(found) >= count:
-                break
-        return found
-
-    def _near_within(
         self,
         *,
         lat: float,

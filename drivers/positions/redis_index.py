@@ -29,7 +29,7 @@ from datetime import UTC
 import redis
 from django.conf import settings
 
-from drivers.positions import Fix, NearDriver, PositionsUnavailable, Recorded, search_radii
+from drivers.positions import Fix, NearDriver, PositionsUnavailable, Recorded
 from drivers.positions.trail import trail_samples_pick, trail_samples_write
 from pricing.vehicles import VEHICLE_CLASSES
 
@@ -90,42 +90,33 @@ end
 return {prev, newer}
 """
 
-# KEYS: n GEO keys, then their n time keys. ARGV: lng, lat, count, seen after ('' for
-# any), then growing radii in metres. Searches radius after radius until one holds
-# ``count`` fresh drivers (or the last): a busy city costs one small search, an empty
-# county a few, all in one call. Returns a flag (1 when some cell had more than
-# ``count`` within the radius used), then member, distance (m), lng, lat, time for each
-# fresh driver found (once, whatever their classes).
+# KEYS: n GEO keys, then their n time keys. ARGV: lng, lat, radius (m), count, seen after
+# ('' for any). Returns a flag (1 when some cell had more than ``count``), then
+# member, distance (m), lng, lat, time for each fresh member found.
 _SEARCH = """
 local n = #KEYS / 2
-local count = tonumber(ARGV[3])
-local after = ARGV[4] ~= '' and tonumber(ARGV[4]) or nil
-local out, seen_members, found_count
-for r = 5, #ARGV do
-  out, seen_members, found_count = {0}, {}, 0
-  for i = 1, n do
-    local found = redis.call('GEOSEARCH', KEYS[i], 'FROMLONLAT', ARGV[1], ARGV[2],
-      'BYRADIUS', ARGV[r], 'm', 'ASC', 'COUNT', count, 'WITHDIST', 'WITHCOORD')
-    if #found > 0 then
-      if #found >= count then out[1] = 1 end
-      local members = {}
-      for j, row in ipairs(found) do members[j] = row[1] end
-      local times = redis.call('ZMSCORE', KEYS[n + i], unpack(members))
-      for j, row in ipairs(found) do
-        local t = times[j]
-        if t and (not after or tonumber(t) >= after) and not seen_members[row[1]] then
-          seen_members[row[1]] = true
-          found_count = found_count + 1
-          out[#out + 1] = row[1]
-          out[#out + 1] = row[2]
-          out[#out + 1] = row[3][1]
-          out[#out + 1] = row[3][2]
-          out[#out + 1] = t
-        end
+local after = ARGV[5] ~= '' and tonumber(ARGV[5]) or nil
+local count = tonumber(ARGV[4])
+local out, more = {0}, 0
+for i = 1, n do
+  local found = redis.call('GEOSEARCH', KEYS[i], 'FROMLONLAT', ARGV[1], ARGV[2],
+    'BYRADIUS', ARGV[3], 'm', 'ASC', 'COUNT', count, 'WITHDIST', 'WITHCOORD')
+  if #found > 0 then
+    if #found >= count then out[1] = 1 end
+    local members = {}
+    for j, row in ipairs(found) do members[j] = row[1] end
+    local seen = redis.call('ZMSCORE', KEYS[n + i], unpack(members))
+    for j, row in ipairs(found) do
+      local t = seen[j]
+      if t and (not after or tonumber(t) >= after) then
+        out[#out + 1] = row[1]
+        out[#out + 1] = row[2]
+        out[#out + 1] = row[3][1]
+        out[#out + 1] = row[3][2]
+        out[#out + 1] = t
       end
     end
   end
-  if found_count >= count then return out end
 end
 return out
 """
@@ -308,24 +299,26 @@ class RedisPositions:
         keys = [f"{self.prefix}g:{area}:{c}" for area, c in cells]
         keys += [f"{self.prefix}s:{area}:{c}" for area, c in cells]
         after = "" if seen_after is None else repr(seen_after.timestamp())
-        radii = [repr(r * 1000) for r in search_radii(radius_km)]
         asked = count
         while True:
-            reply = self._call(self._search, keys, [repr(lng), repr(lat), asked, after, *radii])
+            reply = self._call(
+                self._search, keys, [repr(lng), repr(lat), repr(radius_km * 1000), asked, after]
+            )
             more, rows = reply[0], reply[1:]
-            found = []
+            nearest: dict[int, NearDriver] = {}
             for i in range(0, len(rows), 5):
                 member, metres, found_lng, found_lat, seen = rows[i : i + 5]
-                found.append(
-                    NearDriver(
-                        driver_id=int(member),
-                        lat=float(found_lat),
-                        lng=float(found_lng),
-                        seen_at=dt.datetime.fromtimestamp(float(seen), tz=UTC),
-                        distance_km=float(metres) / 1000,
-                    )
+                driver_id = int(member)
+                if driver_id in nearest:
+                    continue  # the same driver under another class: same position
+                nearest[driver_id] = NearDriver(
+                    driver_id=driver_id,
+                    lat=float(found_lat),
+                    lng=float(found_lng),
+                    seen_at=dt.datetime.fromtimestamp(float(seen), tz=UTC),
+                    distance_km=float(metres) / 1000,
                 )
-            found.sort(key=lambda n: (n.distance_km, n.driver_id))
+            found = sorted(nearest.values(), key=lambda n: (n.distance_km, n.driver_id))
             if len(found) >= count or not more or asked >= _COUNT_CAP:
                 return found[:count]
             asked = min(asked * _GROWTH, _COUNT_CAP)
