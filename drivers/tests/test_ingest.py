@@ -8,30 +8,16 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.core import signals
-from django.db import close_old_connections
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from drivers.api import ingest_wsgi
 from drivers.positions import position_latest
 from drivers.tests.factories import UserFactory, driver_at
+from drivers.tests.ingest_client import wsgi_call
 from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db
-
-
-def wsgi_call(environ, start_response):
-    """The ingest's WSGI application, called as Django's test client calls Django's: with
-    the test's connection (and its transaction) kept open across the request."""
-    signals.request_started.disconnect(close_old_connections)
-    signals.request_finished.disconnect(close_old_connections)
-    try:
-        return ingest_wsgi.application(environ, start_response)
-    finally:
-        signals.request_started.connect(close_old_connections)
-        signals.request_finished.connect(close_old_connections)
 
 
 URL = "/api/public/v1/driver/location"

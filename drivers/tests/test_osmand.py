@@ -10,29 +10,15 @@ from urllib.parse import urlsplit
 
 import pytest
 import time_machine
-from django.core import signals
-from django.db import close_old_connections
 from django.test import Client
 
-from drivers.api import ingest_wsgi
 from drivers.positions import position_latest, positions_backend
 from drivers.positions.credentials import tracker_device_register
 from drivers.tests.factories import driver_at
+from drivers.tests.ingest_client import wsgi_call
 from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
-
-
-def wsgi_call(environ, start_response):
-    """The ingest's WSGI application, called as Django's test client calls Django's: with
-    the test's connection (and its transaction) kept open across the request."""
-    signals.request_started.disconnect(close_old_connections)
-    signals.request_finished.disconnect(close_old_connections)
-    try:
-        return ingest_wsgi.application(environ, start_response)
-    finally:
-        signals.request_started.connect(close_old_connections)
-        signals.request_finished.connect(close_old_connections)
 
 
 DATA = Path(__file__).parent / "data"
