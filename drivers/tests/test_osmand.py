@@ -137,3 +137,14 @@ def test_the_issue_command_prints_a_server_url_that_works_once_per_token(capsys)
     assert Client().get(f"{old_path}?id=48241179&lat=53.8&lon=-1.55").status_code == 401
     assert Client().get(f"{new_path}?id=48241179&lat=53.8&lon=-1.55").status_code == 200
     assert position_latest(driver.pk).lat == 53.8
+
+
+def test_form_parameters_in_a_post_body_are_read_too(device):
+    driver, token = device
+    response = Client().post(
+        f"/api/public/v1/osmand/{token}",
+        data="id=48241179&lat=53.7955&lon=-1.5491&bearing=90",
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert response.status_code == 200
+    assert (position_latest(driver.pk).lat, position_latest(driver.pk).heading) == (53.7955, 90.0)
