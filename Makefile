@@ -13,7 +13,7 @@ PORT ?= 8000
 endif
 DEMO_SITE_URL = $(if $(SITE_URL),$(SITE_URL),http://127.0.0.1:$(PORT))
 
-.PHONY: install run demo worker beat dispatcher test lint lint-imports mutate format schema fuzz bench check-deploy clean
+.PHONY: install run demo worker beat dispatcher ingest test lint lint-imports mutate format schema fuzz bench check-deploy clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	@$(PY) -c 'import sys; assert sys.version_info >= (3, 11), sys.version' \
@@ -57,6 +57,13 @@ worker: install
 
 beat: install
 	$(BIN)/celery -A config beat -l info
+
+# The position ingest on its own (drivers.api.ingest_wsgi): what the proxy sends
+# POST /api/public/v1/driver/location and /api/public/v1/osmand/ to in production.
+INGEST_PORT ?= 8001
+ingest: install
+	$(BIN)/gunicorn drivers.api.ingest_wsgi:application --worker-class gthread --threads 4 \
+	  --workers 2 --bind 127.0.0.1:$(INGEST_PORT)
 
 # Hands committed bookings to the workers (with REDIS_URL set; one or more beside them).
 dispatcher: install

@@ -37,6 +37,10 @@ def _caches_clear() -> None:
     # drops the counts its client reserved in blocks (guards.ratelimit_cache).
     for alias in {"default", settings.RATELIMIT_USE_CACHE}:
         caches[alias].clear()
+    # Live positions (drivers.positions): Redis under this worker's prefix, when used.
+    from drivers.positions import positions_backend
+
+    positions_backend().flush()
 
 
 _LOCAL_HOSTS = {"localhost", "testserver"}

@@ -86,3 +86,25 @@ def driver_vehicle(driver, *, vehicle_class: str, seats: int, authority: str, ex
         licensing_authority=authority,
         plate_expiry=expiry,
     )
+
+
+def positions_index_load(now) -> int:
+    """Put every online driver of the database into the live-position index at their
+    row's position (with the Redis backend; the database backend's index is the rows)."""
+    from drivers.models import Driver
+    from drivers.positions import Fix, positions_backend
+
+    backend = positions_backend()
+    if not hasattr(backend, "place_many"):
+        return 0
+    rows = Driver.objects.filter(online=True, vehicles__active=True).values_list(
+        "pk", "last_lat", "last_lng", "vehicles__vehicle_class"
+    )
+    batch, placed = [], 0
+    for pk, lat, lng, vehicle_class in rows.iterator(chunk_size=10_000):
+        batch.append((pk, Fix(lat=lat, lng=lng, at=now), [vehicle_class]))
+        if len(batch) == 5000:
+            backend.place_many(batch)
+            placed, batch = placed + len(batch), []
+    backend.place_many(batch)
+    return placed + len(batch)

@@ -31,8 +31,13 @@ FULL = [
         "live trips: 2,000 cars reporting every 5 s, booking.driver_location events",
         ["bench_live_trips.py"],
     ),
+    (
+        "positions: ingest reports/s per core, writes per report, matching at 100,000 drivers",
+        ["bench_positions.py"],
+    ),
 ]
 QUICK_ARGS = {
+    "bench_positions.py": ["--quick"],
     "bench_live_trips.py": ["--drivers", "500", "--duration", "30", "--max-seconds", "5"],
     "bench_billing.py": ["--drivers", "5000", "--records", "100000"],
     "http_bench.py": ["--duration", "5"],

@@ -3,7 +3,7 @@
 API keys and the driver app's tokens are checked on every request; without this each
 request paid a database read before its real work. Entries are keyed by the SHA-256 of
 the secret (the secret itself is never a dict key), expire after ``API_KEY_CACHE_SECONDS``
-(0: off), and the owner empties the cache when a credential changes in this process;
+(or the setting the cache names, 0: off), and the owner empties the cache when a credential changes in this process;
 other processes notice within the expiry, so a revocation takes that long to reach every
 worker.
 """
@@ -21,14 +21,15 @@ T = TypeVar("T")
 
 
 class CredentialCache(Generic[T]):
-    def __init__(self, *, max_entries: int) -> None:
+    def __init__(self, *, max_entries: int, ttl_setting: str = "API_KEY_CACHE_SECONDS") -> None:
         self._entries: dict[str, tuple[float, T]] = {}
         self._max_entries = max_entries
+        self._ttl_setting = ttl_setting
 
     def get(self, secret: str, load: Callable[[], T]) -> T:
         """The value remembered for ``secret``, or ``load()`` (which raises for a bad
         secret: nothing is remembered then)."""
-        ttl = float(settings.API_KEY_CACHE_SECONDS)
+        ttl = float(getattr(settings, self._ttl_setting))
         if ttl <= 0:
             return load()
         digest = hashlib.sha256(secret.encode()).hexdigest()

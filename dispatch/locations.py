@@ -2,8 +2,9 @@
 sees, for the booking.driver_location events (partners.services.driver_locations) and the
 passenger's tracking page alike.
 
-The position is the driver's latest report (``POST /v1/driver/location``, kept on the
-driver's row); the ETA is a straight-line estimate through the pricing router's road
+The position is the driver's latest report (``POST /v1/driver/location`` or the OsmAnd
+path), read through ``drivers.positions.position_latest`` from whichever store keeps it
+(Redis, or the driver's row without Redis); the ETA is a straight-line estimate through the pricing router's road
 factor and speed bands, so it needs no routing service and costs microseconds.
 """
 
@@ -18,6 +19,7 @@ from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus
 from bookings.transitions import DRIVER_HOLDS
+from drivers.positions import Fix, position_latest
 from pricing.routing import duration_for, great_circle_m
 
 
@@ -68,14 +70,14 @@ def position_is_fresh(reported_at: dt.datetime | None, now: dt.datetime) -> bool
 
 
 def driver_position_latest(driver, *, now: dt.datetime) -> tuple[float, float, dt.datetime] | None:
-    """The driver's own latest position report (``POST /v1/driver/location``) as (lat,
-    lng, reported at), or None when there is none or it is no longer fresh
-    (:func:`position_is_fresh`): evidence a driver cannot paste into a request body."""
-    if driver.last_lat is None or driver.last_lng is None:
+    """The driver's own latest position report (``POST /v1/driver/location``, the OsmAnd
+    path) as (lat, lng, reported at), read from the position store, or None when there is
+    none or it is no longer fresh (:func:`position_is_fresh`): evidence a driver cannot
+    paste into a request body."""
+    fix = position_latest(driver.pk)
+    if fix is None or not position_is_fresh(fix.at, now):
         return None
-    if not position_is_fresh(driver.last_position_at, now):
-        return None
-    return driver.last_lat, driver.last_lng, driver.last_position_at
+    return fix.lat, fix.lng, fix.at
 
 
 def booking_live_position(booking: Booking, *, now: dt.datetime | None = None) -> dict | None:
@@ -84,29 +86,26 @@ def booking_live_position(booking: Booking, *, now: dt.datetime | None = None) -
     or the driver's app has not reported a position recently.
 
     Shown for the whole time a driver holds the job (on board included): the passenger
-    follows their own trip. Reads the booking's driver (one query unless loaded).
+    follows their own trip. One read of the position store.
     """
     now = now or timezone.now()
     if booking.status not in DRIVER_HOLDS or booking.driver_id is None:
         return None
-    driver = booking.driver
-    if driver.last_lat is None or driver.last_lng is None:
+    fix = position_latest(booking.driver_id)
+    if fix is None or not position_is_fresh(fix.at, now):
         return None
-    if not position_is_fresh(driver.last_position_at, now):
-        return None
-    return booking_position_build(booking, now=now)
+    return booking_position_build(booking, fix, now=now)
 
 
-def booking_position_build(booking: Booking, *, now: dt.datetime) -> dict:
-    """:func:`live_position_build` from the booking's driver's latest report (the caller
-    has checked that there is a fresh one)."""
-    driver = booking.driver
+def booking_position_build(booking: Booking, fix: Fix, *, now: dt.datetime) -> dict:
+    """:func:`live_position_build` from a fix of the booking's driver (the caller has
+    checked that it is fresh)."""
     return live_position_build(
         status=booking.status,
-        lat=driver.last_lat,
-        lng=driver.last_lng,
-        heading=driver.last_heading,
-        reported_at=driver.last_position_at,
+        lat=fix.lat,
+        lng=fix.lng,
+        heading=fix.heading,
+        reported_at=fix.at,
         pickup=(booking.pickup_lat, booking.pickup_lng),
         dropoff=(booking.dropoff_lat, booking.dropoff_lng),
         now=now,

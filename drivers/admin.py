@@ -6,7 +6,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from drivers.models import Corridor, Driver, Vehicle
+from drivers.models import Corridor, Driver, PositionSample, TrackerDevice, Vehicle
 from drivers.selectors import driver_maps_key_state
 from drivers.services import driver_approve, driver_maps_key_set
 
@@ -174,3 +174,34 @@ class VehicleAdmin(admin.ModelAdmin):
     list_filter = ("vehicle_class", "wheelchair_accessible", "licensing_authority", "active")
     search_fields = ("registration", "plate_number", "driver__name")
     raw_id_fields = ("driver",)
+
+
+@admin.register(PositionSample)
+class PositionSampleAdmin(admin.ModelAdmin):
+    """The sampled trail of live jobs (issue 27): evidence, never edited."""
+
+    list_display = ("driver", "booking", "at", "lat", "lng", "speed", "accuracy")
+    list_filter = ("at",)
+    search_fields = ("booking__reference",)
+    list_select_related = ("driver", "booking")
+    raw_id_fields = ("driver", "booking")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(TrackerDevice)
+class TrackerDeviceAdmin(admin.ModelAdmin):
+    """Drivers' Traccar Client apps. Tokens are issued (and shown once) by
+    ``manage.py tracker_device_issue``; deleting a device stops its reports."""
+
+    list_display = ("device_id", "driver", "created_at")
+    search_fields = ("device_id", "driver__name")
+    raw_id_fields = ("driver",)
+    readonly_fields = ("device_id", "driver", "created_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False

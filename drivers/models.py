@@ -176,3 +176,57 @@ class Vehicle(models.Model):
 
     def __str__(self) -> str:
         return f"{self.registration} ({self.make} {self.model})"
+
+
+class PositionSample(models.Model):
+    """The sampled trail of a driver holding a job (issue 27): the evidence for arrival,
+    no-show and dead mileage, kept in the system of record while live positions stay in
+    the position store (``drivers.positions``).
+
+    At most one row per driver per ``POSITIONS_TRAIL_SECONDS`` slot (``slot`` is the fix's
+    Unix time divided by it): the unique constraint holds it under any concurrency, and
+    the ingest asks the database only when a new slot starts.
+    """
+
+    driver = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="position_samples")
+    booking = models.ForeignKey(
+        "bookings.Booking",
+        on_delete=models.CASCADE,
+        related_name="position_samples",
+        help_text="The job the driver held when the fix was measured.",
+    )
+    slot = models.BigIntegerField()
+    at = models.DateTimeField(help_text="When the device measured the fix.")
+    lat = models.FloatField()
+    lng = models.FloatField()
+    heading = models.FloatField(null=True, blank=True)
+    speed = models.FloatField(null=True, blank=True, help_text="Metres per second.")
+    accuracy = models.FloatField(null=True, blank=True, help_text="Metres.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["driver", "slot"], name="position_sample_one_per_driver_slot"
+            )
+        ]
+        indexes = [models.Index(fields=["booking", "at"], name="position_sample_booking_at")]
+
+    def __str__(self) -> str:
+        return f"driver {self.driver_id} at {self.at:%H:%M:%S}"
+
+
+class TrackerDevice(models.Model):
+    """A driver's own tracking app speaking the OsmAnd protocol (Traccar Client): its
+    device identifier and a token, stored as a SHA-256 digest and shown once at issue.
+
+    The app's server URL carries the token (``/api/public/v1/osmand/<token>``) and each
+    request names the device (``id``); both must match (``drivers.api.ingest``).
+    """
+
+    driver = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="tracker_devices")
+    device_id = models.CharField(max_length=64, unique=True)
+    token_digest = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.device_id} ({self.driver_id})"

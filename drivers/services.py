@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -9,14 +10,19 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from core.encryption import secret_encrypt
 from core.errors import DomainError
+from drivers import positions
 from drivers.models import APPROVED_STAGES, Driver, DriverStage, NetworkTier, Vehicle
+from drivers.positions import Fix, PositionsUnavailable, Recorded
 from drivers.signals import driver_became_available
+
+# What a 503 from the position store asks the device to wait, in seconds.
+POSITIONS_RETRY_AFTER_SECONDS = 5
 
 
 @dataclass
@@ -165,7 +171,33 @@ def driver_availability_set(
                 robust=True,
             )
     driver.refresh_from_db()
+    driver_position_index(driver=driver, at=now)
     return driver
+
+
+def driver_position_index(*, driver: Driver, at: datetime) -> None:
+    """Put the driver into the matching index at their row's position (online) or take
+    them out of it (offline), under the classes of their active vehicles; with the
+    database backend the row is the index and this writes nothing. 503
+    ``service_unavailable`` when the position store does not answer."""
+    classes = sorted(
+        set(driver.vehicles.filter(active=True).values_list("vehicle_class", flat=True))
+    )
+    try:
+        positions.position_availability_set(
+            driver_id=driver.pk,
+            online=driver.online,
+            lat=driver.last_lat,
+            lng=driver.last_lng,
+            at=at,
+            vehicle_classes=classes,
+        )
+    except PositionsUnavailable as exc:
+        raise DomainError(
+            "service_unavailable",
+            "Your availability is saved but the position store did not answer; try again.",
+            extra={"retryAfter": POSITIONS_RETRY_AFTER_SECONDS},
+        ) from exc
 
 
 def driver_payment_link_set(*, driver: Driver, link: str) -> Driver:
@@ -207,24 +239,31 @@ def driver_maps_key_set(*, driver: Driver, key: str) -> None:
 
 
 def driver_location_report(
-    *,
-    driver: Driver,
-    lat: float,
-    lng: float,
-    heading: float | None = None,
-    now: datetime | None = None,
-) -> datetime:
-    """Record where the driver's car is now (POST /v1/driver/location, every few seconds).
+    *, driver_id: int | None, vehicle_classes: Sequence[str], fixes: Sequence[Fix]
+) -> Recorded:
+    """Record a report from the driver's device: one fix or a batch the phone buffered
+    (POST /v1/driver/location, the OsmAnd path; every few seconds per car).
 
-    Guarantees: one UPDATE of the driver's live-position columns and nothing else, so
-    thousands of cars reporting every 5 s cost one row write each; no event is sent from
-    here. The booking.driver_location sender (partners.services.driver_locations) reads the
-    latest position when its interval is up, so a position nobody asked for in time is
-    simply overwritten by the next. Does not change ``online``: a driver finishing a trip
-    may have stopped taking new jobs. Returns the time recorded.
+    Guarantees: no ORM and no write to the driver's row with the Redis backend; the live
+    position goes to the position store (``drivers.positions.position_record``), and the
+    system of record gets at most one trail row per driver per ``POSITIONS_TRAIL_SECONDS``
+    while they hold a job. No event is sent from here: the booking.driver_location sender
+    (partners.services.driver_locations) reads the latest position when its interval is
+    up. Does not change ``online``: a driver finishing a trip may have stopped taking new
+    jobs. 403 ``permission_denied`` for a login that is not a driver's; 503
+    ``service_unavailable`` when the position store or the database does not answer.
     """
-    now = now or timezone.now()
-    Driver.objects.filter(pk=driver.pk).update(
-        last_lat=lat, last_lng=lng, last_heading=heading, last_position_at=now, last_seen_at=now
-    )
-    return now
+    if driver_id is None:
+        raise DomainError(
+            "permission_denied", "This login is not a driver's: the driver app API is for drivers."
+        )
+    try:
+        return positions.position_record(
+            driver_id=driver_id, fixes=fixes, vehicle_classes=vehicle_classes
+        )
+    except (PositionsUnavailable, DatabaseError) as exc:
+        raise DomainError(
+            "service_unavailable",
+            "Positions cannot be recorded right now; send them again shortly.",
+            extra={"retryAfter": POSITIONS_RETRY_AFTER_SECONDS},
+        ) from exc

@@ -40,10 +40,14 @@ def driver_tokens_end(*, user) -> int:
     return deleted
 
 
+def driver_token_expires_at(created: dt.datetime) -> dt.datetime:
+    """When a token issued at ``created`` stops working (``DRIVER_TOKEN_MAX_AGE_HOURS``)."""
+    return created + dt.timedelta(hours=settings.DRIVER_TOKEN_MAX_AGE_HOURS)
+
+
 def driver_token_expired(token: Token, *, now: dt.datetime | None = None) -> bool:
     """Whether the token is past ``DRIVER_TOKEN_MAX_AGE_HOURS`` since it was issued."""
-    max_age = dt.timedelta(hours=settings.DRIVER_TOKEN_MAX_AGE_HOURS)
-    return token.created + max_age <= (now or timezone.now())
+    return driver_token_expires_at(token.created) <= (now or timezone.now())
 
 
 @receiver(user_logged_out)

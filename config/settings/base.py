@@ -434,6 +434,30 @@ DRIVER_LOCATION_MAX_AGE_SECONDS = env.int("DRIVER_LOCATION_MAX_AGE_SECONDS", def
 # Bookings per booking.driver_location message (one message per account and tick).
 DRIVER_LOCATION_BATCH_MAX = env.int("DRIVER_LOCATION_BATCH_MAX", default=200)
 
+# --- Live positions (issue 27, drivers.positions) ------------------------------------------
+# "redis": GEO sets by area and vehicle class with a short expiry, the latest fix per driver
+# in a hash; PostgreSQL keeps only the sampled trail. "database": the driver's own columns.
+POSITIONS_BACKEND = env("POSITIONS_BACKEND", default="redis" if REDIS_URL else "database")
+POSITIONS_REDIS_URL = env("POSITIONS_REDIS_URL", default=REDIS_URL)
+POSITIONS_KEY_PREFIX = env("POSITIONS_KEY_PREFIX", default="pos:")
+# Grid cells of the index: half a degree is about 55 km north-south, 33 km east-west here.
+POSITIONS_AREA_DEGREES = env.float("POSITIONS_AREA_DEGREES", default=0.5)
+# A live position and its index entry last this long after the last write: as long as the
+# matcher trusts a driver's position (DISPATCH_DRIVER_SEEN_WITHIN_SECONDS).
+POSITIONS_TTL_SECONDS = env.int(
+    "POSITIONS_TTL_SECONDS", default=env.int("DISPATCH_DRIVER_SEEN_WITHIN_SECONDS", default=300)
+)
+# The sampled trail: at most one row per driver per this many seconds, during a live job.
+POSITIONS_TRAIL_SECONDS = env.int("POSITIONS_TRAIL_SECONDS", default=30)
+# Fixes in one report (phones buffer them while the signal is gone).
+POSITIONS_BATCH_MAX = env.int("POSITIONS_BATCH_MAX", default=100)
+# How long a verified position token (driver app or tracker device) is remembered per
+# process: a car reports every few seconds, so API_KEY_CACHE_SECONDS (10 s) would read the
+# token every other report (and with every ingest process seeing every car, once per
+# process). A revocation reaches the other processes within this; it only ever lets a
+# logged-out app keep reporting positions that long.
+POSITIONS_TOKEN_CACHE_SECONDS = env.int("POSITIONS_TOKEN_CACHE_SECONDS", default=120)
+
 CELERY_BEAT_SCHEDULE: dict = {
     # Safety net behind the per-offer countdown: expire offers whose timeout passed.
     "dispatch-offers-expire-overdue": {

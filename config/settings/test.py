@@ -25,6 +25,7 @@ AXES_ENABLED = False
 RATELIMIT_ENABLE = True
 # Tests revoke keys with queryset updates (no signals); the cache has its own test.
 API_KEY_CACHE_SECONDS = 0
+POSITIONS_TOKEN_CACHE_SECONDS = 0
 
 if REDIS_URL:
     # The tests flush their Redis database between tests: REDIS_URL's own database (so
@@ -49,6 +50,11 @@ if REDIS_URL:
         },
     }
     RATELIMIT_USE_CACHE = "ratelimit"
+    # Live positions in REDIS_URL's own database under a prefix per xdist worker, emptied
+    # around every test (conftest.py): not in the cache's database, which every test run
+    # on this Redis flushes whatever its REDIS_URL says.
+    POSITIONS_REDIS_URL = REDIS_URL
+    POSITIONS_KEY_PREFIX = f"test{worker}:pos:"
 else:
     CACHES = CACHES
     RATELIMIT_USE_CACHE = "default"

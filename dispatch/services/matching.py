@@ -10,14 +10,16 @@ licence and vehicle plate valid on the pickup date, and UK licensing: driver, ve
 the operator that accepts the job are licensed by the same authority. Inside a tier the
 order is dead mileage (driver position to pickup), then current job load.
 
-Candidates are (driver, vehicle) pairs found through a bounding box on the indexed
-position columns, searched in growing rings so that a busy city costs the same as an
-empty county. The filters are written twice, side by side in this module: as one
-hand-written SQL statement that finds the eligible (:data:`_CANDIDATES_SQL`, the hot
-path of every dispatch step), and as the ORM conditions under which a candidate fails
-(:func:`_driver_rules`), which give skipped candidates the first reason that failed for
-the trail. The tests check every filter through both, and bench/bench_dispatch.py checks
-that both choose the same drivers over 100,000.
+Candidates come from the live-position index (``drivers.positions.drivers_near``: Redis
+GEO sets by area and vehicle class, or the driver rows' indexed position columns without
+Redis): the nearest drivers seen recently with a vehicle of a class that may serve the
+job, searched in growing rings so that a busy city costs the same as an empty county.
+Then the filters run in SQL for those drivers only. They are written twice, side by
+side in this module: as one hand-written SQL statement over the drivers the index gave
+(:data:`_CANDIDATES_SQL`, the hot path of every dispatch step), and as the ORM conditions
+under which a candidate fails (:func:`_driver_rules`), which give skipped candidates the
+first reason that failed for the trail. The tests check every filter through both, and
+bench/bench_dispatch.py checks that both choose the same drivers over 100,000.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from dispatch.geo import (
 )
 from dispatch.models import Offer, OfferStatus, OperatorLicence, PartnerFleet, SkipReason, Tier
 from drivers.models import APPROVED_STAGES, Corridor, Driver, NetworkTier, Vehicle
+from drivers.positions import NearDriver, drivers_near
 from pricing.vehicles import VEHICLE_CLASSES_SERVING, vehicle_class_needs_wheelchair
 
 DRIVER_TIERS = (Tier.LOCAL, Tier.NATIONAL)
@@ -98,9 +101,10 @@ class Candidate:
         return None if self.dead_km is None else km_to_miles(self.dead_km)
 
 
-def _driver_rules(*, job: JobRequirements, now: datetime) -> list[tuple[str, Q]]:
-    """(reason, condition under which a vehicle row fails), in the order reasons are given."""
-    seen_after = now - timedelta(seconds=conf.driver_seen_within_seconds())
+def _driver_rules(*, job: JobRequirements, seen_fails: Q) -> list[tuple[str, Q]]:
+    """(reason, condition under which a vehicle row fails), in the order reasons are given.
+
+    ``seen_fails``: the rows whose driver has no recent position in the index."""
     classes = VEHICLE_CLASSES_SERVING.get(job.vehicle_type, frozenset({job.vehicle_type}))
     rules = [
         (
@@ -118,10 +122,7 @@ def _driver_rules(*, job: JobRequirements, now: datetime) -> list[tuple[str, Q]]
             ),
         ),
         (SkipReason.OFFLINE, Q(driver__online=False)),
-        (
-            SkipReason.NOT_SEEN_RECENTLY,
-            Q(driver__last_seen_at__isnull=True) | Q(driver__last_seen_at__lt=seen_after),
-        ),
+        (SkipReason.NOT_SEEN_RECENTLY, seen_fails),
         (SkipReason.AT_CAPACITY, Q(driver__current_jobs__gte=F("driver__max_jobs"))),
         (SkipReason.OFFER_PENDING, Q(offer_pending=True)),
         (SkipReason.TOO_FEW_SEATS, Q(seats__lt=job.passengers)),
@@ -158,31 +159,13 @@ def _corridor_driver_ids(job: JobRequirements) -> QuerySet:
     )
 
 
-def _vehicle_pool(
-    *, tier: int, job: JobRequirements, radius_km: float, online_only: bool
-) -> QuerySet:
-    """Active vehicles of the tier's drivers positioned within ``radius_km`` of the pickup."""
-    min_lat, max_lat, min_lng, max_lng = bounding_box(job.pickup_lat, job.pickup_lng, radius_km)
-    pool = (
-        Vehicle.objects.filter(
-            active=True,
-            # online IN (true, false) still lets PostgreSQL walk the (online, lat, lng) index.
-            driver__online__in=[True] if online_only else [True, False],
-            driver__last_lat__gte=min_lat,
-            driver__last_lat__lte=max_lat,
-            driver__last_lng__gte=min_lng,
-            driver__last_lng__lte=max_lng,
-        )
-        .annotate(
-            dead_sq=distance_sq_km_expression(
-                "driver__last_lat", "driver__last_lng", job.pickup_lat, job.pickup_lng
-            ),
-            operator_authority=F("driver__approved_by__operator_licence__licensing_authority"),
-            offer_pending=Exists(
-                Offer.objects.filter(driver_id=OuterRef("driver_id"), status=OfferStatus.OPEN)
-            ),
-        )
-        .filter(dead_sq__lte=radius_km * radius_km)
+def _vehicle_rows(*, tier: int, job: JobRequirements) -> QuerySet:
+    """Active vehicles of the tier's drivers, with what the rules need annotated."""
+    pool = Vehicle.objects.filter(active=True).annotate(
+        operator_authority=F("driver__approved_by__operator_licence__licensing_authority"),
+        offer_pending=Exists(
+            Offer.objects.filter(driver_id=OuterRef("driver_id"), status=OfferStatus.OPEN)
+        ),
     )
     if tier == Tier.LOCAL:
         pool = pool.annotate(
@@ -201,6 +184,28 @@ def _vehicle_pool(
     return pool.select_related("driver")
 
 
+def _vehicles_by_row_position(*, tier: int, job: JobRequirements, radius_km: float) -> QuerySet:
+    """:func:`_vehicle_rows` of drivers whose row puts them within ``radius_km`` of the
+    pickup (where they last went online): the trail's view of drivers the index does not
+    hold (offline, or silent for too long)."""
+    min_lat, max_lat, min_lng, max_lng = bounding_box(job.pickup_lat, job.pickup_lng, radius_km)
+    return (
+        _vehicle_rows(tier=tier, job=job)
+        .filter(
+            driver__last_lat__gte=min_lat,
+            driver__last_lat__lte=max_lat,
+            driver__last_lng__gte=min_lng,
+            driver__last_lng__lte=max_lng,
+        )
+        .annotate(
+            dead_sq=distance_sq_km_expression(
+                "driver__last_lat", "driver__last_lng", job.pickup_lat, job.pickup_lng
+            )
+        )
+        .filter(dead_sq__lte=radius_km * radius_km)
+    )
+
+
 def _rings(tier: int, *, searching: bool = False) -> list[float]:
     rings = list(conf.search_rings_km())
     if tier == Tier.NATIONAL:
@@ -214,14 +219,16 @@ def _rings(tier: int, *, searching: bool = False) -> list[float]:
     return rings
 
 
-def _as_candidate(tier: int, vehicle: Vehicle, job: JobRequirements, reason: str = "") -> Candidate:
+def _as_candidate(
+    tier: int, vehicle: Vehicle, job: JobRequirements, *, position: tuple[float, float], reason: str
+) -> Candidate:
     driver = vehicle.driver
-    dead_km = haversine_km(driver.last_lat, driver.last_lng, job.pickup_lat, job.pickup_lng)
+    driver.last_lat, driver.last_lng = position  # where the index has them, for the offer
     return Candidate(
         tier=tier,
         driver=driver,
         vehicle=vehicle,
-        dead_km=dead_km,
+        dead_km=haversine_km(*position, job.pickup_lat, job.pickup_lng),
         # A national driver works for their own licensed operator: the job is subcontracted.
         subcontracted_to=driver.approved_by if tier == Tier.NATIONAL else None,
         reason=reason,
@@ -263,20 +270,22 @@ _CORRIDOR = Corridor._meta.db_table
 _OPERATOR_LICENCE = OperatorLicence._meta.db_table
 _APPROVED_STAGES_SQL = ", ".join(_sql_literal(stage) for stage in APPROVED_STAGES)
 
-# The candidate search, the matcher's hot path: one statement per ring, one row per driver.
-# It is the negation of every rule in _driver_rules, in plain SQL, because building the
-# same query through the ORM took three times as long as running it (bench_dispatch).
-# The box uses the (online, last_lat, last_lng) index and the driver's own columns filter
-# it before anything else is read. The vehicle is a correlated subquery rather than a join:
-# one row per driver with no de-duplication in Python, and a statement the planner settles
-# faster; it picks the driver's lowest-id eligible vehicle, as ordering the ORM's (driver,
-# vehicle) rows by (dead mileage, load, driver, vehicle) did.
+# The candidate filter, the matcher's hot path: one statement per ring over the drivers the
+# position index found there (the CTE ``near``: id and indexed position), one row per
+# driver. It is the negation of every rule in _driver_rules, in plain SQL, because
+# building the same query through the ORM took three times as long as running it
+# (bench_dispatch). Freshness is the index's (drivers_near's seen_after), not a column's.
+# The vehicle is a correlated subquery rather than a join: one row per driver with no
+# de-duplication in Python, and a statement the planner settles faster; it picks the
+# driver's lowest-id eligible vehicle, as ordering the ORM's (driver, vehicle) rows by
+# (dead mileage, load, driver, vehicle) did.
 _CANDIDATES_SQL = f"""
-SELECT driver_id, vehicle_id, last_lat, last_lng, approved_by_id
+WITH near (driver_id, lat, lng) AS (VALUES {{near}})
+SELECT driver_id, vehicle_id, lat, lng, approved_by_id
 FROM (
     SELECT
-        d.id AS driver_id, d.last_lat, d.last_lng, d.approved_by_id, d.current_jobs,
-        {_distance_sq_sql("d.last_lat", "d.last_lng", "pickup")} AS dead_sq,
+        d.id AS driver_id, near.lat, near.lng, d.approved_by_id, d.current_jobs,
+        {_distance_sq_sql("near.lat", "near.lng", "pickup")} AS dead_sq,
         (
             SELECT v.id FROM {_VEHICLE} v
             WHERE v.driver_id = d.id
@@ -289,18 +298,14 @@ FROM (
             ORDER BY v.id
             LIMIT 1
         ) AS vehicle_id
-    FROM {_DRIVER} d
+    FROM near
+    JOIN {_DRIVER} d ON d.id = near.driver_id
     WHERE d.online = TRUE
-        AND d.last_lat BETWEEN %(min_lat)s AND %(max_lat)s
-        AND d.last_lng BETWEEN %(min_lng)s AND %(max_lng)s
-        AND {_distance_sq_sql("d.last_lat", "d.last_lng", "pickup")} <= %(radius_sq)s
         AND d.stage IN ({_APPROVED_STAGES_SQL})
         AND d.approved_at IS NOT NULL
         AND d.licence_expiry >= %(pickup_date)s
-        AND d.last_seen_at >= %(seen_after)s
         AND d.current_jobs < d.max_jobs
         {{tier}}
-        {{excluded}}
         AND NOT EXISTS (
             SELECT 1 FROM {_OPERATOR_LICENCE} ol
             WHERE ol.account_id = d.approved_by_id
@@ -349,27 +354,29 @@ def _point_params(name: str, lat: float, lng: float) -> dict:
 
 
 def _candidate_statement(
-    *, tier: int, job: JobRequirements, now: datetime, excluded: list[int], limit: int
+    *, tier: int, job: JobRequirements, near: list[NearDriver], limit: int
 ) -> tuple[str, dict]:
-    """The candidate search of a tier and its parameters; each ring adds its box and radius."""
+    """The candidate filter of a tier over the drivers ``near`` and its parameters."""
     ops = connection.ops
-    seen_after = now - timedelta(seconds=conf.driver_seen_within_seconds())
     classes = VEHICLE_CLASSES_SERVING.get(job.vehicle_type, frozenset({job.vehicle_type}))
     params = {
         "km_per_degree": KM_PER_DEGREE,
         **_point_params("pickup", job.pickup_lat, job.pickup_lng),
         "pickup_date": ops.adapt_datefield_value(job.pickup_date),
-        "seen_after": ops.adapt_datetimefield_value(seen_after),
         "passengers": job.passengers,
         "limit": limit,
     }
     if tier == Tier.NATIONAL:
         params.update(_point_params("dropoff", job.dropoff_lat, job.dropoff_lng))
+    rows = []
+    for i, found in enumerate(near):
+        params.update({f"n{i}": found.driver_id, f"n{i}_lat": found.lat, f"n{i}_lng": found.lng})
+        rows.append(f"(%(n{i})s, %(n{i}_lat)s, %(n{i}_lng)s)")
     sql = _CANDIDATES_SQL.format(
+        near=", ".join(rows),
         vehicle_class_in=_sql_in("v.vehicle_class", sorted(classes), "vehicle_class", params),
         wheelchair="AND v.wheelchair_accessible = TRUE" if job.wheelchair else "",
         tier=_LOCAL_TIER_SQL if tier == Tier.LOCAL else _NATIONAL_TIER_SQL,
-        excluded=f"AND NOT {_sql_in('d.id', excluded, 'excluded', params)}" if excluded else "",
     )
     return sql, params
 
@@ -381,11 +388,12 @@ def _deferred_instance(model, **values):
 
 
 def _row_candidate(tier: int, row: tuple, job: JobRequirements) -> Candidate:
-    driver_id, vehicle_id, last_lat, last_lng, approved_by_id = row
+    driver_id, vehicle_id, lat, lng, approved_by_id = row
     # Instances with the other columns deferred, as .only() builds them: what dispatch
-    # needs (ids, position, operator) without a second query; anything else loads on use.
+    # needs (ids, the indexed position, operator) without a second query; anything else
+    # loads on use.
     driver = _deferred_instance(
-        Driver, id=driver_id, last_lat=last_lat, last_lng=last_lng, approved_by_id=approved_by_id
+        Driver, id=driver_id, last_lat=lat, last_lng=lng, approved_by_id=approved_by_id
     )
     vehicle = _deferred_instance(Vehicle, id=vehicle_id, driver_id=driver_id)
     vehicle.driver = driver
@@ -393,10 +401,19 @@ def _row_candidate(tier: int, row: tuple, job: JobRequirements) -> Candidate:
         tier=tier,
         driver=driver,
         vehicle=vehicle,
-        dead_km=haversine_km(last_lat, last_lng, job.pickup_lat, job.pickup_lng),
+        dead_km=haversine_km(lat, lng, job.pickup_lat, job.pickup_lng),
         # A national driver works for their own licensed operator: the job is subcontracted.
         subcontracted_to=driver.approved_by if tier == Tier.NATIONAL else None,
     )
+
+
+# Drivers asked of the index per ring at first; a ring whose nearest drivers all fail a
+# filter is asked again for this many times more, until it has no more to give.
+NEAR_FIRST, NEAR_GROWTH = 16, 4
+# At most this many drivers near the pickup are looked at for the trail's skip reasons.
+TRAIL_NEAR_MAX = 500
+# The index's distances (Redis: its own Earth radius) and haversine_km differ by < 0.1 %.
+INDEX_MARGIN = 1.01
 
 
 def driver_candidates(
@@ -410,28 +427,38 @@ def driver_candidates(
     """Eligible drivers of a driver tier, nearest first (then least loaded).
 
     Searched ring by ring: a driver found inside a ring is nearer than anyone outside it,
-    so the first ring with ``limit`` drivers (or the last ring) gives the answer.
+    so the first ring with ``limit`` drivers (or the last ring) gives the answer. In each
+    ring the index gives the nearest drivers seen recently, and the filters run on them.
     """
     if not job.located:
         return []
     if tier == Tier.NATIONAL and (job.dropoff_lat is None or job.dropoff_lng is None):
         return []
-    sql, params = _candidate_statement(
-        tier=tier, job=job, now=now, excluded=sorted(set(exclude_driver_ids)), limit=limit
-    )
+    excluded = set(exclude_driver_ids)
+    seen_after = now - timedelta(seconds=conf.driver_seen_within_seconds())
+    classes = VEHICLE_CLASSES_SERVING.get(job.vehicle_type, frozenset({job.vehicle_type}))
     rows: list[tuple] = []
     with connection.cursor() as cursor:
         for ring in _rings(tier, searching=True):
-            min_lat, max_lat, min_lng, max_lng = bounding_box(job.pickup_lat, job.pickup_lng, ring)
-            params.update(
-                min_lat=min_lat,
-                max_lat=max_lat,
-                min_lng=min_lng,
-                max_lng=max_lng,
-                radius_sq=ring * ring,
-            )
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
+            count = max(NEAR_FIRST, limit + len(excluded))
+            while True:
+                near = drivers_near(
+                    lat=job.pickup_lat,
+                    lng=job.pickup_lng,
+                    radius_km=ring,
+                    vehicle_classes=classes,
+                    seen_after=seen_after,
+                    count=count,
+                )
+                pool = [found for found in near if found.driver_id not in excluded]
+                rows = []
+                if pool:
+                    sql, params = _candidate_statement(tier=tier, job=job, near=pool, limit=limit)
+                    cursor.execute(sql, params)
+                    rows = cursor.fetchall()
+                if len(rows) >= limit or len(near) < count:
+                    break
+                count *= NEAR_GROWTH
             if len(rows) >= limit:
                 break
     return [_row_candidate(tier, row, job) for row in rows]
@@ -441,24 +468,78 @@ def driver_skipped(
     *, tier: int, job: JobRequirements, now: datetime, limit: int, within_km: float | None = None
 ) -> list[Candidate]:
     """Drivers of a tier near the pickup that fail a filter, each with the first reason:
-    within ``within_km`` of the pickup, else within the tier's reach."""
+    within ``within_km`` of the pickup, else within the tier's reach.
+
+    Two views: the drivers the index holds there (at their indexed position; not seen
+    recently when their fix is older than the matcher trusts), and drivers it does not
+    hold whose row puts them there (offline, or silent too long)."""
     if not job.located:
         return []
     reach = _rings(tier)[-1]
     radius_km = reach if within_km is None else min(within_km, reach)
-    rules = _driver_rules(job=job, now=now)
-    reason = Case(
-        *[When(fails, then=Value(str(code))) for code, fails in rules],
-        default=Value(""),
-        output_field=CharFieldType(),
+    seen_after = now - timedelta(seconds=conf.driver_seen_within_seconds())
+    # Asked a little wider than the radius: the index measures on its own sphere, and a
+    # driver it leaves out here would be judged by their row as if silent.
+    near = {
+        found.driver_id: found
+        for found in drivers_near(
+            lat=job.pickup_lat,
+            lng=job.pickup_lng,
+            radius_km=radius_km * INDEX_MARGIN,
+            vehicle_classes=None,
+            seen_after=None,
+            count=TRAIL_NEAR_MAX,
+        )
+    }
+    stale = [
+        pk for pk, found in near.items() if found.seen_at is None or found.seen_at < seen_after
+    ]
+
+    def reasons(seen_fails: Q) -> Case:
+        return Case(
+            *[
+                When(fails, then=Value(str(code)))
+                for code, fails in _driver_rules(job=job, seen_fails=seen_fails)
+            ],
+            default=Value(""),
+            output_field=CharFieldType(),
+        )
+
+    indexed = (
+        _vehicle_rows(tier=tier, job=job)
+        .filter(driver_id__in=list(near))
+        .annotate(skip_reason=reasons(Q(driver_id__in=stale)))
+        .exclude(skip_reason="")
     )
-    rows = (
-        _vehicle_pool(tier=tier, job=job, radius_km=radius_km, online_only=False)
-        .annotate(skip_reason=reason)
+    unindexed = (
+        _vehicles_by_row_position(tier=tier, job=job, radius_km=radius_km)
+        .exclude(driver_id__in=list(near))
+        .annotate(skip_reason=reasons(Q(pk__isnull=False)))  # no recent fix: always fails
         .exclude(skip_reason="")
         .order_by("dead_sq", "driver_id", "id")[:limit]
     )
-    return [_as_candidate(tier, vehicle, job, reason=vehicle.skip_reason) for vehicle in rows]
+    skipped = [
+        _as_candidate(
+            tier,
+            vehicle,
+            job,
+            position=(near[vehicle.driver_id].lat, near[vehicle.driver_id].lng),
+            reason=vehicle.skip_reason,
+        )
+        for vehicle in indexed
+    ] + [
+        _as_candidate(
+            tier,
+            vehicle,
+            job,
+            position=(vehicle.driver.last_lat, vehicle.driver.last_lng),
+            reason=vehicle.skip_reason,
+        )
+        for vehicle in unindexed
+    ]
+    skipped = [c for c in skipped if c.dead_km <= radius_km]
+    skipped.sort(key=lambda c: (c.dead_km, c.driver.pk, c.vehicle.pk))
+    return skipped[:limit]
 
 
 def _fleet_reason(fleet: PartnerFleet, job: JobRequirements) -> str:

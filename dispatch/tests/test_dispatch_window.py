@@ -7,7 +7,6 @@ import datetime as dt
 
 import pytest
 import time_machine
-from django.utils import timezone
 
 from bookings.models import BookingStatus
 from bookings.policies import dispatch_window_opens_at
@@ -17,6 +16,7 @@ from dispatch import relay
 from dispatch.models import DispatchAttempt, Offer
 from dispatch.services import offers
 from drivers.models import Driver
+from drivers.services import driver_availability_set
 from drivers.tests.factories import driver_at
 from tests.places import LEEDS, north_of
 
@@ -49,7 +49,8 @@ def in_process(booking_ids: list[int]) -> None:
 
 
 def driver_seen_now(driver: Driver) -> None:
-    Driver.objects.filter(pk=driver.pk).update(last_seen_at=timezone.now(), online=True)
+    # The driver's app says they are online where they are (the position index sees it).
+    driver_availability_set(driver=driver, online=True, lat=driver.last_lat, lng=driver.last_lng)
 
 
 def test_the_window_opens_the_lead_plus_the_journey_time_before_pickup(settings):

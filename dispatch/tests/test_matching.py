@@ -13,6 +13,7 @@ from dispatch.services import matching
 from dispatch.services.matching import JobRequirements
 from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory
 from drivers.models import DriverStage, NetworkTier
+from drivers.positions import Fix, position_record
 from drivers.tests.factories import CorridorFactory, DriverFactory, VehicleFactory, driver_at
 from tests.places import LEEDS, LONDON, north_of
 
@@ -47,6 +48,20 @@ def test_local_tier_offers_the_nearest_driver():
     assert candidate.driver != far
     assert float(candidate.dead_miles) == pytest.approx(0.6, abs=0.1)
     assert candidate.subcontracted_to is None
+
+
+def test_the_matcher_reads_the_drivers_live_position():
+    # given a driver who went online 40 km north and has since reported from 1 km away
+    driver = driver_at(north_of(LEEDS, 40))
+    position_record(
+        driver_id=driver.pk,
+        fixes=[Fix(*north_of(LEEDS, 1), at=timezone.now())],
+        vehicle_classes=["saloon"],
+    )
+    # then the matcher finds them where they are now, with the dead mileage from there
+    candidate = best(BookingFactory())
+    assert candidate.driver == driver
+    assert float(candidate.dead_miles) == pytest.approx(0.6, abs=0.1)
 
 
 def test_equal_dead_mileage_goes_to_the_less_loaded_driver():

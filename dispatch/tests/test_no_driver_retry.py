@@ -12,8 +12,8 @@ from bookings.models import BookingStatus
 from bookings.tests.factories import BookingFactory
 from dispatch.models import Offer, OfferStatus
 from dispatch.services import jobs, offers
-from drivers.services import driver_availability_set, driver_location_report
-from drivers.tests.factories import driver_at
+from drivers.services import driver_availability_set
+from drivers.tests.factories import driver_at, position_report
 from tests.places import LEEDS, LONDON, north_of
 
 pytestmark = pytest.mark.django_db
@@ -68,7 +68,7 @@ def test_a_driver_finishing_a_trip_is_offered_the_waiting_booking(dispatch_now):
     offers.offer_accept(offer_id=Offer.objects.get(booking=held).pk, driver=driver)
     waiting = no_driver_booking(dispatch_now, pickup_time=timezone.now() + timedelta(minutes=20))
     # arriving is judged against the driver's own latest position report (contract 6)
-    driver_location_report(driver=driver, lat=held.pickup_lat, lng=held.pickup_lng)
+    position_report(driver, lat=held.pickup_lat, lng=held.pickup_lng)
     driver.refresh_from_db()
     for status in ("en_route", "arrived", "on_board"):
         jobs.driver_job_status_change(driver=driver, reference=held.reference, to_status=status)

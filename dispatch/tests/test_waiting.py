@@ -17,8 +17,7 @@ from dispatch.airports import airport_get
 from dispatch.flight_status import FlightReport
 from dispatch.geo import EARTH_RADIUS_KM
 from dispatch.services.flights import flight_update_apply
-from drivers.services import driver_location_report
-from drivers.tests.factories import UserFactory, driver_at
+from drivers.tests.factories import UserFactory, driver_at, position_report
 from pricing.models import Tariff, TariffBand
 from tests.places import LEEDS, LONDON, north_of
 
@@ -87,7 +86,7 @@ def status(client, booking, at: dt.datetime, value: str, **position):
     the same one (POST /v1/driver/location), as it does every few seconds on a trip."""
     with time_machine.travel(at, tick=False):
         if position:
-            driver_location_report(driver=booking.driver, now=at, **position)
+            position_report(booking.driver, now=at, **position)
         return client.post(
             f"/api/public/v1/driver/jobs/{booking.reference}/status",
             {"status": value, **position},
@@ -289,7 +288,7 @@ def test_arrived_and_no_show_are_judged_by_the_drivers_own_position_reports(job)
     fare." """
     client, booking = job
     with time_machine.travel(PICKUP - minutes(1), tick=False):
-        driver_location_report(driver=booking.driver, lat=LONDON[0], lng=LONDON[1])
+        position_report(booking.driver, lat=LONDON[0], lng=LONDON[1])
     pasted = status(client, booking, PICKUP, "arrived", **{})
     assert pasted.json()["code"] == "not_at_pickup"
     with time_machine.travel(PICKUP, tick=False):
@@ -302,7 +301,7 @@ def test_arrived_and_no_show_are_judged_by_the_drivers_own_position_reports(job)
     # the driver really comes, then the app goes quiet and they drive back to London
     assert status(client, booking, PICKUP, "arrived", **AT_PICKUP).status_code == 200
     with time_machine.travel(PICKUP + minutes(20), tick=False):
-        driver_location_report(driver=booking.driver, lat=LONDON[0], lng=LONDON[1])
+        position_report(booking.driver, lat=LONDON[0], lng=LONDON[1])
         far = client.post(
             f"/api/public/v1/driver/jobs/{booking.reference}/status",
             {"status": "no_show", **AT_PICKUP},
@@ -316,7 +315,7 @@ def test_a_position_report_older_than_two_minutes_does_not_count(job):
     """Contract 6: "a position older than 2 minutes does not count"."""
     client, booking = job
     with time_machine.travel(PICKUP - minutes(3), tick=False):
-        driver_location_report(driver=booking.driver, lat=LEEDS[0], lng=LEEDS[1])
+        position_report(booking.driver, lat=LEEDS[0], lng=LEEDS[1])
     with time_machine.travel(PICKUP, tick=False):
         stale = client.post(
             f"/api/public/v1/driver/jobs/{booking.reference}/status",

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth import authenticate
+from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.signals import user_logged_in
-from django.db.models.signals import post_delete, post_save
-from django.dispatch import receiver
 from rest_framework import exceptions, permissions
-from rest_framework.authentication import TokenAuthentication, get_authorization_header
+from rest_framework.authentication import (
+    BaseAuthentication,
+    TokenAuthentication,
+    get_authorization_header,
+)
 from rest_framework.authtoken.models import Token
 
 from api.principals import DriverPrincipal, request_driver
 from api.problems import Problem
-from core.credential_cache import CredentialCache
+from drivers.api.ingest import location_credential
 from drivers.tokens import driver_token_expired, driver_token_issue
 
 
@@ -61,34 +63,18 @@ class DriverTokenAuthentication(TokenAuthentication):
         return user, DriverPrincipal(token=token_obj, driver=getattr(user, "driver", None))
 
 
-# Position reports' tokens with their user and driver id (core.credential_cache): each car
-# reports every few seconds, and without it every report paid a read before its one
-# UPDATE. Saving or deleting a token or a user in this process empties it at once.
-_position_tokens: CredentialCache[Token] = CredentialCache(max_entries=100_000)
+class DriverPositionTokenAuthentication(BaseAuthentication):
+    """The driver app's token on the position report, checked from the per-process cache
+    of position credentials (``drivers.positions.credentials``): no database read while
+    the token is remembered. ``request.auth`` is the verified
+    :class:`~drivers.positions.credentials.PositionCredential`."""
 
+    def authenticate(self, request):
+        credential = location_credential(request.headers.get("Authorization"))
+        return AnonymousUser(), credential
 
-@receiver([post_save, post_delete], sender=Token)
-@receiver([post_save, post_delete], sender=settings.AUTH_USER_MODEL)
-def position_token_cache_clear(**kwargs) -> None:
-    _position_tokens.clear()
-
-
-class DriverPositionTokenAuthentication(DriverTokenAuthentication):
-    """The same token check for the position report, which needs only who the driver is:
-    a narrow read (building the SQL for every column of three tables was a third of the
-    report's cost), remembered for API_KEY_CACHE_SECONDS. The report uses the driver's id
-    and nothing else of the cached rows."""
-
-    fields = ("key", "created", "user__is_active", "user__driver__id")
-
-    def authenticate_credentials(self, key):
-        token = _position_tokens.get(key, lambda: self._token_read(key))
-        if driver_token_expired(token):  # it may have expired while remembered
-            raise exceptions.AuthenticationFailed("Token expired: log in again.")
-        return token.user, token
-
-    def _token_read(self, key) -> Token:
-        return super().authenticate_credentials(key)[1]
+    def authenticate_header(self, request) -> str:
+        return "Token"
 
 
 class IsDriver(permissions.BasePermission):

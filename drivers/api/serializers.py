@@ -210,7 +210,10 @@ class DriverAvailabilityOutputSerializer(serializers.Serializer):
     maxJobs = serializers.IntegerField(source="max_jobs")
 
 
-class DriverLocationInputSerializer(InputSerializer):
+class DriverLocationFixSerializer(InputSerializer):
+    """One fix of a batch. Documents the shape only: the ingest parses reports by hand
+    (``drivers.api.ingest.fix_parse``, the same ranges)."""
+
     lat = serializers.FloatField(min_value=-90, max_value=90)
     lng = serializers.FloatField(min_value=-180, max_value=180)
     heading = serializers.FloatField(
@@ -220,13 +223,38 @@ class DriverLocationInputSerializer(InputSerializer):
         allow_null=True,
         help_text="Direction of travel in degrees clockwise from north, when the device knows.",
     )
+    speed = serializers.FloatField(
+        min_value=0, max_value=150, required=False, allow_null=True, help_text="Metres per second."
+    )
+    accuracy = serializers.FloatField(
+        min_value=0, max_value=100000, required=False, allow_null=True, help_text="Metres."
+    )
+    at = serializers.DateTimeField(
+        help_text="When the device measured it (ISO 8601; UTC without an offset); at most a "
+        "day old and not ahead of the server's clock by more than 5 minutes."
+    )
+
+
+class DriverLocationInputSerializer(DriverLocationFixSerializer):
+    """One fix (``lat``, ``lng``, optional ``heading``, ``speed``, ``accuracy``, ``at``:
+    the server's time when absent), or ``fixes`` alone: a batch of at most
+    ``POSITIONS_BATCH_MAX`` (100), each with its ``at``."""
+
+    lat = serializers.FloatField(min_value=-90, max_value=90, required=False)
+    lng = serializers.FloatField(min_value=-180, max_value=180, required=False)
+    at = serializers.DateTimeField(required=False)
+    fixes = DriverLocationFixSerializer(many=True, required=False, max_length=100)
 
 
 class DriverLocationOutputSerializer(serializers.Serializer):
     lat = serializers.FloatField()
     lng = serializers.FloatField()
     heading = serializers.FloatField(allow_null=True)
-    reportedAt = serializers.DateTimeField(help_text="When the position was recorded.")
+    reportedAt = serializers.DateTimeField(
+        help_text="When the newest fix of the report was measured (the server's time for a "
+        "fix without `at`)."
+    )
+    fixes = serializers.IntegerField(help_text="How many fixes the report carried.")
 
 
 class DriverPeriodTotalsOutputSerializer(serializers.Serializer):

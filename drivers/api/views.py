@@ -6,6 +6,8 @@ validates its input serializer and calls one service.
 
 from __future__ import annotations
 
+from django.http import HttpResponse
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,6 +20,7 @@ from api.principals import request_driver
 from api.schema import problem_responses
 from dispatch.services import jobs, offers
 from drivers import selectors, services
+from drivers.api import ingest
 from drivers.api.authentication import (
     DriverPositionTokenAuthentication,
     DriverTokenAuthentication,
@@ -249,7 +252,7 @@ class DriverAvailabilityView(DriverAPIView):
         request=DriverAvailabilityInputSerializer,
         responses={
             200: DriverAvailabilityOutputSerializer,
-            **problem_responses(400, 401, 403, 429),
+            **problem_responses(400, 401, 403, 429, 503),
         },
     )
     def post(self, request: Request) -> Response:
@@ -260,19 +263,31 @@ class DriverAvailabilityView(DriverAPIView):
         return Response(DriverAvailabilityOutputSerializer(driver).data)
 
 
-class DriverLocationView(DriverAPIView):
+class DriverLocationView(APIView):
+    """POST /api/public/v1/driver/location through Django (the web process, the local
+    configuration); the ingest process answers the same path alike without Django
+    (``drivers.api.ingest_wsgi``). No rate limit or Idempotency-Key: a report is
+    idempotent by nature (a repeat changes nothing newer), and its cost is one script call."""
+
     authentication_classes = [DriverPositionTokenAuthentication]
+    permission_classes: list = []
 
     @extend_schema(
         operation_id="driver_location",
         tags=TAGS,
         request=DriverLocationInputSerializer,
-        responses={200: DriverLocationOutputSerializer, **problem_responses(400, 401, 403, 429)},
+        responses={
+            200: DriverLocationOutputSerializer,
+            **problem_responses(400, 401, 403, 503),
+        },
         description=(
-            "The car's position during a trip, every 5 s or so while the driver holds a job. "
-            "Only the latest position is kept: the sender's account (when it opted in) gets "
-            "booking.driver_location events with it at most every 15 s per booking, and the "
-            "passenger's tracking page shows it. Does not change `online`; use "
+            "The car's position, every 5 s or so while the driver is working: one fix, or a "
+            "batch of fixes the phone buffered while the signal was gone (`fixes`, each "
+            "with its own `at`). The newest is kept as the live position: the matcher "
+            "searches it, the sender's account (when it opted in) gets "
+            "booking.driver_location events with it at most every 15 s per booking, and "
+            "the passenger's tracking page shows it. While the driver holds a job, one fix "
+            "per 30 s is kept as the trip's evidence. Does not change `online`; use "
             "/v1/driver/availability for that."
         ),
         examples=[
@@ -280,16 +295,29 @@ class DriverLocationView(DriverAPIView):
                 "Heading north-east",
                 value={"lat": 53.7955, "lng": -1.5491, "heading": 45},
                 request_only=True,
-            )
+            ),
+            OpenApiExample(
+                "A buffered batch",
+                value={
+                    "fixes": [
+                        {"lat": 53.7950, "lng": -1.5480, "at": "2026-11-25T14:05:00Z"},
+                        {
+                            "lat": 53.7955,
+                            "lng": -1.5491,
+                            "heading": 45,
+                            "speed": 8.5,
+                            "accuracy": 6,
+                            "at": "2026-11-25T14:05:05Z",
+                        },
+                    ]
+                },
+                request_only=True,
+            ),
         ],
     )
-    def post(self, request: Request) -> Response:
-        body = validated_input(DriverLocationInputSerializer, request.data)
-        reported_at = services.driver_location_report(
-            driver=self.driver, lat=body["lat"], lng=body["lng"], heading=body.get("heading")
-        )
-        position = {"heading": None, **body, "reportedAt": reported_at}
-        return Response(DriverLocationOutputSerializer(position).data)
+    def post(self, request: Request) -> HttpResponse:
+        answer = ingest.location_report_answer(credential=request.auth, body=request.body)
+        return ingest_response(answer)
 
 
 class DriverLogoutView(APIView):
@@ -333,3 +361,23 @@ class DriverEarningsView(DriverAPIView):
     def get(self, request: Request) -> Response:
         dashboard = selectors.driver_dashboard(driver=self.driver)
         return Response(DriverEarningsOutputSerializer(dashboard).data)
+
+
+def ingest_response(answer: ingest.Answer) -> HttpResponse:
+    response = HttpResponse(answer.body, status=answer.status, content_type=answer.content_type)
+    for name, value in answer.headers.items():
+        response[name] = value
+    return response
+
+
+@csrf_exempt
+def osmand_report_view(request, token: str) -> HttpResponse:
+    """/api/public/v1/osmand/<token>: Traccar Client's reports (any method, query or form
+    parameters, or its JSON), through Django; see ``drivers.api.osmand``."""
+    answer = ingest.osmand_request_answer(
+        token=token,
+        query_string=request.META.get("QUERY_STRING", ""),
+        body=request.body,
+        content_type=request.META.get("CONTENT_TYPE", ""),
+    )
+    return ingest_response(answer)

@@ -10,6 +10,8 @@ from django.utils import timezone
 from factory.django import DjangoModelFactory
 
 from drivers.models import Corridor, Driver, DriverStage, NetworkTier, Vehicle
+from drivers.positions import Fix
+from drivers.services import driver_location_report, driver_position_index
 from tests.places import LEEDS, LONDON
 
 
@@ -60,8 +62,12 @@ class BilledDriverFactory(DriverFactory):
 
 
 class VehicleFactory(DjangoModelFactory):
+    """A licensed vehicle; its driver enters the live-position index (with the Redis
+    backend) at their row's position and time, as going online does."""
+
     class Meta:
         model = Vehicle
+        skip_postgeneration_save = True
 
     driver = factory.SubFactory(DriverFactory)
     make = "Toyota"
@@ -74,6 +80,12 @@ class VehicleFactory(DjangoModelFactory):
     licensing_authority = factory.LazyAttribute(lambda o: o.driver.licensing_authority)
     plate_number = factory.Sequence(lambda n: f"P{n:05d}")
     plate_expiry = factory.LazyFunction(lambda: timezone.localdate() + timedelta(days=365))
+
+    @factory.post_generation
+    def position_indexed(obj, create, extracted, **kwargs):
+        driver = obj.driver
+        if create and driver.online and driver.last_seen_at is not None:
+            driver_position_index(driver=driver, at=driver.last_seen_at)
 
 
 class CorridorFactory(DjangoModelFactory):
@@ -114,3 +126,16 @@ def fleet_driver(*, operator=None, name: str = "Asha Khan", registration: str | 
     vehicle = {"registration": registration} if registration else {}
     VehicleFactory(driver=driver, **vehicle)
     return driver
+
+
+def position_report(driver, *, lat: float, lng: float, heading=None, now=None):
+    """The driver's app reports where the car is (as POST /v1/driver/location does), at
+    ``now`` (the test's clock when not given)."""
+    vehicle_classes = sorted(
+        set(driver.vehicles.filter(active=True).values_list("vehicle_class", flat=True))
+    )
+    return driver_location_report(
+        driver_id=driver.pk,
+        vehicle_classes=vehicle_classes,
+        fixes=[Fix(lat=lat, lng=lng, heading=heading, at=now or timezone.now())],
+    )

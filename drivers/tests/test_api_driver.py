@@ -16,8 +16,7 @@ from bookings.tests.factories import BookingFactory
 from dispatch.models import Offer, OfferStatus
 from dispatch.services import offers
 from drivers.models import DriverStage
-from drivers.services import driver_location_report
-from drivers.tests.factories import UserFactory, driver_at
+from drivers.tests.factories import UserFactory, driver_at, position_report
 from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db
@@ -219,7 +218,7 @@ def test_no_show_releases_the_driver(offered):
 def at_pickup(driver, booking) -> None:
     """The driver's app reports the car at the pickup, as it does every few seconds on a
     trip: ``arrived`` and ``no_show`` are judged by these reports (contract 6)."""
-    driver_location_report(driver=driver, lat=booking.pickup_lat, lng=booking.pickup_lng)
+    position_report(driver, lat=booking.pickup_lat, lng=booking.pickup_lng)
 
 
 def drive_to(client, booking, *statuses: str) -> None:

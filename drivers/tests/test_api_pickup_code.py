@@ -7,8 +7,7 @@ import pytest
 from bookings.models import BookingStatus
 from bookings.tests.factories import BookingFactory
 from dispatch.services import offers
-from drivers.services import driver_location_report
-from drivers.tests.factories import driver_at
+from drivers.tests.factories import driver_at, position_report
 from drivers.tests.test_api_driver import accept, driver_client
 from tests.places import LEEDS
 
@@ -25,7 +24,7 @@ def arrived(django_capture_on_commit_callbacks):
     client = driver_client(offer.driver)
     accept(client, offer)
     # arriving is judged against the driver's own latest position report (contract 6)
-    driver_location_report(driver=offer.driver, lat=booking.pickup_lat, lng=booking.pickup_lng)
+    position_report(offer.driver, lat=booking.pickup_lat, lng=booking.pickup_lng)
     for status in ("en_route", "arrived"):
         post_status(client, booking, {"status": status})
     return client, booking
@@ -71,7 +70,7 @@ def test_a_booking_without_a_code_starts_without_one(django_capture_on_commit_ca
         offer = offers.booking_dispatch_next(booking_id=booking.pk)
     client = driver_client(offer.driver)
     accept(client, offer)
-    driver_location_report(driver=offer.driver, lat=booking.pickup_lat, lng=booking.pickup_lng)
+    position_report(offer.driver, lat=booking.pickup_lat, lng=booking.pickup_lng)
     for status in ("en_route", "arrived", "on_board"):
         assert post_status(client, booking, {"status": status}).status_code == 200
 

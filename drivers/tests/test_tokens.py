@@ -87,3 +87,31 @@ def test_a_token_expires_after_the_set_age(driver, settings):
     assert feed(token) == 200
     with time_machine.travel(timezone.now() + dt.timedelta(hours=24, seconds=1)):
         assert feed(token) == 401
+
+
+def report(token: str) -> int:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    body = {"lat": 53.7955, "lng": -1.5491}
+    return client.post("/api/public/v1/driver/location", body, format="json").status_code
+
+
+def test_the_position_report_honours_the_tokens_age_even_while_it_is_remembered(driver, settings):
+    """The position path checks tokens from a per-process cache (drivers.positions
+    .credentials): a token remembered there must still end at its age."""
+    settings.DRIVER_TOKEN_MAX_AGE_HOURS = 24
+    settings.POSITIONS_TOKEN_CACHE_SECONDS = 3600 * 48
+    token = login()
+    assert report(token) == 200
+    with time_machine.travel(timezone.now() + dt.timedelta(hours=24, seconds=1)):
+        assert report(token) == 401
+
+
+def test_logging_out_ends_the_token_for_position_reports_too(driver, settings):
+    settings.POSITIONS_TOKEN_CACHE_SECONDS = 3600
+    token = login()
+    assert report(token) == 200
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    assert client.post("/api/public/v1/driver/logout").status_code == 204
+    assert report(token) == 401

@@ -4,8 +4,10 @@
 Opt-in per account (``Account.driver_location_events``): from ``accepted`` until the
 passenger is on board, or until ``completed`` with ``driver_location_until_completed``.
 
-Latest position, not a backlog. Drivers report every few seconds with one UPDATE of their
-own row (``drivers.services.driver_location_report``); nothing is queued per report.
+Latest position, not a backlog. Drivers report every few seconds to the position store
+(``drivers.positions``: Redis, or the driver's row without it); nothing is queued per
+report, and the sender reads each driver's latest fix (``positions_latest``, one round
+trip per tick).
 Every tick (``DRIVER_LOCATION_TICK_SECONDS``, Celery beat) the sender:
 
 1. finds the live bookings whose car reported a position the receiver has not yet
@@ -42,7 +44,8 @@ from django.utils import timezone
 
 from bookings.models import Booking
 from bookings.transitions import DRIVER_HOLDS, DRIVER_ON_THE_WAY
-from dispatch.locations import booking_position_build
+from dispatch.locations import booking_position_build, position_is_fresh
+from drivers.positions import Fix, PositionsUnavailable, positions_latest
 from partners.models import Account, DriverLocationFeed
 from partners.services.webhooks import webhook_address_check, webhook_headers, webhook_post
 
@@ -58,10 +61,10 @@ def _interval() -> dt.timedelta:
     return dt.timedelta(seconds=settings.DRIVER_LOCATION_EVENT_INTERVAL_SECONDS)
 
 
-def live_trips_followed(*, now: dt.datetime):
-    """Bookings whose sender follows the car now: opted in, with a working webhook URL, a
-    driver holding the job at a stage the account asked for, and a fresh position."""
-    max_age = dt.timedelta(seconds=settings.DRIVER_LOCATION_MAX_AGE_SECONDS)
+def live_trips_followed():
+    """Bookings whose sender follows the car now: opted in, with a working webhook URL and
+    a driver holding the job at a stage the account asked for. Whether the car has a fresh
+    position is the position store's to say (:func:`fresh_positions`)."""
     whole_trip_only = DRIVER_HOLDS - DRIVER_ON_THE_WAY  # on board
     return (
         Booking.objects.filter(
@@ -69,38 +72,54 @@ def live_trips_followed(*, now: dt.datetime):
             | Q(status__in=whole_trip_only, account__driver_location_until_completed=True),
             account__driver_location_events=True,
             account__webhook_disabled_at__isnull=True,
-            driver__last_position_at__gte=now - max_age,
-            driver__last_lat__isnull=False,
-            driver__last_lng__isnull=False,
+            driver__isnull=False,
         )
         .exclude(account__webhook_url="")
         .order_by()
     )
 
 
+def fresh_positions(driver_ids, *, now: dt.datetime) -> dict[int, Fix]:
+    """The latest fix of each driver that reported within DRIVER_LOCATION_MAX_AGE_SECONDS;
+    empty (nothing is due) while the position store does not answer."""
+    try:
+        latest = positions_latest(driver_ids)
+    except PositionsUnavailable:
+        logger.warning("driver locations: the position store did not answer")
+        return {}
+    return {pk: fix for pk, fix in latest.items() if position_is_fresh(fix.at, now)}
+
+
 def driver_locations_claim(*, now: dt.datetime | None = None) -> dict[int, list[int]]:
     """Claim the bookings whose position event is due: {account id: [booking ids]}.
 
-    Due: followed (``live_trips_followed``), the car reported a position newer than the
-    last one the receiver acknowledged, and the booking's last event went out at least the
-    interval ago. Guarantees: a claimed booking is not claimed again within the interval,
-    even by a tick running concurrently (the claim is a guarded update of row-locked rows).
+    Due: followed (``live_trips_followed``) with a fresh position (``fresh_positions``),
+    the car reported a position newer than the last one the receiver acknowledged, and the
+    booking's last event went out at least the interval ago. Guarantees: a claimed booking
+    is not claimed again within the interval, even by a tick running concurrently (the
+    claim is a guarded update of row-locked rows).
     """
     now = now or timezone.now()
     cutoff = now - _interval()
-    due = (
-        live_trips_followed(now=now)
-        .filter(
-            Q(driver_location_feed__isnull=True)
-            | Q(
-                Q(driver_location_feed__delivered_position_at__isnull=True)
-                | Q(driver_location_feed__delivered_position_at__lt=F("driver__last_position_at")),
-                driver_location_feed__sent_at__lte=cutoff,
-            )
+    followed = list(
+        live_trips_followed().values_list(
+            "pk",
+            "account_id",
+            "driver_id",
+            "driver_location_feed__sent_at",
+            "driver_location_feed__delivered_position_at",
         )
-        .values_list("pk", "account_id", "driver_location_feed__sent_at")
     )
-    rows = list(due)
+    fixes = fresh_positions({row[2] for row in followed}, now=now)
+    rows = [
+        (booking_id, account_id, sent_at)
+        for booking_id, account_id, driver_id, sent_at, delivered_at in followed
+        if driver_id in fixes
+        and (
+            sent_at is None
+            or ((delivered_at is None or delivered_at < fixes[driver_id].at) and sent_at <= cutoff)
+        )
+    ]
     if not rows:
         return {}
     account_of = {booking_id: account_id for booking_id, account_id, _ in rows}
@@ -137,10 +156,13 @@ def driver_location_batches(claimed: dict[int, list[int]]) -> list[tuple[int, li
     ]
 
 
-def driver_location_payload_build(*, bookings: list[Booking], now: dt.datetime) -> dict:
+def driver_location_payload_build(
+    *, bookings: list[Booking], fixes: dict[int, Fix], now: dt.datetime
+) -> dict:
     """The message body: one entry per booking, each the tracking page's live position
-    (``dispatch.locations.booking_position_build``) plus the booking's references, status and
-    event sequence (the sequence of its latest status webhook)."""
+    (``dispatch.locations.booking_position_build``, from its driver's fix in ``fixes``) plus
+    the booking's references, status and event sequence (the sequence of its latest status
+    webhook)."""
     locations = []
     for booking in bookings:
         locations.append(
@@ -149,7 +171,7 @@ def driver_location_payload_build(*, bookings: list[Booking], now: dt.datetime) 
                 "jobRef": booking.job_ref or None,
                 "status": booking.status,
                 "sequence": booking.sequence,
-                **booking_position_build(booking, now=now),
+                **booking_position_build(booking, fixes[booking.driver_id], now=now),
             }
         )
     return {
@@ -182,16 +204,16 @@ def driver_locations_deliver(
     account = Account.objects.filter(pk=account_id).first()
     if account is None:
         return LocationSendOutcome(sent=0, delivered=False, error="Account gone.")
-    bookings = list(
-        live_trips_followed(now=now)
-        .filter(pk__in=booking_ids, account_id=account_id)
-        .select_related("driver")
-        .order_by("pk")
+    followed = list(
+        live_trips_followed().filter(pk__in=booking_ids, account_id=account_id).order_by("pk")
     )
+    fixes = fresh_positions({b.driver_id for b in followed}, now=now)
+    bookings = [b for b in followed if b.driver_id in fixes]
     if not bookings:
         return LocationSendOutcome(sent=0, delivered=False, error="Nothing followed any more.")
     body = json.dumps(
-        driver_location_payload_build(bookings=bookings, now=now), separators=(",", ":")
+        driver_location_payload_build(bookings=bookings, fixes=fixes, now=now),
+        separators=(",", ":"),
     )
     feeds = DriverLocationFeed.objects.filter(booking_id__in=[b.pk for b in bookings])
     # The interval runs from the message's own timestamp, not from the claim: however long
@@ -222,7 +244,7 @@ def driver_locations_deliver(
     delivered = status_code is not None and 200 <= status_code < 300
     if delivered:
         acknowledged = Case(
-            *[When(booking_id=b.pk, then=Value(b.driver.last_position_at)) for b in bookings]
+            *[When(booking_id=b.pk, then=Value(fixes[b.driver_id].at)) for b in bookings]
         )
         feeds.update(
             delivered_position_at=acknowledged,

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from drivers.demo import DEMO_DRIVERS, demo_licence_number
 from drivers.models import Driver, DriverStage, NetworkTier, Vehicle
+from drivers.services import driver_position_index
 from partners.models import Account, OperatorUser
 from partners.services import account_create
 
@@ -91,6 +92,9 @@ class Command(BaseCommand):
                 )
             else:
                 Driver.objects.filter(pk=driver.pk).update(online=True, last_seen_at=now)
+                driver.refresh_from_db()
+            # Into the live-position index as going online puts them (with Redis).
+            driver_position_index(driver=driver, at=now)
         self.stdout.write(f"  {len(DEMO_DRIVERS)} demo drivers online")
 
     def _accounts(self) -> list[dict]:

@@ -1,0 +1,252 @@
+"""The position ingest's HTTP edge (issue 27): the lean path every car hits every few
+seconds, shared by the Django views (``drivers.api.views``) and the ingest process's own
+WSGI application (``drivers.api.ingest_wsgi``), so both answer byte for byte alike.
+
+No session, no ORM, no DRF on the way: the token is checked from the per-process
+credential cache (``drivers.positions.credentials``), the body is parsed and checked here
+by hand, and one service records the fixes (``drivers.services.driver_location_report``).
+
+Two request formats:
+
+- the driver app's own, ``POST /api/public/v1/driver/location`` with
+  ``Authorization: Token <token>``: ``{"lat", "lng", "heading"?, "speed"?, "accuracy"?,
+  "at"?}`` for one fix (as before), or ``{"fixes": [{... "at"}, ...]}`` for a batch the
+  phone buffered (at most ``POSITIONS_BATCH_MAX``, each with its own time);
+- the OsmAnd protocol as Traccar Client sends it, on
+  ``/api/public/v1/osmand/<token>`` (``drivers.api.osmand``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import UTC
+
+from django.conf import settings
+from django.utils import timezone
+
+from api.problems import Problem, problem_from_domain_error
+from core.errors import DomainError
+from drivers import services
+from drivers.api import osmand
+from drivers.positions import FIX_MAX_AGE, FIX_MAX_AHEAD, Fix
+from drivers.positions.credentials import (
+    PositionCredential,
+    app_token_credential,
+    device_token_credential,
+)
+
+MAX_BODY_BYTES = 64 * 1024
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+JSON_CONTENT_TYPE = "application/json"
+AUTH_KEYWORDS = ("token", "bearer")
+
+FIX_FIELDS = ("lat", "lng", "heading", "speed", "accuracy", "at")
+# (low, high, required) of each number in a fix; speed in metres per second.
+NUMBER_RANGES = {
+    "lat": (-90.0, 90.0, True),
+    "lng": (-180.0, 180.0, True),
+    "heading": (0.0, 360.0, False),
+    "speed": (0.0, 150.0, False),
+    "accuracy": (0.0, 100_000.0, False),
+}
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    body: bytes
+    content_type: str = JSON_CONTENT_TYPE
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def problem_answer(error: DomainError) -> Answer:
+    problem = error if isinstance(error, Problem) else problem_from_domain_error(error)
+    headers = dict(problem.headers)
+    if problem.status in (429, 503):
+        headers.setdefault("Retry-After", str(error.extra.get("retryAfter", 5)))
+    if problem.status == 401:
+        headers.setdefault("WWW-Authenticate", "Token")
+    return Answer(
+        problem.status, json.dumps(problem.as_body()).encode(), PROBLEM_CONTENT_TYPE, headers
+    )
+
+
+def _invalid(errors: dict[str, list[str]], detail: str = "") -> DomainError:
+    return DomainError(
+        "invalid_input", detail or "The position has invalid fields; see errors.", errors=errors
+    )
+
+
+def location_credential(authorization: str | None) -> PositionCredential:
+    """The reporter named by ``Authorization: Token <token>`` (or ``Bearer``): 401 without
+    one or for a bad one."""
+    parts = (authorization or "").split()
+    if len(parts) != 2 or parts[0].lower() not in AUTH_KEYWORDS:
+        raise DomainError("unauthenticated", "Send the driver app's token: 'Token <token>'.")
+    return app_token_credential(parts[1])
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not a number")
+
+
+def json_body(body: bytes):
+    """The parsed body; 400 ``invalid_body`` for anything that is not plain JSON (the
+    limits of ``api.parsers.GuardedJSONParser``: no NaN or Infinity, no huge numbers)."""
+    if len(body) > MAX_BODY_BYTES:
+        raise DomainError("invalid_body", f"The body is larger than {MAX_BODY_BYTES} bytes.")
+    try:
+        return json.loads(body, parse_constant=_reject_constant, parse_int=_small_int)
+    except (ValueError, RecursionError) as exc:
+        raise DomainError("invalid_body", f"The body is not valid JSON: {exc}"[:300]) from None
+
+
+def _small_int(text: str) -> int:
+    if len(text) > 40:
+        raise ValueError("number literal too long")
+    return int(text)
+
+
+def fix_time(value, *, now: dt.datetime) -> dt.datetime:
+    """An ISO 8601 time (UTC when it names no offset) within a day before ``now`` and a few
+    minutes after; ValueError otherwise."""
+    if not isinstance(value, str) or len(value) > 40:
+        raise ValueError("Give an ISO 8601 time, e.g. 2026-11-25T14:05:09Z.")
+    at = dt.datetime.fromisoformat(value)
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    return fix_time_check(at, now=now)
+
+
+def fix_time_check(at: dt.datetime, *, now: dt.datetime) -> dt.datetime:
+    if at < now - FIX_MAX_AGE or at > now + FIX_MAX_AHEAD:
+        raise ValueError("More than a day old, or ahead of the server's clock: check the clock.")
+    return at
+
+
+def fix_parse(item, *, prefix: str, now: dt.datetime, need_time: bool) -> Fix:
+    """One fix of the driver app's format; DomainError naming the fields otherwise."""
+    if not isinstance(item, dict):
+        raise _invalid({prefix or "non_field_errors": ["Expected a JSON object."]})
+    name = (lambda key: f"{prefix}.{key}") if prefix else (lambda key: key)
+    errors: dict[str, list[str]] = {}
+    for key in item:
+        if key not in FIX_FIELDS:
+            errors[name(str(key))[:100]] = ["Unknown field."]
+    values: dict = {}
+    for key, (low, high, required) in NUMBER_RANGES.items():
+        value = item.get(key)
+        if value is None:
+            if required:
+                errors[name(key)] = ["This field is required."]
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            errors[name(key)] = ["A valid number is required."]
+            continue
+        number = float(value)
+        if not (math.isfinite(number) and low <= number <= high):
+            errors[name(key)] = [f"Ensure this value is between {low:g} and {high:g}."]
+            continue
+        values[key] = number
+    at = now
+    if item.get("at") is not None or need_time:
+        try:
+            at = fix_time(item.get("at"), now=now)
+        except ValueError as exc:
+            errors[name("at")] = [str(exc)]
+    if errors:
+        raise _invalid(errors)
+    return Fix(at=at, **values)
+
+
+def location_fixes(body: bytes, *, now: dt.datetime) -> list[Fix]:
+    """The fixes of a driver app report: one fix, or ``{"fixes": [...]}``."""
+    parsed = json_body(body)
+    if not isinstance(parsed, dict):
+        raise DomainError("invalid_body", "The body must be a JSON object.")
+    if "fixes" not in parsed:
+        return [fix_parse(parsed, prefix="", now=now, need_time=False)]
+    unknown = {key: ["Unknown field."] for key in parsed if key != "fixes"}
+    batch = parsed["fixes"]
+    if unknown:
+        raise _invalid(unknown)
+    if not isinstance(batch, list) or not batch:
+        raise _invalid({"fixes": ["Give a list of one or more fixes."]})
+    if len(batch) > settings.POSITIONS_BATCH_MAX:
+        raise DomainError(
+            "batch_too_large",
+            f"At most {settings.POSITIONS_BATCH_MAX} fixes in one report.",
+            errors={"fixes": [f"At most {settings.POSITIONS_BATCH_MAX} fixes."]},
+        )
+    fixes, errors = [], {}
+    for index, item in enumerate(batch):
+        try:
+            fixes.append(fix_parse(item, prefix=f"fixes[{index}]", now=now, need_time=True))
+        except DomainError as exc:
+            errors.update(exc.errors or {})
+    if errors:
+        raise _invalid(errors)
+    return fixes
+
+
+def _iso(at: dt.datetime) -> str:
+    return at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def location_report_answer(
+    *, credential: PositionCredential, body: bytes, now: dt.datetime | None = None
+) -> Answer:
+    """Record a driver app report; 200 with the newest fix of the report."""
+    now = now or timezone.now()
+    try:
+        fixes = location_fixes(body, now=now)
+        services.driver_location_report(
+            driver_id=credential.driver_id,
+            vehicle_classes=credential.vehicle_classes,
+            fixes=fixes,
+        )
+    except DomainError as error:
+        return problem_answer(error)
+    newest = max(fixes, key=lambda f: f.at)
+    output = {
+        "lat": newest.lat,
+        "lng": newest.lng,
+        "heading": newest.heading,
+        "reportedAt": _iso(newest.at),
+        "fixes": len(fixes),
+    }
+    return Answer(200, json.dumps(output).encode())
+
+
+def location_request_answer(*, authorization: str | None, body: bytes) -> Answer:
+    """``POST /api/public/v1/driver/location`` from its headers and body."""
+    try:
+        credential = location_credential(authorization)
+    except DomainError as error:
+        return problem_answer(error)
+    return location_report_answer(credential=credential, body=body)
+
+
+def osmand_request_answer(
+    *, token: str, query_string: str, body: bytes, content_type: str
+) -> Answer:
+    """An OsmAnd report (Traccar Client) on ``/api/public/v1/osmand/<token>``: 200 with an
+    empty body, as Traccar's own server answers, once the fixes are recorded."""
+    now = timezone.now()
+    try:
+        report = osmand.osmand_report_parse(
+            query_string=query_string, body=body, content_type=content_type, now=now
+        )
+        credential = device_token_credential(token, device_id=report.device_id)
+        if report.fixes:
+            services.driver_location_report(
+                driver_id=credential.driver_id,
+                vehicle_classes=credential.vehicle_classes,
+                fixes=report.fixes,
+            )
+    except DomainError as error:
+        return problem_answer(error)
+    return Answer(200, b"", "text/plain")

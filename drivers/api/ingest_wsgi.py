@@ -1,0 +1,87 @@
+"""The ingest process: a plain WSGI application serving only the position reports.
+
+    gunicorn drivers.api.ingest_wsgi:application --workers N   (the Procfile's ``ingest``)
+
+Stateless (live positions are in Redis, tokens are re-read after their cache expires), so
+processes are added behind the proxy as cars are: route ``POST
+/api/public/v1/driver/location`` and ``/api/public/v1/osmand/`` to them. Nothing of
+Django's request handling runs here (no middleware, session, URL resolver or DRF): the
+request is read, ``drivers.api.ingest`` answers it. The web process serves the same paths
+through Django (``drivers.api.views``) with the same answers, for the local configuration.
+"""
+
+from __future__ import annotations
+
+import os
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+django.setup()
+
+from django.core import signals  # noqa: E402
+
+from api.problems import Problem  # noqa: E402
+from core.errors import DomainError  # noqa: E402
+from drivers.api.ingest import (  # noqa: E402
+    MAX_BODY_BYTES,
+    Answer,
+    location_request_answer,
+    osmand_request_answer,
+    problem_answer,
+)
+
+LOCATION_PATH = "/api/public/v1/driver/location"
+OSMAND_PREFIX = "/api/public/v1/osmand/"
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+            404: "Not Found", 405: "Method Not Allowed", 413: "Content Too Large",
+            503: "Service Unavailable"}  # fmt: skip
+
+
+def _body(environ) -> bytes:
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > MAX_BODY_BYTES:
+        raise DomainError("invalid_body", f"The body is larger than {MAX_BODY_BYTES} bytes.")
+    return environ["wsgi.input"].read(length) if length > 0 else b""
+
+
+def _answer(environ) -> Answer:
+    path, method = environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD", "")
+    if path.rstrip("/") == LOCATION_PATH:
+        if method != "POST":
+            return problem_answer(Problem(405, "method_not_allowed", f"{method} is not allowed."))
+        return location_request_answer(
+            authorization=environ.get("HTTP_AUTHORIZATION"), body=_body(environ)
+        )
+    if path.startswith(OSMAND_PREFIX):
+        return osmand_request_answer(
+            token=path[len(OSMAND_PREFIX) :].strip("/"),
+            query_string=environ.get("QUERY_STRING", ""),
+            body=_body(environ),
+            content_type=environ.get("CONTENT_TYPE", ""),
+        )
+    return problem_answer(Problem(404, "not_found", "The ingest serves position reports only."))
+
+
+def application(environ, start_response):
+    # The signals Django's own handler sends around a request: among their receivers,
+    # close_old_connections drops a connection that broke or outlived CONN_MAX_AGE, so a
+    # database restart costs one 503, not every request after it.
+    signals.request_started.send(sender=__name__, environ=environ)
+    try:
+        answer = _answer(environ)
+    except DomainError as error:
+        answer = problem_answer(error)
+    finally:
+        signals.request_finished.send(sender=__name__)
+    headers = [
+        ("Content-Type", answer.content_type),
+        ("Content-Length", str(len(answer.body))),
+        *answer.headers.items(),
+    ]
+    reason = _REASONS.get(answer.status, "Error")
+    start_response(f"{answer.status} {reason}", headers)
+    return [answer.body]

@@ -1,0 +1,150 @@
+"""The OsmAnd protocol as Traccar Client sends it (issue 27): recorded requests replayed
+through the Django view and the ingest process's WSGI application alike."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import time_machine
+from django.test import Client
+
+from drivers.positions import position_latest, positions_backend
+from drivers.positions.credentials import tracker_device_register
+from drivers.tests.factories import driver_at
+from drivers.tests.ingest_client import wsgi_call
+from tests.places import LEEDS
+
+pytestmark = pytest.mark.django_db
+
+
+DATA = Path(__file__).parent / "data"
+RECORDED_AT = dt.datetime(2026, 11, 25, 14, 5, 9, tzinfo=dt.UTC)  # the fix's own time
+
+
+def recorded(name: str, token: str) -> tuple[str, str, dict[str, str], bytes]:
+    """(method, target, headers, body) of a recorded request, with the token filled in."""
+    raw = (DATA / name).read_bytes().replace(b"{token}", token.encode())
+    head, _, body = raw.partition(b"\r\n\r\n")
+    request_line, *header_lines = head.decode().split("\r\n")
+    method, target, _ = request_line.split(" ")
+    headers = dict(line.split(": ", 1) for line in header_lines)
+    return method, target, headers, body
+
+
+def via_django(method, target, headers, body):
+    url = urlsplit(target)
+    client = Client()
+    return client.generic(
+        method,
+        f"{url.path}?{url.query}" if url.query else url.path,
+        data=body,
+        content_type=headers.get("Content-Type", ""),
+        HTTP_USER_AGENT=headers.get("User-Agent", ""),
+    )
+
+
+def via_wsgi(method, target, headers, body) -> tuple[int, bytes]:
+    url = urlsplit(target)
+    environ = {
+        "REQUEST_METHOD": method,
+        "PATH_INFO": url.path,
+        "QUERY_STRING": url.query,
+        "CONTENT_TYPE": headers.get("Content-Type", ""),
+        "CONTENT_LENGTH": str(len(body)),
+        "wsgi.input": io.BytesIO(body),
+    }
+    status = []
+    chunks = wsgi_call(environ, lambda s, h: status.append(s))
+    return int(status[0].split()[0]), b"".join(chunks)
+
+
+@pytest.fixture
+def device():
+    driver = driver_at(LEEDS)
+    _, token = tracker_device_register(driver=driver, device_id="48241179")
+    return driver, token
+
+
+@pytest.mark.parametrize("name", ["osmand_query.http", "osmand_json.http"])
+@pytest.mark.parametrize("door", [via_django, via_wsgi])
+def test_a_recorded_traccar_client_request_records_the_position(device, name, door):
+    driver, token = device
+    with time_machine.travel(RECORDED_AT + dt.timedelta(seconds=2), tick=False):
+        answer = door(*recorded(name, token))
+        status = answer[0] if isinstance(answer, tuple) else answer.status_code
+        assert status == 200
+        fix = position_latest(driver.pk)
+    assert (fix.lat, fix.lng, fix.heading) == (53.7955, -1.5491, 45.0)
+    assert fix.at == RECORDED_AT
+    if positions_backend().name == "redis":  # the driver's row keeps no speed or accuracy
+        assert fix.accuracy == 6.0
+        # knots in the query format, metres per second in the JSON one: both near 5 m/s
+        assert fix.speed == pytest.approx(5.0, abs=0.02)
+
+
+@pytest.mark.parametrize("door", [via_django, via_wsgi])
+def test_a_token_with_another_device_id_is_refused(device, door):
+    driver, token = device
+    method, target, headers, body = recorded("osmand_query.http", token)
+    with time_machine.travel(RECORDED_AT, tick=False):
+        answer = door(method, target.replace("id=48241179", "id=99999999"), headers, body)
+    status = answer[0] if isinstance(answer, tuple) else answer.status_code
+    assert status == 401
+    assert position_latest(driver.pk) is None
+
+
+def test_an_unknown_token_is_401_problem_json(device):
+    response = via_django(*recorded("osmand_query.http", "not-a-token"))
+    assert response.status_code == 401
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "unauthenticated"
+
+
+def test_a_report_marked_invalid_is_taken_and_records_nothing(device):
+    driver, token = device
+    response = Client().get(f"/api/public/v1/osmand/{token}?id=48241179&valid=false&lat=1&lon=2")
+    assert response.status_code == 200
+    assert position_latest(driver.pk) is None
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["lat=95&lon=0", "lat=abc&lon=0", "lat=1&lon=2&timestamp=12345", "lat=1&lon=2&speed=-5x"],
+)
+def test_bad_osmand_values_are_400_problems(device, query):
+    _, token = device
+    response = Client().get(f"/api/public/v1/osmand/{token}?id=48241179&{query}")
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+
+
+def test_the_issue_command_prints_a_server_url_that_works_once_per_token(capsys):
+    import json as json_module
+
+    from django.core.management import call_command
+
+    driver = driver_at(LEEDS)
+    call_command("tracker_device_issue", "--driver", str(driver.pk), "--device-id", "48241179")
+    first = json_module.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    call_command("tracker_device_issue", "--driver", str(driver.pk), "--device-id", "48241179")
+    second = json_module.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    old_path = urlsplit(first["serverUrl"]).path
+    new_path = urlsplit(second["serverUrl"]).path
+    assert Client().get(f"{old_path}?id=48241179&lat=53.8&lon=-1.55").status_code == 401
+    assert Client().get(f"{new_path}?id=48241179&lat=53.8&lon=-1.55").status_code == 200
+    assert position_latest(driver.pk).lat == 53.8
+
+
+def test_form_parameters_in_a_post_body_are_read_too(device):
+    driver, token = device
+    response = Client().post(
+        f"/api/public/v1/osmand/{token}",
+        data="id=48241179&lat=53.7955&lon=-1.5491&bearing=90",
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert response.status_code == 200
+    assert (position_latest(driver.pk).lat, position_latest(driver.pk).heading) == (53.7955, 90.0)
