@@ -14,6 +14,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from drivers.models import Driver
+from drivers.services import driver_position_index
 
 # Licence numbers of the demo drivers: DEMO-0001, DEMO-0002, ... in roster order.
 DEMO_LICENCE_PREFIX = "DEMO-"
@@ -77,9 +78,13 @@ def demo_licence_number(index: int) -> str:
 
 
 def demo_drivers_presence_keep(*, now: datetime | None = None) -> int:
-    """Mark the online demo drivers as seen now (what their app's reports would do); how
-    many. One UPDATE; never turns a driver online."""
+    """Mark the online demo drivers as seen now, where they are (what their app's reports
+    would do): their rows and the position store's matching index; how many. Never turns
+    a driver online."""
     now = now or timezone.now()
-    return Driver.objects.filter(
-        licence_number__startswith=DEMO_LICENCE_PREFIX, online=True
-    ).update(last_seen_at=now)
+    online = Driver.objects.filter(licence_number__startswith=DEMO_LICENCE_PREFIX, online=True)
+    online.update(last_seen_at=now)
+    drivers = list(online.prefetch_related("vehicles"))
+    for driver in drivers:
+        driver_position_index(driver=driver, at=now)
+    return len(drivers)

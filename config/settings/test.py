@@ -50,10 +50,9 @@ if REDIS_URL:
         },
     }
     RATELIMIT_USE_CACHE = "ratelimit"
-    # Live positions in REDIS_URL's own database under a prefix per xdist worker, emptied
-    # around every test (conftest.py): not in the cache's database, which every test run
-    # on this Redis flushes whatever its REDIS_URL says.
-    POSITIONS_REDIS_URL = REDIS_URL
+    # Live positions in this worker's own database (emptied around every test by the
+    # cache's flush and conftest.py): another worker's flush never reaches them.
+    POSITIONS_REDIS_URL = f"{base_url}/{test_db}"
     POSITIONS_KEY_PREFIX = f"test{worker}:pos:"
 else:
     CACHES = CACHES
