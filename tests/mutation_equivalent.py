@@ -19,6 +19,19 @@ EQUIVALENT: dict[str, str] = {
     "agents.grants.x__origin__mutmut_13": (
         "split('/', 2) for split('/', 1): only the first part is used, and it is the same"
     ),
+    "agents.confirmations.x__passenger_check__mutmut_17": (
+        "text_screen without its field list screens guards.screening.FREE_TEXT_FIELDS, "
+        "which holds all four keys given (notes, passengerName, flightNumber, agent)"
+    ),
+    "agents.confirmations.x_booking_preview__mutmut_42": (
+        "compress=None: the token still signs and loads the same preview, only longer"
+    ),
+    "agents.confirmations.x_booking_preview__mutmut_45": (
+        "no compress argument: the token still signs and loads the same preview, only longer"
+    ),
+    "agents.confirmations.x_booking_preview__mutmut_65": (
+        "compress=False: the token still signs and loads the same preview, only longer"
+    ),
     "partners.services.signatures.x_signed_request_claim__mutmut_32": (
         "filter by digest alone: the digest hashes the account's id with the signature, so "
         "it names one account's row already"
