@@ -3,4 +3,41 @@ mutant from the original. Each entry says why. tests.mutation_score leaves them 
 kill rate and prints them. A mutant's name follows its function's source: re-review the
 entries of a function that changes."""
 
-EQUIVALENT: dict[str, str] = {}
+EQUIVALENT: dict[str, str] = {
+    "agents.grants.x_agent_grant_for_token__mutmut_5": (
+        'encode("UTF-8") is encode("utf-8"): the codec name is case-insensitive'
+    ),
+    "agents.grants.x_agent_grant_for_token__mutmut_10": (
+        "select_related without application: the same rows, one query more"
+    ),
+    "agents.grants.x_agent_grant_for_token__mutmut_11": (
+        "select_related without user: the same rows, one query more"
+    ),
+    "agents.grants.x__origin__mutmut_10": (
+        "split('/') without maxsplit: only the first part is used, and it is the same"
+    ),
+    "agents.grants.x__origin__mutmut_13": (
+        "split('/', 2) for split('/', 1): only the first part is used, and it is the same"
+    ),
+    "agents.confirmations.x__passenger_check__mutmut_17": (
+        "text_screen without its field list screens guards.screening.FREE_TEXT_FIELDS, "
+        "which holds all four keys given (notes, passengerName, flightNumber, agent)"
+    ),
+    "agents.confirmations.x_booking_preview__mutmut_42": (
+        "compress=None: the token still signs and loads the same preview, only longer"
+    ),
+    "agents.confirmations.x_booking_preview__mutmut_45": (
+        "no compress argument: the token still signs and loads the same preview, only longer"
+    ),
+    "agents.confirmations.x_booking_preview__mutmut_65": (
+        "compress=False: the token still signs and loads the same preview, only longer"
+    ),
+    "partners.services.signatures.x_signed_request_claim__mutmut_32": (
+        "filter by digest alone: the digest hashes the account's id with the signature, so "
+        "it names one account's row already"
+    ),
+    "partners.services.signatures.x_signed_request_claim__mutmut_45": (
+        "status or 201 for status or 200: a done claim always has its status, written in "
+        "the same UPDATE that marks it done"
+    ),
+}

@@ -1,0 +1,85 @@
+"""agents.grants: what a bearer token presented at /mcp allows, at each edge of the rule."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+
+import pytest
+import time_machine
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from oauth2_provider.models import AccessToken, Application
+
+from agents.grants import agent_grant_for_token, connected_origins, mcp_resource
+
+pytestmark = pytest.mark.django_db
+
+MCP = "https://taxi.example/mcp"
+
+
+def token(raw="raw-token", *, name="Claude (test)", user=True, **fields) -> str:
+    application = Application.objects.create(
+        name=name, client_type="public", authorization_grant_type="authorization-code"
+    )
+    owner = get_user_model().objects.create_user("ada", email="Ada@Example.co.uk") if user else None
+    AccessToken.objects.create(
+        token="",
+        token_checksum=hashlib.sha256(raw.encode()).hexdigest(),
+        application=application,
+        user=owner,
+        expires=fields.pop("expires", timezone.now() + dt.timedelta(hours=1)),
+        scope=fields.pop("scope", "quotes bookings"),
+        resource=fields.pop("resource", [MCP]),
+    )
+    return raw
+
+
+def test_a_token_gives_its_client_its_passenger_and_only_mcp_scopes():
+    raw = token(scope="quotes openid")
+    grant = agent_grant_for_token(raw, resource=MCP)
+    application = Application.objects.get()
+    assert grant.client_id == application.client_id
+    assert grant.client_name == "Claude (test)"
+    assert grant.passenger_email == "ada@example.co.uk"
+    assert grant.scopes == {"quotes"}
+
+
+def test_a_token_with_no_mcp_scope_is_no_grant():
+    assert agent_grant_for_token(token(scope="openid"), resource=MCP) is None
+
+
+def test_a_token_without_a_passenger_is_no_grant():
+    assert agent_grant_for_token(token(user=False), resource=MCP) is None
+
+
+def test_a_resource_written_with_a_trailing_slash_is_the_same_resource():
+    assert agent_grant_for_token(token(resource=[f"{MCP}/"]), resource=MCP) is not None
+
+
+def test_a_token_expires_at_its_expiry_exactly():
+    now = timezone.now()
+    raw = token(expires=now)
+    with time_machine.travel(now, tick=False):
+        assert agent_grant_for_token(raw, resource=MCP) is None
+    with time_machine.travel(now - dt.timedelta(microseconds=1), tick=False):
+        assert agent_grant_for_token(raw, resource=MCP) is not None
+
+
+def test_a_long_client_name_is_cut_to_the_bookings_column_and_a_nameless_one_is_its_id():
+    assert agent_grant_for_token(token(name="A" * 150), resource=MCP).client_name == "A" * 100
+    Application.objects.all().delete()
+    get_user_model().objects.all().delete()
+    grant = agent_grant_for_token(token(name=""), resource=MCP)
+    assert grant.client_name == Application.objects.get().client_id
+
+
+def test_the_mcp_resource_is_the_origin_and_the_mcp_path():
+    assert mcp_resource("HTTPS://Taxi.Example/some/path") == MCP
+    assert mcp_resource("https://taxi.example/next?to=http://elsewhere") == MCP
+
+
+def test_connected_origins_start_with_the_site_and_hold_each_origin_once(settings):
+    settings.SITE_URL = "https://taxi.example/"
+    settings.CONNECTED_DOMAINS = ["https://book.example/app", "HTTPS://TAXI.EXAMPLE"]
+    assert connected_origins() == ["https://taxi.example", "https://book.example"]
