@@ -10,6 +10,7 @@ from django.http import HttpRequest
 
 from core.callers import Caller
 from guards.ratelimits import limit_enforce
+from operations.logs import account_bind
 
 # Contract 1.2: a key may come in any of these; the first one present wins.
 KEY_HEADERS = ("HTTP_X_SERVICE_AI_KEY", "HTTP_X_API_KEY")
@@ -79,6 +80,7 @@ def caller_from_request(request, *, source: str = "api", agent: str = "") -> Cal
     ``account_key`` on the Django request; DRF's request passes them through)."""
     account = getattr(request, "account", None)
     account_key = getattr(request, "account_key", None)
+    account_bind(account)  # the caller's account is in every further log line
     return Caller(
         ip=client_ip(request),
         account=account,

@@ -25,6 +25,8 @@ from mcp.server.transport_security import TransportSecuritySettings  # noqa: E40
 
 from agents.mcp.gate import MCPGate  # noqa: E402
 from agents.mcp.server import mcp_server  # noqa: E402
+from operations.metrics import MetricsASGI  # noqa: E402
+from operations.request_ids import RequestIdASGI  # noqa: E402
 
 # Builds the SDK's session manager (its Starlette app is not used: the gate and this
 # router stand in for its routing and auth middleware, and the gate checks Host and Origin
@@ -36,7 +38,10 @@ mcp_server.streamable_http_app(
     transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
 )
 session_manager = mcp_server.session_manager
-mcp_application = MCPGate(session_manager.handle_request)
+# Outside Django's middleware, so its request ids and request metrics are added here.
+mcp_application = RequestIdASGI(
+    MetricsASGI(MCPGate(session_manager.handle_request), route=settings.MCP_PATH)
+)
 
 
 async def _lifespan(receive, send) -> None:

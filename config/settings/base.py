@@ -11,6 +11,9 @@ from pathlib import Path
 
 import environ
 from celery.schedules import crontab
+from kombu import Queue
+
+from operations.logs import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -58,9 +61,16 @@ INSTALLED_APPS = [
     "billing",
     "oauth2_provider",
     "agents",
+    "django_guid",
+    "operations",
 ]
 
 MIDDLEWARE = [
+    # First, so that every response (redirects and errors included) carries X-Request-ID
+    # and every log line of the request its id (operations.request_ids, contract 10.1).
+    "operations.request_ids.request_id_header_screen",
+    "django_guid.middleware.guid_middleware",
+    "operations.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Whatever an inner layer answers under /api/, an error is problem JSON.
@@ -400,6 +410,21 @@ CELERY_TIMEZONE = LOCAL_TIME_ZONE
 # each task (a PostgreSQL backend started, authenticated, its prepared statements lost)
 # cost more than most tasks' own work (bench/bench_dispatch_burst.py).
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=100)
+# Queues (issue 25): dispatch and job cards, partner webhooks, and billing each have their
+# own, so a slow partner (15 s read timeout) or an invoice run never holds a driver's offer
+# back. "celery" takes the housekeeping (api.tasks). A worker started without -Q serves
+# them all (make demo, tests); the Procfile gives each its own worker (README).
+CELERY_QUEUE_NAMES = ("dispatch", "webhooks", "billing", "celery")
+CELERY_TASK_QUEUES = tuple(Queue(name, routing_key=name) for name in CELERY_QUEUE_NAMES)
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {
+    "dispatch.tasks.*": {"queue": "dispatch"},
+    "partners.tasks.*": {"queue": "webhooks"},
+    "billing.tasks.*": {"queue": "billing"},
+}
+# Workers log through LOGGING (JSON in production, with each task's request id), not
+# through Celery's own handler.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # --- Live trips: booking.driver_location events (issue 17) ---------------------------------
 # At most one event per booking this often; the sender looks for due bookings every tick.
 DRIVER_LOCATION_EVENT_INTERVAL_SECONDS = env.int(
@@ -576,10 +601,22 @@ AGENT_SIGN_IN_CODE_MAX_ATTEMPTS = 5
 # statelessly too, so no session is tied to one process.
 MCP_PATH = "/mcp"
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+# --- Operating the service (issue 25, contract 10.1) -----------------------------------
+# Request ids: django-guid reads and answers X-Request-ID; operations.request_ids drops a
+# caller's id that is not 1-200 of [A-Za-z0-9._-] first, so that a new one is made.
+DJANGO_GUID = {
+    "GUID_HEADER_NAME": "X-Request-ID",
+    "VALIDATE_GUID": False,
+    "EXPOSE_HEADER": False,
 }
+# Every 503 (a backing service down, /readyz failing) says when to try again.
+SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = env.int("SERVICE_UNAVAILABLE_RETRY_AFTER", default=5)
+# /metrics answers only "Authorization: Bearer <METRICS_TOKEN>"; unset, it is 404.
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
+METRICS_DISPATCH_LATENCY_WINDOW_MINUTES = env.int("METRICS_DISPATCH_WINDOW_MINUTES", default=15)
+METRICS_DISPATCH_LATENCY_SAMPLE_MAX = 5000
+METRICS_BROKER_TIMEOUT_SECONDS = 2.0
+# json (one object a line; production's default) or console (key=value; local default).
+LOG_FORMAT = env("LOG_FORMAT", default="console")
+LOG_LEVEL = env("LOG_LEVEL", default="INFO")
+LOGGING = logging_config(LOG_FORMAT, LOG_LEVEL)
