@@ -387,6 +387,8 @@ TWILIO_SMS_FROM = env("TWILIO_SMS_FROM", default="")
 TWILIO_WHATSAPP_FROM = env("TWILIO_WHATSAPP_FROM", default="")
 
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", default=False)
+# A receiver that has not answered within this many seconds is a failed attempt, retried.
+WEBHOOK_READ_TIMEOUT_SECONDS = env.float("WEBHOOK_READ_TIMEOUT", default=15.0)
 # How long a rotated-out signing secret still verifies inbound HMAC and co-signs outbound
 # webhooks (contract 5.1: several signatures while a secret is being rotated).
 WEBHOOK_SECRET_ROTATION_HOURS = env.int("WEBHOOK_SECRET_ROTATION_HOURS", default=24)
@@ -398,6 +400,10 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
+# A task whose worker process is killed mid-run (SIGKILL, out of memory) goes back to its
+# queue instead of being acknowledged as failed: the tasks are idempotent (claims, unique
+# constraints), so running it again sends nothing twice (tests/test_operations_faults.py).
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # Celery's default. Tasks here are short (tens of ms); at 1, a pool process that finished
 # a task waited for the worker to fetch the next message from Redis, and a burst drained
 # at 41 bookings/s instead of 72-75 (bench/bench_dispatch_burst.py, same machine, same
@@ -445,7 +451,7 @@ CELERY_BEAT_SCHEDULE: dict = {
     # Bookings the dispatcher handed over whose task message was lost (a broker restart).
     "dispatch-bookings-overdue": {
         "task": "dispatch.tasks.bookings_dispatch_overdue",
-        "schedule": 60.0,
+        "schedule": env.float("DISPATCH_OVERDUE_SWEEP_SECONDS", default=60.0),
     },
     # Webhook retries due now: long waits are held in the database, not in the broker.
     "partners-webhook-deliveries-due": {
@@ -609,6 +615,11 @@ DJANGO_GUID = {
     "VALIDATE_GUID": False,
     "EXPOSE_HEADER": False,
 }
+# How config.asgi serves Django's own requests (everything but /mcp): "wsgi" (Django's
+# WSGI handler on ASGI_DJANGO_THREADS threads per process, a2wsgi) or "asgi" (Django's
+# ASGI handler). Chosen by measurement: README "Serving".
+ASGI_DJANGO_HANDLER = env("ASGI_DJANGO_HANDLER", default="wsgi")
+ASGI_DJANGO_THREADS = env.int("ASGI_DJANGO_THREADS", default=8)
 # Every 503 (a backing service down, /readyz failing) says when to try again.
 SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = env.int("SERVICE_UNAVAILABLE_RETRY_AFTER", default=5)
 # /metrics answers only "Authorization: Bearer <METRICS_TOKEN>"; unset, it is 404.

@@ -1,0 +1,26 @@
+"""gunicorn settings for the web process (Procfile ``web``, compose.yaml, Makefile).
+
+Metrics from every worker: prometheus-client's multiprocess mode needs one folder that all
+workers write to, emptied when the server starts, and told when a worker dies
+(operations.metrics). The folder is ``PROMETHEUS_MULTIPROC_DIR``, or a new temporary one.
+Everything else (bind, workers, worker class) is given on the command line.
+"""
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def on_starting(server):
+    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or tempfile.mkdtemp(prefix="taxi-metrics-")
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for counts in Path(folder).glob("*.db"):  # the previous run's counts
+        counts.unlink()
+    # Workers are forked from here, after this, so they all inherit it.
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+
+
+def child_exit(server, worker):
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
