@@ -254,6 +254,7 @@ class Stack:
             DISPATCH_DRIVER_SEEN_WITHIN_SECONDS="3600",
             # The safety nets, quick enough to be watched within the test.
             DISPATCH_HANDOVER_GRACE_SECONDS="4",
+            DISPATCH_JOB_CARD_GRACE_SECONDS="4",
             DISPATCH_OVERDUE_SWEEP_SECONDS="3",
             SERVICE_UNAVAILABLE_RETRY_AFTER="3",
             PROMETHEUS_MULTIPROC_DIR=str(self.folder / "metrics"),
@@ -328,14 +329,28 @@ class Stack:
         return [WEB_PORT + i for i in range(int(counts.get("web", 1)))]
 
     def pids(self, process_name: str) -> list[int]:
-        """PIDs of the processes honcho started as ``process_name`` (e.g. ``worker.1``):
-        the shell's children, found through /proc."""
-        found = []
-        for environ in Path("/proc").glob("[0-9]*/environ"):
-            with suppress(OSError):
-                if f"HONCHO_PROCESS_NAME={process_name}\0".encode() in environ.read_bytes():
-                    found.append(int(environ.parent.name))
-        return sorted(found)
+        """PIDs of what honcho started as ``process_name`` (e.g. ``worker.1``): its shell,
+        found by the environment honcho gave it, and every descendant (a Celery worker
+        rewrites its own environment block with its process title, so the tree is used)."""
+        return sorted(pid for level in self.process_tree(process_name) for pid in level)
+
+    def process_tree(self, process_name: str) -> list[list[int]]:
+        """[[the shell], [its children], [their children], ...] of ``process_name``."""
+        parents: dict[int, int] = {}
+        roots = []
+        for proc in Path("/proc").glob("[0-9]*"):
+            with suppress(OSError, IndexError, ValueError):
+                parents[int(proc.name)] = int(
+                    (proc / "stat").read_text().rsplit(")", 1)[1].split()[1]
+                )
+                marker = f"HONCHO_PROCESS_NAME={process_name}\0".encode()
+                if marker in (proc / "environ").read_bytes():
+                    roots.append(int(proc.name))
+        # The shell is the one whose parent is not itself marked.
+        levels = [[pid for pid in roots if parents.get(pid) not in roots]]
+        while levels[-1]:
+            levels.append([pid for pid, ppid in parents.items() if ppid in levels[-1]])
+        return levels[:-1]
 
     def log_tail(self, size: int = 4000) -> str:
         return self.honcho_log.read_text(errors="replace")[-size:]

@@ -453,6 +453,11 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "dispatch.tasks.bookings_dispatch_overdue",
         "schedule": env.float("DISPATCH_OVERDUE_SWEEP_SECONDS", default=60.0),
     },
+    # Job cards of open offers whose send task was lost (a worker killed, Redis restarted).
+    "dispatch-job-cards-overdue": {
+        "task": "dispatch.tasks.job_cards_send_overdue",
+        "schedule": env.float("DISPATCH_OVERDUE_SWEEP_SECONDS", default=60.0),
+    },
     # Webhook retries due now: long waits are held in the database, not in the broker.
     "partners-webhook-deliveries-due": {
         "task": "partners.tasks.webhook_deliveries_due_send",
@@ -503,6 +508,8 @@ DISPATCH_SEARCH_RINGS_KM = (2, 6, 18, 50)
 # commit, in process: the local configuration (eager Celery, no broker, no dispatcher).
 DISPATCH_IN_PROCESS = env.bool("DISPATCH_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER)
 DISPATCH_HANDOVER_GRACE_SECONDS = env.int("DISPATCH_HANDOVER_GRACE_SECONDS", default=120)
+# An open offer's job card not written after this long is sent by the periodic sweep.
+DISPATCH_JOB_CARD_GRACE_SECONDS = env.int("DISPATCH_JOB_CARD_GRACE_SECONDS", default=60)
 DISPATCH_NATIONAL_PICKUP_RADIUS_KM = 80
 # The dispatch window (bookings.policies.dispatch_window_opens_at): a prebooked journey
 # stays confirmed until this long before its pickup: a base lead plus a share of the

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from billing.services.usage import sms_usage_record
 from bookings.models import Booking
 from core.localtime import local_time_format
+from dispatch import conf
 from dispatch.airports import airport_pickup_summary
 from dispatch.links import offer_link_url
 from dispatch.models import (
@@ -177,6 +178,26 @@ def job_card_send(*, offer_id: int, channel: str) -> NotificationLog | None:
             driver_id=log.driver_id, occurred_at=log.created_at, reference=f"job-card:{log.pk}"
         )
     return log
+
+
+def job_cards_overdue(*, now: datetime | None = None, limit: int = 500) -> list[tuple[int, str]]:
+    """(offer id, channel) of the job cards of open driver offers that were never written:
+    the task message was lost between the offer's commit and a worker (a worker killed, a
+    broker restarted while it was being published). The periodic sweep sends them; a card
+    already written is the send task's own business (its retries, its claim)."""
+    now = now or timezone.now()
+    older_than = now - timedelta(seconds=conf.job_card_grace_seconds())
+    due: list[tuple[int, str]] = []
+    for channel in NotificationChannel.values:
+        offers = (
+            Offer.objects.filter(
+                status=OfferStatus.OPEN, driver__isnull=False, created_at__lte=older_than
+            )
+            .exclude(Exists(NotificationLog.objects.filter(offer=OuterRef("pk"), channel=channel)))
+            .values_list("pk", flat=True)[:limit]
+        )
+        due += [(offer_id, channel) for offer_id in offers]
+    return due
 
 
 def _log_create_claimed(offer: Offer, channel: str) -> NotificationLog | None:
