@@ -137,15 +137,13 @@ def test_a_card_whose_send_task_was_lost_is_sent_by_the_sweep(twilio, settings):
     later = offer.created_at + timedelta(seconds=31)
 
     assert job_cards.job_cards_overdue(now=offer.created_at) == []
-    assert sorted(job_cards.job_cards_overdue(now=later)) == [
-        (offer.pk, "sms"),
-        (offer.pk, "whatsapp"),
-    ]
 
     job_cards.job_card_send(offer_id=offer.pk, channel="sms")
-    assert job_cards.job_cards_overdue(now=later) == [(offer.pk, "whatsapp")]
-
     with time_machine.travel(later, tick=False):
         assert tasks.job_cards_send_overdue() == 1
+        # Written when swept: however deep the queue, the next sweep does not pick it again.
+        assert tasks.job_cards_send_overdue() == 0
+    # The lost task turning up late sends nothing more.
+    job_cards.job_card_send(offer_id=offer.pk, channel="whatsapp")
     assert NotificationLog.objects.filter(offer=offer, status="sent").count() == 2
     assert len(twilio.requests) == 2
