@@ -32,7 +32,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from bench import http_bench  # noqa: E402
-from bench.http_bench import parse_wrk, prepare, server_stop, wait_ready  # noqa: E402
+from bench.http_bench import prepare, server_stop, wait_ready  # noqa: E402
+from bench.mcp_bench import wrk  # noqa: E402
 
 ROOT = HERE.parent
 PYTHON = sys.executable
@@ -77,16 +78,6 @@ def start(index: int, arguments: list[str], extra: dict[str, str]) -> subprocess
     return server
 
 
-def wrk(script: Path, url: str, connections: int, duration: int) -> dict:
-    out = subprocess.run(
-        ["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", "-s", str(script), url],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return parse_wrk(out)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--duration", type=int, default=8)
@@ -111,12 +102,19 @@ def main() -> int:
             order = list(range(len(WAYS)))
             for index in order:  # warm up
                 for _label, path, _body in TARGETS:
-                    wrk(scripts[path], f"http://127.0.0.1:{BASE_PORT + index}{path}", 4, 2)
+                    wrk(
+                        scripts[path],
+                        f"http://127.0.0.1:{BASE_PORT + index}{path}",
+                        connections=4,
+                        duration=2,
+                    )
             for number in range(args.rounds):
                 for index in order if number % 2 == 0 else reversed(order):
                     for _label, path, _body in TARGETS:
                         url = f"http://127.0.0.1:{BASE_PORT + index}{path}"
-                        row = wrk(scripts[path], url, args.connections, args.duration)
+                        row = wrk(
+                            scripts[path], url, connections=args.connections, duration=args.duration
+                        )
                         results.setdefault((index, path), []).append(row)
     finally:
         for server in servers:
