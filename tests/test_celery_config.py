@@ -96,3 +96,29 @@ def test_each_kind_of_task_waits_in_its_own_queue(task_name, queue_name):
         depths = {name: queue.qsize() for name, queue in queues.items()}
         assert depths == {name: int(name == queue_name) for name in queues}
         queues[queue_name].get(timeout=1).ack()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_replaces_a_connection_that_broke_since_its_last_task():
+    # PostgreSQL restarted between two tasks: the next task must not fail its first query.
+    import psycopg
+
+    from config.celery import _database_connection_checked
+
+    connection.ensure_connection()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        [pid] = cursor.fetchone()
+    params = connection.get_connection_params()
+    params.pop("server_side_binding", None)
+    params.pop("cursor_factory", None)
+    with psycopg.connect(**params, autocommit=True) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", (pid,))
+
+    task = SimpleNamespace(request=SimpleNamespace(is_eager=False))
+    _database_connection_checked(task=task)
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        assert cursor.fetchone() == (1,)
