@@ -135,3 +135,40 @@ def test_a_real_message_carries_the_id_in_its_headers(settings):
         current_app.conf.task_always_eager = eager
 
     assert message.headers[TASK_HEADER] == "trace-message-3"
+
+
+def _asgi_call(app, headers: list[tuple[bytes, bytes]]) -> list[dict]:
+    import asyncio
+
+    sent: list[dict] = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers}
+    asyncio.run(app(scope, receive, send))
+    return sent
+
+
+def test_the_mcp_server_beside_django_gets_the_same_request_ids():
+    from operations.request_ids import RequestIdASGI
+
+    seen_ids = []
+
+    async def mcp_like(scope, receive, send):
+        seen_ids.append(get_guid())  # what its logs and problem JSON would carry
+        await send({"type": "http.response.start", "status": 401, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    app = RequestIdASGI(mcp_like)
+    sent = _asgi_call(app, [(b"x-request-id", b"agent-call-1")])
+    assert dict(sent[0]["headers"])[b"x-request-id"] == b"agent-call-1"
+    assert seen_ids == ["agent-call-1"]
+
+    sent = _asgi_call(app, [(b"x-request-id", b"bad id with spaces")])
+    made = dict(sent[0]["headers"])[b"x-request-id"].decode()
+    assert made != "bad id with spaces"
+    assert made == seen_ids[-1]
