@@ -3,12 +3,18 @@
 Metrics from every worker: prometheus-client's multiprocess mode needs one folder that all
 workers write to, emptied when the server starts, and told when a worker dies
 (operations.metrics). The folder is ``PROMETHEUS_MULTIPROC_DIR``, or a new temporary one.
-Everything else (bind, workers, worker class) is given on the command line.
+Bind, workers and worker class are given on the command line.
 """
 
 import os
 import tempfile
 from pathlib import Path
+
+# Seconds an idle keep-alive connection stays open (uvicorn workers take it too). Longer
+# than a load balancer's or a client's idle timeout (60 s is common), so the server never
+# closes a connection that the other side is just reusing: at gunicorn's default 2 s, a
+# caller pausing about 2 s between requests met "connection reset" (bench/bench_load.py).
+keepalive = 75
 
 
 def on_starting(server):
