@@ -30,3 +30,24 @@ def child_exit(server, worker):
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)
+
+
+# gunicorn's own lines (start, worker boots and exits, timeouts) and uvicorn's, in the same
+# JSON as the application's (operations.logs, contract 10.1). LOG_FORMAT=console for text.
+_formatter = f"operations.logs.{os.environ.get('LOG_FORMAT', 'json')}_formatter"
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"structured": {"()": _formatter}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "structured",
+            "stream": "ext://sys.stderr",
+        }
+    },
+    "loggers": {
+        "gunicorn.error": {"level": "INFO", "handlers": ["console"], "propagate": False},
+        "gunicorn.access": {"level": "INFO", "handlers": ["console"], "propagate": False},
+    },
+}
