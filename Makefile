@@ -12,8 +12,9 @@ else
 PORT ?= 8000
 endif
 DEMO_SITE_URL = $(if $(SITE_URL),$(SITE_URL),http://127.0.0.1:$(PORT))
+comma := ,
 
-.PHONY: install run demo worker beat dispatcher ingest test lint lint-imports mutate format schema fuzz bench check-deploy clean
+.PHONY: install run demo web release worker beat dispatcher ingest test lint lint-imports mutate format schema fuzz bench check-deploy clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	@$(PY) -c 'import sys; assert sys.version_info >= (3, 11), sys.version' \
@@ -51,9 +52,25 @@ demo: install
 
 run: demo
 
-# With REDIS_URL set, tasks go to Redis: run a worker and beat beside the server.
+# The production web process (the Procfile's web, compose.yaml's web): the ASGI app under
+# gunicorn with uvicorn workers, metrics from every worker (config/gunicorn.py).
+WEB_CONCURRENCY ?= 2
+web: install
+	$(BIN)/gunicorn config.asgi:application -c config/gunicorn.py -k uvicorn_worker.UvicornWorker \
+	  --bind 0.0.0.0:$(PORT) --workers $(WEB_CONCURRENCY) \
+	  --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"
+
+# Before a new version serves (the Procfile's release): migrations, then the tariffs.
+release: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_tariffs
+
+# With REDIS_URL set, tasks go to Redis: run a worker and beat beside the server. Without
+# QUEUES a worker serves every queue; production gives each its own worker (README,
+# "Processes"): QUEUES=dispatch,celery, QUEUES=webhooks, QUEUES=billing.
+QUEUES ?=
 worker: install
-	$(BIN)/celery -A config worker -l info
+	$(BIN)/celery -A config worker -l info $(if $(QUEUES),-Q $(QUEUES) -n $(firstword $(subst $(comma), ,$(QUEUES))).%h)
 
 beat: install
 	$(BIN)/celery -A config beat -l info

@@ -11,6 +11,7 @@ from django.http import HttpRequest
 from api.principals import request_account_principal
 from core.callers import Caller
 from guards.ratelimits import limit_enforce
+from operations.logs import account_bind
 
 # Contract 1.2: a key may come in any of these; the first one present wins.
 KEY_HEADERS = ("HTTP_X_SERVICE_AI_KEY", "HTTP_X_API_KEY")
@@ -80,6 +81,7 @@ def caller_from_request(request, *, source: str = "api", agent: str = "") -> Cal
     (DRF's ``request.auth``) when an account authenticated, else anonymous by IP."""
     principal = request_account_principal(request)
     key = principal.key if principal is not None else None
+    account_bind(principal.account if principal is not None else None)  # in every further log line
     return Caller(
         ip=client_ip(request),
         account=principal.account if principal is not None else None,

@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from http import HTTPStatus
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.db import InterfaceError as DatabaseInterfaceError
+from django.db import OperationalError as DatabaseOperationalError
 from django.http import Http404, HttpResponse
+from django_guid import get_guid
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -176,6 +182,10 @@ class Problem(DomainError):
         if self.errors is not None:
             body["errors"] = self.errors
         body.update(self.extra)
+        # The request (or task) this answers, as in X-Request-ID and the logs (contract 10.1).
+        request_id = get_guid()
+        if request_id:
+            body["requestId"] = request_id
         return body
 
 
@@ -201,7 +211,27 @@ def problem_response(problem: Problem) -> HttpResponse:
     )
     for name, value in problem.headers.items():
         response[name] = value
+    if problem.status == 503 and not response.has_header("Retry-After"):
+        # Every 503 says when to try again (contract 1.1).
+        response["Retry-After"] = str(settings.SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS)
     return response
+
+
+# A backing service that refused or dropped the connection (PostgreSQL down or restarting,
+# its connection pool exhausted, Redis gone): 503 service_unavailable, never a 500. Django
+# wraps psycopg's errors, the pool's PoolTimeout included, in its own OperationalError.
+BACKING_SERVICE_DOWN = (
+    DatabaseOperationalError,
+    DatabaseInterfaceError,
+    RedisConnectionError,
+    RedisTimeoutError,
+)
+
+
+def service_unavailable_problem() -> Problem:
+    return Problem(
+        503, "service_unavailable", "A backing service is unavailable; please retry shortly."
+    )
 
 
 def validation_problem(errors: Any, detail: str = "") -> DomainError:
@@ -256,6 +286,9 @@ def problem_from_exception(exc: Exception) -> Problem | None:
         return RateLimited(int(exc.wait or 60))
     if isinstance(exc, drf_exceptions.APIException):
         return Problem(exc.status_code, "invalid_input", str(exc.detail))
+    if isinstance(exc, BACKING_SERVICE_DOWN):
+        logger.error("backing service unavailable: %s: %s", type(exc).__name__, exc)
+        return service_unavailable_problem()
     return None
 
 
@@ -312,6 +345,26 @@ class ProblemResponsesMiddleware:
             return problem_response(_bare_status_problem(response.status_code))
         return response
 
+    def process_exception(self, request, exception):
+        """A view that met a backing service down answers 503, pages and API alike, DEBUG
+        or not (an error raised in a middleware reaches handler500 below instead)."""
+        if isinstance(exception, BACKING_SERVICE_DOWN):
+            return _service_unavailable_response(request, exception)
+        return None
+
+
+def _service_unavailable_response(request, exception: Exception) -> HttpResponse:
+    logger.error("backing service unavailable: %s: %s", type(exception).__name__, exception)
+    if _is_api(request):
+        return problem_response(service_unavailable_problem())
+    response = HttpResponse(
+        "The service is briefly unavailable. Please try again in a few seconds.",
+        status=503,
+        content_type="text/plain",
+    )
+    response["Retry-After"] = str(settings.SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS)
+    return response
+
 
 def _bare_status_problem(status: int) -> Problem:
     if status >= 500:
@@ -348,6 +401,9 @@ def handler404(request, exception=None):
 
 
 def handler500(request):
+    exception = sys.exc_info()[1]
+    if isinstance(exception, BACKING_SERVICE_DOWN):
+        return _service_unavailable_response(request, exception)
     if _is_api(request):
         return problem_response(Problem(500, "server_error", "Something went wrong on our side."))
     from django.views.defaults import server_error

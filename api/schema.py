@@ -21,6 +21,8 @@ ProblemSerializer = inline_serializer(
             child=serializers.ListField(child=serializers.CharField()), required=False
         ),
         "retryAfter": serializers.IntegerField(required=False),
+        # The X-Request-ID of the request answered (contract 10.1).
+        "requestId": serializers.CharField(required=False),
     },
 )
 

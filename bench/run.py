@@ -20,6 +20,8 @@ FULL = [
     ("pricing: estimated road distance against published ones", ["bench_road_factor.py"]),
     ("HTTP: quote and instant booking vs reference view", ["http_bench.py"]),
     ("MCP: estimate_fare vs POST /v1/quote under ASGI, and ASGI vs WSGI", ["mcp_bench.py"]),
+    ("serving: the production web command against plain WSGI", ["bench_serving.py"]),
+    ("load: a busy city's hour (locust)", ["bench_load.py"]),
     ("dispatch: candidate selection", ["bench_dispatch.py"]),
     (
         "dispatch: 20 bookings/s sustained, then a 1,000-booking burst (workers + dispatcher)",
@@ -42,6 +44,8 @@ QUICK_ARGS = {
     "bench_billing.py": ["--drivers", "5000", "--records", "100000"],
     "http_bench.py": ["--duration", "5"],
     "mcp_bench.py": ["--duration", "5", "--rounds", "2"],
+    "bench_serving.py": ["--duration", "5", "--rounds", "2"],
+    "bench_load.py": ["--users", "40", "--minutes", "1"],
     "bench_dispatch_burst.py": [
         "--bookings",
         "200",

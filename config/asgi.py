@@ -13,18 +13,33 @@ Run: ``uvicorn config.asgi:application`` (see the README).
 import contextlib
 import os
 
+from a2wsgi import WSGIMiddleware
 from django.core.asgi import get_asgi_application
+from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
-django_application = get_asgi_application()
+django_asgi_application = get_asgi_application()
 
 # Imported once Django is set up: the tools use the ORM and settings.
 from django.conf import settings  # noqa: E402
+
+# Django's own requests (the website, /api/): through its WSGI handler on a pool of
+# threads (a2wsgi), each keeping its database connection (CONN_MAX_AGE), or through its
+# ASGI handler (ASGI_DJANGO_HANDLER=asgi), which opens a connection per request unless
+# DATABASE_POOL is on. Chosen by measurement (bench/bench_serving.py, README "Serving").
+if settings.ASGI_DJANGO_HANDLER == "wsgi":
+    django_application = WSGIMiddleware(
+        get_wsgi_application(), workers=settings.ASGI_DJANGO_THREADS
+    )
+else:
+    django_application = django_asgi_application
 from mcp.server.transport_security import TransportSecuritySettings  # noqa: E402
 
 from agents.mcp.gate import MCPGate  # noqa: E402
 from agents.mcp.server import mcp_server  # noqa: E402
+from operations.metrics import MetricsASGI  # noqa: E402
+from operations.request_ids import RequestIdASGI  # noqa: E402
 
 # Builds the SDK's session manager (its Starlette app is not used: the gate and this
 # router stand in for its routing and auth middleware, and the gate checks Host and Origin
@@ -36,7 +51,10 @@ mcp_server.streamable_http_app(
     transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
 )
 session_manager = mcp_server.session_manager
-mcp_application = MCPGate(session_manager.handle_request)
+# Outside Django's middleware, so its request ids and request metrics are added here.
+mcp_application = RequestIdASGI(
+    MetricsASGI(MCPGate(session_manager.handle_request), route=settings.MCP_PATH)
+)
 
 
 async def _lifespan(receive, send) -> None:

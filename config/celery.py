@@ -4,6 +4,8 @@ import logging
 import os
 
 from celery import Celery, Task
+from celery.signals import task_prerun
+from django.db import close_old_connections
 from kombu.exceptions import OperationalError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
@@ -39,3 +41,13 @@ app = Celery("taxi", task_cls=PublishSafeTask)
 # task_always_eager, and so on).
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@task_prerun.connect
+def _database_connection_checked(task=None, **kwargs) -> None:
+    """As Django does before each request (CONN_HEALTH_CHECKS): a connection that broke
+    since the worker's last task (PostgreSQL restarted) is replaced before this task uses
+    it, instead of failing the task's first query. One ``SELECT 1`` when the connection is
+    reused. Not for a task run eagerly inside a request or a transaction."""
+    if task is not None and not task.request.is_eager:
+        close_old_connections()

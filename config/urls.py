@@ -3,8 +3,14 @@ from django.urls import include, path
 
 from api import problems
 from api.views import problem_index_page, problem_type_page
+from operations.health import healthz, readyz
+from operations.metrics import metrics
 
 urlpatterns = [
+    # Operating the service (contract 10.1).
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
+    path("metrics", metrics, name="metrics"),
     path("admin/", admin.site.urls),
     path("api/public/", include("api.urls")),
     # Suntransfers' supplier API (ST SPEC v1), hosted as a Suntransfers supplier.

@@ -44,6 +44,12 @@ def offer_link_max_age_seconds() -> int:
     return int(settings.DISPATCH_OFFER_LINK_MAX_AGE_SECONDS)
 
 
+def job_card_grace_seconds() -> int:
+    """How old an open offer whose job card was never written must be before the sweep
+    sends it (its task message was lost with a worker or the broker)."""
+    return int(settings.DISPATCH_JOB_CARD_GRACE_SECONDS)
+
+
 def handover_grace_seconds() -> int:
     """How old a booking that never reached dispatch must be before the sweep starts it."""
     return int(settings.DISPATCH_HANDOVER_GRACE_SECONDS)

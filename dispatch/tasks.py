@@ -69,6 +69,15 @@ def job_card_send(offer_id: int, channel: str) -> None:
 
 
 @shared_task
+def job_cards_send_overdue() -> int:
+    """Periodic (beat) sweep for job cards whose send task was lost."""
+    due = job_cards.job_cards_overdue()
+    for offer_id, channel in due:
+        job_card_send.delay(offer_id, channel)
+    return len(due)
+
+
+@shared_task
 def no_driver_alert(booking_id: int) -> None:
     offers.no_driver_alert_send(booking_id=booking_id)
 

@@ -53,7 +53,7 @@ def test_the_dispatcher_publishes_one_task_message_per_booking():
     from dispatch.relay import dispatch_publish
 
     with app.connection_for_write() as conn:
-        queue = conn.SimpleQueue("celery")
+        queue = conn.SimpleQueue("dispatch")  # dispatch has its own queue (task_routes)
         while queue.qsize():
             queue.get(timeout=1).ack()
 
@@ -66,3 +66,59 @@ def test_the_dispatcher_publishes_one_task_message_per_booking():
         for message in messages:
             message.ack()
         queue.close()
+
+
+@pytest.mark.usefixtures("publishing_for_real")
+@pytest.mark.parametrize(
+    ("task_name", "queue_name"),
+    [
+        ("dispatch.tasks.job_card_send", "dispatch"),
+        ("partners.tasks.webhook_delivery_send", "webhooks"),
+        ("billing.tasks.invoices_generate_last_week", "billing"),
+        ("api.tasks.idempotency_records_purge", "celery"),
+    ],
+)
+def test_each_kind_of_task_waits_in_its_own_queue(task_name, queue_name):
+    # A slow partner webhook or an invoice run never queues ahead of a driver's offer.
+    import api.tasks  # noqa: F401 - registers the tasks named above
+    import billing.tasks  # noqa: F401
+    import dispatch.tasks  # noqa: F401
+    import partners.tasks  # noqa: F401
+
+    with app.connection_for_write() as conn:
+        queues = {name: conn.SimpleQueue(name) for name in settings.CELERY_QUEUE_NAMES}
+        for queue in queues.values():
+            while queue.qsize():
+                queue.get(timeout=1).ack()
+
+        app.send_task(task_name, args=[1, "sms"] if "job_card" in task_name else [])
+
+        depths = {name: queue.qsize() for name, queue in queues.items()}
+        assert depths == {name: int(name == queue_name) for name in queues}
+        queues[queue_name].get(timeout=1).ack()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_replaces_a_connection_that_broke_since_its_last_task():
+    # PostgreSQL restarted between two tasks: the next task must not fail its first query.
+    import psycopg
+
+    from config.celery import _database_connection_checked
+
+    connection.ensure_connection()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        [pid] = cursor.fetchone()
+    params = connection.get_connection_params()
+    params.pop("server_side_binding", None)
+    params.pop("cursor_factory", None)
+    with psycopg.connect(**params, autocommit=True) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", (pid,))
+
+    task = SimpleNamespace(request=SimpleNamespace(is_eager=False))
+    _database_connection_checked(task=task)
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        assert cursor.fetchone() == (1,)

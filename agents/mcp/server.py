@@ -17,6 +17,7 @@ import datetime as dt
 import logging
 from typing import Annotated, Literal
 
+import structlog
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import DatabaseError, close_old_connections
@@ -90,6 +91,7 @@ def _grant(ctx: Context) -> AgentGrant:
 def _caller(ctx: Context) -> Caller:
     grant = _grant(ctx)
     client = ctx.request_context.request.scope.get("client") or ("", 0)
+    structlog.contextvars.bind_contextvars(agent=grant.client_name)
     return Caller(
         ip=client[0],
         source="agent",

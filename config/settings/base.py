@@ -11,6 +11,9 @@ from pathlib import Path
 
 import environ
 from celery.schedules import crontab
+from kombu import Queue
+
+from operations.logs import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -58,9 +61,16 @@ INSTALLED_APPS = [
     "billing",
     "oauth2_provider",
     "agents",
+    "django_guid",
+    "operations",
 ]
 
 MIDDLEWARE = [
+    # First, so that every response (redirects and errors included) carries X-Request-ID
+    # and every log line of the request its id (operations.request_ids, contract 10.1).
+    "operations.request_ids.request_id_header_screen",
+    "django_guid.middleware.guid_middleware",
+    "operations.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Whatever an inner layer answers under /api/, an error is problem JSON.
@@ -397,6 +407,8 @@ TWILIO_SMS_FROM = env("TWILIO_SMS_FROM", default="")
 TWILIO_WHATSAPP_FROM = env("TWILIO_WHATSAPP_FROM", default="")
 
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", default=False)
+# A receiver that has not answered within this many seconds is a failed attempt, retried.
+WEBHOOK_READ_TIMEOUT_SECONDS = env.float("WEBHOOK_READ_TIMEOUT", default=15.0)
 # How long a rotated-out signing secret still verifies inbound HMAC and co-signs outbound
 # webhooks (contract 5.1: several signatures while a secret is being rotated).
 WEBHOOK_SECRET_ROTATION_HOURS = env.int("WEBHOOK_SECRET_ROTATION_HOURS", default=24)
@@ -411,6 +423,10 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
+# A task whose worker process is killed mid-run (SIGKILL, out of memory) goes back to its
+# queue instead of being acknowledged as failed: the tasks are idempotent (claims, unique
+# constraints), so running it again sends nothing twice (tests/test_operations_faults.py).
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # Celery's default. Tasks here are short (tens of ms); at 1, a pool process that finished
 # a task waited for the worker to fetch the next message from Redis, and a burst drained
 # at 41 bookings/s instead of 72-75 (bench/bench_dispatch_burst.py, same machine, same
@@ -423,6 +439,21 @@ CELERY_TIMEZONE = LOCAL_TIME_ZONE
 # each task (a PostgreSQL backend started, authenticated, its prepared statements lost)
 # cost more than most tasks' own work (bench/bench_dispatch_burst.py).
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=100)
+# Queues (issue 25): dispatch and job cards, partner webhooks, and billing each have their
+# own, so a slow partner (15 s read timeout) or an invoice run never holds a driver's offer
+# back. "celery" takes the housekeeping (api.tasks). A worker started without -Q serves
+# them all (make demo, tests); the Procfile gives each its own worker (README).
+CELERY_QUEUE_NAMES = ("dispatch", "webhooks", "billing", "celery")
+CELERY_TASK_QUEUES = tuple(Queue(name, routing_key=name) for name in CELERY_QUEUE_NAMES)
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {
+    "dispatch.tasks.*": {"queue": "dispatch"},
+    "partners.tasks.*": {"queue": "webhooks"},
+    "billing.tasks.*": {"queue": "billing"},
+}
+# Workers log through LOGGING (JSON in production, with each task's request id), not
+# through Celery's own handler.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # --- Live trips: booking.driver_location events (issue 17) ---------------------------------
 # At most one event per booking this often; the sender looks for due bookings every tick.
 DRIVER_LOCATION_EVENT_INTERVAL_SECONDS = env.int(
@@ -467,7 +498,12 @@ CELERY_BEAT_SCHEDULE: dict = {
     # Bookings the dispatcher handed over whose task message was lost (a broker restart).
     "dispatch-bookings-overdue": {
         "task": "dispatch.tasks.bookings_dispatch_overdue",
-        "schedule": 60.0,
+        "schedule": env.float("DISPATCH_OVERDUE_SWEEP_SECONDS", default=60.0),
+    },
+    # Job cards of open offers whose send task was lost (a worker killed, Redis restarted).
+    "dispatch-job-cards-overdue": {
+        "task": "dispatch.tasks.job_cards_send_overdue",
+        "schedule": env.float("DISPATCH_OVERDUE_SWEEP_SECONDS", default=60.0),
     },
     # Webhook retries due now: long waits are held in the database, not in the broker.
     "partners-webhook-deliveries-due": {
@@ -524,6 +560,8 @@ DISPATCHER_RUNS_PERIODIC_TASKS = env.bool(
     "DISPATCHER_RUNS_PERIODIC_TASKS", default=CELERY_TASK_ALWAYS_EAGER
 )
 DISPATCH_HANDOVER_GRACE_SECONDS = env.int("DISPATCH_HANDOVER_GRACE_SECONDS", default=120)
+# An open offer's job card not written after this long is sent by the periodic sweep.
+DISPATCH_JOB_CARD_GRACE_SECONDS = env.int("DISPATCH_JOB_CARD_GRACE_SECONDS", default=60)
 DISPATCH_NATIONAL_PICKUP_RADIUS_KM = 80
 # The dispatch window (bookings.policies.dispatch_window_opens_at): a prebooked journey
 # stays confirmed until this long before its pickup: a base lead plus a share of the
@@ -640,10 +678,27 @@ AGENT_SIGN_IN_CODE_MAX_ATTEMPTS = 5
 # statelessly too, so no session is tied to one process.
 MCP_PATH = "/mcp"
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+# --- Operating the service (issue 25, contract 10.1) -----------------------------------
+# Request ids: django-guid reads and answers X-Request-ID; operations.request_ids drops a
+# caller's id that is not 1-200 of [A-Za-z0-9._-] first, so that a new one is made.
+DJANGO_GUID = {
+    "GUID_HEADER_NAME": "X-Request-ID",
+    "VALIDATE_GUID": False,
+    "EXPOSE_HEADER": False,
 }
+# How config.asgi serves Django's own requests (everything but /mcp): "wsgi" (Django's
+# WSGI handler on ASGI_DJANGO_THREADS threads per process, a2wsgi) or "asgi" (Django's
+# ASGI handler). Chosen by measurement: README "Serving".
+ASGI_DJANGO_HANDLER = env("ASGI_DJANGO_HANDLER", default="wsgi")
+ASGI_DJANGO_THREADS = env.int("ASGI_DJANGO_THREADS", default=8)
+# Every 503 (a backing service down, /readyz failing) says when to try again.
+SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = env.int("SERVICE_UNAVAILABLE_RETRY_AFTER", default=5)
+# /metrics answers only "Authorization: Bearer <METRICS_TOKEN>"; unset, it is 404.
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
+METRICS_DISPATCH_LATENCY_WINDOW_MINUTES = env.int("METRICS_DISPATCH_WINDOW_MINUTES", default=15)
+METRICS_DISPATCH_LATENCY_SAMPLE_MAX = 5000
+METRICS_BROKER_TIMEOUT_SECONDS = 2.0
+# json (one object a line; production's default) or console (key=value; local default).
+LOG_FORMAT = env("LOG_FORMAT", default="console")
+LOG_LEVEL = env("LOG_LEVEL", default="INFO")
+LOGGING = logging_config(LOG_FORMAT, LOG_LEVEL)

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from billing.services.usage import sms_usage_record
 from bookings.models import Booking
 from core.localtime import local_time_format
+from dispatch import conf
 from dispatch.airports import airport_pickup_summary
 from dispatch.links import offer_link_url
 from dispatch.models import (
@@ -179,9 +180,37 @@ def job_card_send(*, offer_id: int, channel: str) -> NotificationLog | None:
     return log
 
 
+def job_cards_overdue(*, now: datetime | None = None, limit: int = 500) -> list[tuple[int, str]]:
+    """(offer id, channel) of the job cards of open driver offers that were never written:
+    the send task's message was lost between the offer's commit and a worker (a worker
+    killed, a broker restarted while it was published). Each such card is written here,
+    pending, so that a later sweep does not pick it again however deep the queue is; the
+    send task the sweep enqueues (or the original one, if it was only late) claims it and
+    sends it once."""
+    now = now or timezone.now()
+    older_than = now - timedelta(seconds=conf.job_card_grace_seconds())
+    due: list[tuple[int, str]] = []
+    for channel in NotificationChannel.values:
+        offers = (
+            Offer.objects.filter(
+                status=OfferStatus.OPEN, driver__isnull=False, created_at__lte=older_than
+            )
+            .exclude(Exists(NotificationLog.objects.filter(offer=OuterRef("pk"), channel=channel)))
+            .select_related("booking", "driver")[:limit]
+        )
+        for offer in offers:
+            if _log_create(offer, channel, status=NotificationStatus.PENDING) is not None:
+                due.append((offer.pk, channel))
+    return due
+
+
 def _log_create_claimed(offer: Offer, channel: str) -> NotificationLog | None:
     """Write the card's log already claimed for sending (the first send of a card: one
     INSERT, no separate claim); None when it exists (the unique (offer, channel))."""
+    return _log_create(offer, channel, status=NotificationStatus.SENDING)
+
+
+def _log_create(offer: Offer, channel: str, *, status: str) -> NotificationLog | None:
     try:
         with transaction.atomic():
             return NotificationLog.objects.create(
@@ -191,8 +220,8 @@ def _log_create_claimed(offer: Offer, channel: str) -> NotificationLog | None:
                 channel=channel,
                 to=offer.driver.phone,
                 body=job_card_body(offer=offer),
-                status=NotificationStatus.SENDING,
-                attempts=1,
+                status=status,
+                attempts=int(status == NotificationStatus.SENDING),
             )
     except IntegrityError:
         return None

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from urllib.parse import urlparse
 
 import pytest
+import time_machine
 from django.core import signing
 
 from bookings.tests.factories import BookingFactory
@@ -123,3 +125,25 @@ def test_failed_send_is_retried_and_logged_once(twilio, django_capture_on_commit
 def test_tampered_link_is_rejected():
     with pytest.raises(signing.BadSignature):
         offer_id_from_token("12:abc:def")
+
+
+def test_a_card_whose_send_task_was_lost_is_sent_by_the_sweep(twilio, settings):
+    # The offer commits, but its job-card messages never reach a worker (a worker killed,
+    # Redis restarted): nothing was captured, so no card was written.
+    driver_at(LEEDS, phone="+447700900321")
+    booking = BookingFactory(reference="DTD-CARD0002", pickup="Leeds station", dropoff="York")
+    offer = offers.booking_dispatch_next(booking_id=booking.pk)
+    settings.DISPATCH_JOB_CARD_GRACE_SECONDS = 30
+    later = offer.created_at + timedelta(seconds=31)
+
+    assert job_cards.job_cards_overdue(now=offer.created_at) == []
+
+    job_cards.job_card_send(offer_id=offer.pk, channel="sms")
+    with time_machine.travel(later, tick=False):
+        assert tasks.job_cards_send_overdue() == 1
+        # Written when swept: however deep the queue, the next sweep does not pick it again.
+        assert tasks.job_cards_send_overdue() == 0
+    # The lost task turning up late sends nothing more.
+    job_cards.job_card_send(offer_id=offer.pk, channel="whatsapp")
+    assert NotificationLog.objects.filter(offer=offer, status="sent").count() == 2
+    assert len(twilio.requests) == 2

@@ -77,7 +77,8 @@ MAX_ATTEMPTS = 1 + len(RETRY_SCHEDULE)
 JITTER = 0.1  # each wait is stretched or shrunk by up to 10%
 # A claimed attempt holds the row this long; a worker that dies mid-request frees it then.
 CLAIM_LEASE = timedelta(minutes=2)
-REQUEST_TIMEOUT = (5, 15)  # connect, read (seconds)
+# Connect and read timeouts (seconds); the read one is a setting (WEBHOOK_READ_TIMEOUT).
+WEBHOOK_CONNECT_TIMEOUT_SECONDS = 5
 USER_AGENT = "DirectToDriver-Webhooks/1.0"
 
 # A job offered to a partner fleet (tier 3): sent to the fleet, never to the booking's
@@ -485,7 +486,7 @@ def webhook_delivery_attempt(*, delivery_id: int) -> AttemptOutcome:
             address=address,
             data=delivery.body.encode(),
             headers=headers,
-            timeout=REQUEST_TIMEOUT,
+            timeout=(WEBHOOK_CONNECT_TIMEOUT_SECONDS, settings.WEBHOOK_READ_TIMEOUT_SECONDS),
             allow_redirects=False,
         )
         status_code = response.status_code
@@ -574,6 +575,17 @@ def _attempt_finish(
                 update["delivered_at"] = now
             status = final
         WebhookDelivery.objects.filter(pk=delivery.pk).update(**update)
+    # One line per attempt, under the id of the request (or task) that caused it.
+    logger.info(
+        "webhook %s %s to account %s: attempt %s, %s in %d ms, now %s",
+        delivery.webhook_id,
+        delivery.event_type,
+        delivery.account_id,
+        delivery.attempt_count,
+        status_code if status_code is not None else error[:120],
+        latency_ms,
+        status,
+    )
     if final == WebhookDeliveryStatus.FAILED:
         logger.warning(
             "webhook %s to %s failed: %s", delivery.webhook_id, delivery.account_id, error

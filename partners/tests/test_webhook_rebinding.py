@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 import requests
+from django.conf import settings
 from django.test import override_settings
 
 from bookings.models import Booking
@@ -73,7 +74,8 @@ def test_a_dns_answer_changed_after_the_check_never_reaches_loopback(
     """Issue 13: "Webhook delivery resolves the host twice: a DNS answer that changes
     between the SSRF check and the send reaches loopback"."""
     port, received = loopback_receiver
-    monkeypatch.setattr(webhooks, "REQUEST_TIMEOUT", (1, 1))
+    monkeypatch.setattr(webhooks, "WEBHOOK_CONNECT_TIMEOUT_SECONDS", 1)
+    monkeypatch.setattr(settings, "WEBHOOK_READ_TIMEOUT_SECONDS", 1)
     partner = make_account(
         "partner", name="Rebinder", webhook_url=f"http://rebind.example:{port}/hook"
     )
