@@ -46,7 +46,7 @@ DRIVERS_LOAD = """
 import random
 from datetime import timedelta
 from django.utils import timezone
-from bench.common import driver_vehicle, jitter, online_driver
+from bench.common import driver_vehicle, jitter, online_driver, positions_index_load
 from drivers.models import Driver, Vehicle
 rng = random.Random(25)
 now = timezone.now()
@@ -59,6 +59,7 @@ for i in range(%(count)d):
 Driver.objects.bulk_create(drivers, batch_size=1000)
 Vehicle.objects.bulk_create([driver_vehicle(d, vehicle_class="saloon", seats=4,
                              authority="Leeds", expiry=expiry) for d in drivers], batch_size=1000)
+positions_index_load(now)  # the live-position index (Redis): where dispatch looks
 """
 
 # Every count must be 0 (bench/bench_dispatch_burst.py's invariants, and job cards).

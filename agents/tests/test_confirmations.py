@@ -271,7 +271,8 @@ def test_each_refusal_tells_the_assistant_what_to_do(tariffs, settings):
     assert missing.errors["passengerName"] == ["This field is required."]
     payment = _refused(payment_method="bitcoin")
     assert payment.errors["paymentMethod"] == [
-        f"Choose one of: {', '.join(sorted(PAYMENT_METHOD_ALIASES))}."
+        "Unknown payment method 'bitcoin'; choose one of: "
+        f"{', '.join(sorted(PAYMENT_METHOD_ALIASES))}."
     ]
     with pytest.raises(DomainError) as bad:
         _confirm("not-a-token")
