@@ -31,7 +31,7 @@ from api.problems import Problem, problem_from_domain_error
 from core.errors import DomainError
 from drivers import services
 from drivers.api import osmand
-from drivers.positions import FIX_MAX_AGE, FIX_MAX_AHEAD, Fix
+from drivers.positions import FIX_MAX_AGE, FIX_MAX_AHEAD, LATITUDE_LIMIT, Fix
 from drivers.positions.credentials import (
     PositionCredential,
     app_token_credential,
@@ -46,7 +46,7 @@ AUTH_KEYWORDS = ("token", "bearer")
 FIX_FIELDS = ("lat", "lng", "heading", "speed", "accuracy", "at")
 # (low, high, required) of each number in a fix; speed in metres per second.
 NUMBER_RANGES = {
-    "lat": (-90.0, 90.0, True),
+    "lat": (-LATITUDE_LIMIT, LATITUDE_LIMIT, True),
     "lng": (-180.0, 180.0, True),
     "heading": (0.0, 360.0, False),
     "speed": (0.0, 150.0, False),

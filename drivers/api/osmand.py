@@ -34,7 +34,7 @@ from urllib.parse import parse_qs
 from django.conf import settings
 
 from core.errors import DomainError
-from drivers.positions import FIX_MAX_AGE, FIX_MAX_AHEAD, Fix
+from drivers.positions import FIX_MAX_AGE, FIX_MAX_AHEAD, LATITUDE_LIMIT, Fix
 
 METRES_PER_SECOND_PER_KNOT = 1852 / 3600
 MAX_BODY_BYTES = 64 * 1024
@@ -115,7 +115,7 @@ def _query_fix(params: dict[str, str], now: dt.datetime) -> Fix | None:
         return None  # a report without a position (battery, an event): nothing to record
     speed = _optional(params.get("speed"), "speed", 0, 300)
     return Fix(
-        lat=_number(lat, "lat", -90, 90),
+        lat=_number(lat, "lat", -LATITUDE_LIMIT, LATITUDE_LIMIT),
         lng=_number(lon, "lon", -180, 180),
         at=osmand_time(params.get("timestamp"), now=now),
         heading=_optional(params.get("bearing", params.get("heading")), "bearing", 0, 360),
@@ -133,7 +133,9 @@ def _json_fix(location, now: dt.datetime) -> Fix | None:
     if coords.get("latitude") is None or coords.get("longitude") is None:
         return None
     return Fix(
-        lat=_number(coords["latitude"], "location.coords.latitude", -90, 90),
+        lat=_number(
+            coords["latitude"], "location.coords.latitude", -LATITUDE_LIMIT, LATITUDE_LIMIT
+        ),
         lng=_number(coords["longitude"], "location.coords.longitude", -180, 180),
         at=osmand_time(location.get("timestamp"), now=now),
         heading=_optional(coords.get("heading"), "location.coords.heading", 0, 360),

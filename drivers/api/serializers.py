@@ -11,6 +11,7 @@ from api.input_serializers import InputSerializer
 from bookings.models import FlightStatus
 from bookings.transitions import DRIVER_MOVES
 from dispatch.airports import airport_pickup_summary
+from drivers.positions import LATITUDE_LIMIT
 
 MONEY = {"max_digits": 10, "decimal_places": 2, "coerce_to_string": False}
 
@@ -197,7 +198,9 @@ class DriverSettlementOutputSerializer(serializers.Serializer):
 
 class DriverAvailabilityInputSerializer(InputSerializer):
     online = serializers.BooleanField()
-    lat = serializers.FloatField(min_value=-90, max_value=90, required=False, allow_null=True)
+    lat = serializers.FloatField(
+        min_value=-LATITUDE_LIMIT, max_value=LATITUDE_LIMIT, required=False, allow_null=True
+    )
     lng = serializers.FloatField(min_value=-180, max_value=180, required=False, allow_null=True)
 
 
@@ -214,7 +217,7 @@ class DriverLocationFixSerializer(InputSerializer):
     """One fix of a batch. Documents the shape only: the ingest parses reports by hand
     (``drivers.api.ingest.fix_parse``, the same ranges)."""
 
-    lat = serializers.FloatField(min_value=-90, max_value=90)
+    lat = serializers.FloatField(min_value=-LATITUDE_LIMIT, max_value=LATITUDE_LIMIT)
     lng = serializers.FloatField(min_value=-180, max_value=180)
     heading = serializers.FloatField(
         min_value=0,
@@ -240,7 +243,9 @@ class DriverLocationInputSerializer(DriverLocationFixSerializer):
     the server's time when absent), or ``fixes`` alone: a batch of at most
     ``POSITIONS_BATCH_MAX`` (100), each with its ``at``."""
 
-    lat = serializers.FloatField(min_value=-90, max_value=90, required=False)
+    lat = serializers.FloatField(
+        min_value=-LATITUDE_LIMIT, max_value=LATITUDE_LIMIT, required=False
+    )
     lng = serializers.FloatField(min_value=-180, max_value=180, required=False)
     at = serializers.DateTimeField(required=False)
     fixes = DriverLocationFixSerializer(many=True, required=False, max_length=100)

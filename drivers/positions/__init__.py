@@ -37,6 +37,9 @@ from django.utils.module_loading import import_string
 # A batch's fixes are at most this old or this far ahead of the server's clock; anything
 # else is a phone with a wrong clock, and is refused rather than misfiled.
 FIX_MAX_AGE = dt.timedelta(hours=24)
+# The latitudes a position may have: what the Redis GEO index can hold (the Web Mercator
+# limit), so a report the index would refuse is a 400, never a 503. Taxis are nowhere near.
+LATITUDE_LIMIT = 85.05112878
 FIX_MAX_AHEAD = dt.timedelta(minutes=5)
 
 
