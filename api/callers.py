@@ -80,11 +80,12 @@ def caller_from_request(request, *, source: str = "api", agent: str = "") -> Cal
     """The caller of a request: the account of its ``api.principals.AccountPrincipal``
     (DRF's ``request.auth``) when an account authenticated, else anonymous by IP."""
     principal = request_account_principal(request)
+    account = principal.account if principal is not None else None
     key = principal.key if principal is not None else None
-    account_bind(principal.account if principal is not None else None)  # in every further log line
+    account_bind(account)  # the caller's account is in every further log line
     return Caller(
         ip=client_ip(request),
-        account=principal.account if principal is not None else None,
+        account=account,
         key_id=key.pk if key is not None else None,
         source=source,
         agent=agent,
