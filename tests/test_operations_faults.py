@@ -93,6 +93,18 @@ def all_dispatched(stack: Stack) -> bool:
     return stack.postgres.count(waiting + " AND dispatch_opens_at <= now()") == 0
 
 
+def free_drivers(stack: Stack) -> None:
+    """Withdraw the earlier tests' open offers (nobody answers them), so that every driver
+    is free again and a test's bookings find one whatever the earlier tests booked; and
+    cancel any booking left without a driver, which a freed driver would otherwise take
+    into this test's counts."""
+    stack.postgres.psql(
+        "UPDATE dispatch_offer SET status = 'withdrawn', responded_at = now() WHERE status = 'open';"
+        " UPDATE bookings_booking SET status = 'cancelled' WHERE status IN ('offered', 'no_driver');"
+        " UPDATE drivers_driver SET current_jobs = 0"
+    )
+
+
 def cards_complete(stack: Stack) -> bool:
     """Every open driver offer has both its job cards (SMS and WhatsApp) sent."""
     lacking = stack.postgres.count(
@@ -189,12 +201,7 @@ def _pool_children(stack: Stack, name: str) -> list[int]:
 
 def test_a_worker_process_killed_mid_task_loses_nothing_and_sends_nothing_twice(stack):
     offers_before = stack.postgres.count("SELECT count(*) FROM dispatch_offer")
-    # Free the drivers of the first test's offers, so that the new bookings find some.
-    stack.postgres.psql(
-        "UPDATE dispatch_offer SET status = 'withdrawn', responded_at = now() WHERE status = 'open';"
-        " UPDATE bookings_booking SET status = 'cancelled' WHERE status = 'offered';"
-        " UPDATE drivers_driver SET current_jobs = 0"
-    )
+    free_drivers(stack)
     lost_before = stack.log_tail(10**9).count("WorkerLostError")
     ports = stack.web_ports(CONCURRENCY)
     burst = 150
@@ -223,15 +230,18 @@ def test_a_worker_process_killed_mid_task_loses_nothing_and_sends_nothing_twice(
 def test_postgresql_restarted_under_load_is_503_with_retry_after_then_serves_again(stack):
     ports = stack.web_ports(CONCURRENCY)
     web_pids = stack.pids("web.1") + stack.pids("web.2")
+    free_drivers(stack)
     answers: list[tuple[float, int, dict, dict]] = []
     stop = threading.Event()
 
     def load(port: int) -> None:
+        # Paced, so that the bookings stay fewer than the free drivers however fast the
+        # machine: 4 senders for about 12 s, at most 10 a second each.
         while not stop.is_set():
             sent_at = time.monotonic()
             status, headers, body = book(stack, port)
             answers.append((sent_at, status, headers, body))
-            time.sleep(0.02)
+            time.sleep(max(0.0, sent_at + 0.1 - time.monotonic()))
 
     threads = [threading.Thread(target=load, args=(port,)) for port in ports for _ in range(2)]
     for thread in threads:
@@ -285,11 +295,7 @@ def test_redis_restarted_with_work_queued_loses_none_of_it_and_serves_meanwhile(
     ports = stack.web_ports(CONCURRENCY)
     workers = [pid for name in ("worker.1", "worker.2") for pid in stack.pids(name)]
     offers_before = stack.postgres.count("SELECT count(*) FROM dispatch_offer")
-    stack.postgres.psql(
-        "UPDATE dispatch_offer SET status = 'withdrawn', responded_at = now() WHERE status = 'open';"
-        " UPDATE bookings_booking SET status = 'cancelled' WHERE status = 'offered';"
-        " UPDATE drivers_driver SET current_jobs = 0"
-    )
+    free_drivers(stack)
     for pid in workers:
         os.kill(pid, signal.SIGSTOP)  # paused: what the dispatchers publish waits in Redis
     try:
