@@ -173,6 +173,10 @@ class Booking(models.Model):
     # The booking row is dispatch's outbox: a confirmed network booking with no start time
     # is waiting for the dispatcher (dispatch/relay.py), which sets it when it claims one.
     dispatch_started_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # The X-Request-ID of the request that made the booking (contract 10.1): the
+    # dispatcher publishes its dispatch task under it, so that the workers' log lines for
+    # the booking carry the id of the request that started them.
+    request_id = models.CharField(max_length=200, blank=True, default="", editable=False)
     # Issue 15: the dispatcher claims a booking only once its dispatch window has opened
     # (bookings.policies.dispatch_window_opens_at, set on insert and on amendment).
     dispatch_opens_at = models.DateTimeField(default=timezone.now, editable=False)

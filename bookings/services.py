@@ -20,6 +20,7 @@ from django.db.models import F
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.utils.http import RFC3986_SUBDELIMS
+from django_guid import get_guid
 
 from bookings import events
 from bookings.links import booking_page_token
@@ -255,6 +256,7 @@ def _booking_build(*, draft: BookingDraft, journey: dict[str, Any], quote=None) 
         flight_number=draft.flight_number[:20],
         notes=draft.notes,
         payment_method=draft.payment_method,
+        request_id=get_guid() or "",
         **journey,
     )
 

@@ -37,6 +37,7 @@ from collections.abc import Callable
 from django.db import Error as DatabaseError
 from django.db import connection, transaction
 from django.utils import timezone
+from django_guid import clear_guid, get_guid, set_guid
 from kombu.exceptions import OperationalError as BrokerError
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
@@ -72,12 +73,28 @@ def dispatch_publish(booking_ids: list[int]) -> None:
     that the workers share a burst between them."""
     from dispatch.tasks import booking_dispatch_start
 
+    request_ids = dict(Booking.objects.filter(pk__in=booking_ids).values_list("pk", "request_id"))
+    serving = get_guid()
     with booking_dispatch_start.app.producer_or_acquire() as producer:
-        for booking_id in booking_ids:
-            # Raised, not logged: the claim must roll back so the booking is claimed again.
-            booking_dispatch_start.apply_async(
-                (booking_id,), producer=producer, raise_broker_errors=True
-            )
+        try:
+            for booking_id in booking_ids:
+                # Under the id of the request that made the booking: the message carries
+                # it (operations.request_ids), and the worker's lines for it show it.
+                _guid_switch(request_ids.get(booking_id) or serving)
+                # Raised, not logged: the claim must roll back so the booking is claimed again.
+                booking_dispatch_start.apply_async(
+                    (booking_id,), producer=producer, raise_broker_errors=True
+                )
+        finally:
+            _guid_switch(serving)
+
+
+def _guid_switch(request_id: str | None) -> None:
+    """Serve under ``request_id`` (none if empty), without django-guid's log line about
+    a change of id."""
+    clear_guid()
+    if request_id:
+        set_guid(request_id)
 
 
 def bookings_dispatch_claim(

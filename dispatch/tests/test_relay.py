@@ -218,3 +218,40 @@ def test_a_publish_the_broker_refuses_raises_so_the_claim_rolls_back(monkeypatch
         conf.task_always_eager = eager
     booking.refresh_from_db()
     assert booking.dispatch_started_at is None  # still waiting, to be claimed again
+
+
+@pytest.mark.usefixtures("tariffs")
+def test_the_dispatch_task_carries_the_request_id_of_the_request_that_made_the_booking(
+    api_client, django_capture_on_commit_callbacks
+):
+    """Contract 10.1: a booking's request id reaches the tasks it starts, also when the
+    dispatcher (another process, with no request of its own) publishes them."""
+    from django_guid import get_guid
+
+    from dispatch.tasks import booking_dispatch_start
+    from operations.request_ids import TASK_HEADER
+
+    driver_at(north_of(LEEDS, 1))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api_client.post(
+            INSTANT_URL, instant_body(), format="json", HTTP_X_REQUEST_ID="trace-booking-25"
+        )
+    assert response.status_code == 200, response.content
+    booking = Booking.objects.get(reference=response.json()["booking_reference"])
+    assert booking.request_id == "trace-booking-25"
+
+    app = booking_dispatch_start.app
+    eager, app.conf.task_always_eager = app.conf.task_always_eager, False
+    try:
+        with app.connection_for_write() as conn:
+            queue = conn.SimpleQueue("dispatch")
+            while queue.qsize():
+                queue.get(timeout=1).ack()
+            assert relay.bookings_dispatch_claim() == [booking.pk]
+            message = queue.get(timeout=2)
+            message.ack()
+    finally:
+        app.conf.task_always_eager = eager
+
+    assert message.headers[TASK_HEADER] == "trace-booking-25"
+    assert get_guid() is None  # the dispatcher serves under no request id between bookings
