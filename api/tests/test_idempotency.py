@@ -9,9 +9,9 @@ from django.utils import timezone
 
 from api.models import IdempotencyRecord
 from api.tests.assertions import assert_problem
+from core.testing.concurrency import race
 from partners.models import Account
 from partners.tests.factories import hmac_hex
-from tests.concurrency import race
 
 pytestmark = [pytest.mark.urls("api.tests.urls")]
 

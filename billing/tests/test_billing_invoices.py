@@ -506,10 +506,10 @@ def test_an_sms_job_card_is_recorded_with_billing_once_and_whatsapp_is_not(
     # given a driver offered a job, with job cards going out through the console backend
     from billing.models import SmsUsage
     from bookings.tests.factories import BookingFactory
+    from core.testing.places import LEEDS
     from dispatch.models import NotificationLog
     from dispatch.services import job_cards, offers
     from drivers.tests.factories import driver_at
-    from tests.places import LEEDS
 
     settings.NOTIFICATION_BACKEND = "console"
     driver = driver_at(LEEDS)
