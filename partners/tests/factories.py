@@ -1,5 +1,5 @@
 """Factories for partner, operator and supplier accounts, and the intake payloads and
-signatures they send (used by tests/test_partners_*)."""
+signatures they send (used by partners/tests/test_partners_*)."""
 
 from __future__ import annotations
 
