@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from datetime import timedelta
@@ -16,6 +15,7 @@ from django.db import connection
 from django.utils import timezone
 
 from bookings.models import Booking
+from core.testing.network import closed_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,12 +49,6 @@ post("/api/public/v1/booking", {"pickup": "Leeds station", "dropoff": "York",
                                 "passengerPhone": "+447700900321", "passengers": 1})
 print(json.dumps(answers))
 """
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def this_test_database_url() -> str:

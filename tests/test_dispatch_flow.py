@@ -14,10 +14,10 @@ from rest_framework.test import APIClient
 
 from bookings.models import BookingStatus
 from bookings.services import BookingDraft, PassengerDetails, booking_create
+from core.testing.places import LEEDS, north_of
 from dispatch.models import NotificationLog, Offer, OfferStatus
 from drivers.selectors import driver_dashboard
 from drivers.tests.factories import UserFactory, driver_at
-from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,8 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from bookings.models import Booking
+from core.testing.concurrency import race
 from partners.tests.factories import partner_job
-from tests.concurrency import race
 
 
 @pytest.mark.django_db(transaction=True)

@@ -21,6 +21,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from bookings.models import BookingStatus
 from bookings.tests.factories import BookingFactory
+from core.testing.concurrency import race
 from dispatch.locations import booking_live_position
 from drivers.models import Driver, PositionSample
 from drivers.positions import Fix, position_latest, position_record, positions_backend
@@ -28,7 +29,6 @@ from drivers.tests.factories import UserFactory, driver_at
 from partners.models import Account, DriverLocationFeed
 from partners.services.driver_locations import driver_locations_claim
 from partners.tasks import driver_locations_tick
-from tests.concurrency import race
 
 HOOK = "https://partner.example/hooks/locations"
 LOCATION_URL = "/api/public/v1/driver/location"

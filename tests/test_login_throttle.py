@@ -9,8 +9,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import override_settings
 
+from core.testing.places import LEEDS
 from drivers.tests.factories import UserFactory, driver_at
-from tests.places import LEEDS
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("config.urls")]
 

@@ -13,11 +13,11 @@ from django.core import mail
 from bookings.models import Passenger
 from bookings.services import email_confirmation_send
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS
+from core.testing.sources import production_modules as project_modules
 from dispatch.models import Offer, OfferStatus, Tier
 from dispatch.services.job_cards import job_card_body
 from drivers.tests.factories import driver_at
-from tests.places import LEEDS
-from tests.sources import production_modules as project_modules
 
 ROOT = Path(__file__).resolve().parents[1]
 

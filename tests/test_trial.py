@@ -15,12 +15,12 @@ from rest_framework.test import APIClient
 
 from billing.models import Subscription, SubscriptionAudit
 from billing.services.subscriptions import subscriptions_ensure
+from core.testing.places import LEEDS
+from core.testing.sources import production_modules
 from drivers.models import DriverStage
 from drivers.tests.factories import DriverFactory, UserFactory, driver_at
 from partners.models import Account
 from partners.services.accounts import account_create
-from tests.places import LEEDS
-from tests.sources import production_modules
 
 pytestmark = pytest.mark.django_db
 

@@ -18,11 +18,11 @@ from api.input_serializers import InputSerializer, known_field_close_to
 from api.tests.assertions import assert_problem
 from bookings.models import Booking
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS
 from drivers.tests.factories import driver_at
 from drivers.tests.test_api_driver import driver_client
 from partners.tests.factories import partner_job
 from pricing.models import Quote
-from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
 

@@ -13,6 +13,7 @@ import pytest
 from django.utils import timezone
 
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS, north_of
 from dispatch.models import Tier
 from dispatch.services import matching
 from dispatch.services.matching import JobRequirements
@@ -28,7 +29,6 @@ from pricing.vehicles import (
     VehicleType,
     vehicle_factors,
 )
-from tests.places import LEEDS, north_of
 
 CODES = [vc.code for vc in VEHICLE_CLASSES]
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 from oauth2_provider.models import AccessToken, Application
 
 from agents.grants import agent_grant_for_token, connected_origins, mcp_resource
+from agents.tests.factories import ApplicationFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -19,9 +20,7 @@ MCP = "https://taxi.example/mcp"
 
 
 def token(raw="raw-token", *, name="Claude (test)", user=True, **fields) -> str:
-    application = Application.objects.create(
-        name=name, client_type="public", authorization_grant_type="authorization-code"
-    )
+    application = ApplicationFactory(name=name)
     owner = get_user_model().objects.create_user("ada", email="Ada@Example.co.uk") if user else None
     AccessToken.objects.create(
         token="",

@@ -263,17 +263,13 @@ def _token(
     scope: str, resource: str, *, email: str = EMAIL, client: str = "Scoped Assistant"
 ) -> str:
     """An access token for a signed-in passenger, as the flow would issue it."""
-    from oauth2_provider.models import AccessToken, Application, set_token_value
+    from oauth2_provider.models import AccessToken, set_token_value
 
     from agents.services import passenger_user_get_or_create
+    from agents.tests.factories import ApplicationFactory
 
     user = passenger_user_get_or_create(email=email)
-    application = Application.objects.create(
-        name=client,
-        client_type="public",
-        authorization_grant_type="authorization-code",
-        redirect_uris=harness.REDIRECT_URI,
-    )
+    application = ApplicationFactory(name=client, redirect_uris=harness.REDIRECT_URI)
     raw = hashlib.sha256(f"{scope}{resource}{email}{client}".encode()).hexdigest()
     token = AccessToken(
         user=user,

@@ -16,6 +16,7 @@ from oauth2_provider.models import AccessToken, Application
 from agents.grants import agent_grant_for_token
 from agents.models import SignInCode
 from agents.services import passenger_user_get_or_create
+from agents.tests.factories import ApplicationFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -38,12 +39,7 @@ def browser(settings) -> Client:
 
 @pytest.fixture
 def application() -> Application:
-    return Application.objects.create(
-        name="Claude (test)",
-        client_type="public",
-        authorization_grant_type="authorization-code",
-        redirect_uris=REDIRECT,
-    )
+    return ApplicationFactory(redirect_uris=REDIRECT)
 
 
 def _authorize_query(application, **overrides) -> str:

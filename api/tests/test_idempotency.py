@@ -9,9 +9,10 @@ from django.utils import timezone
 
 from api.models import IdempotencyRecord
 from api.tests.assertions import assert_problem
+from api.tests.factories import IdempotencyRecordFactory
+from core.testing.concurrency import race
 from partners.models import Account
 from partners.tests.factories import hmac_hex
-from tests.concurrency import race
 
 pytestmark = [pytest.mark.urls("api.tests.urls")]
 
@@ -67,11 +68,9 @@ def test_key_in_flight_is_409(client):
     from api.idempotency import _digest
 
     # Given the first request with this key, from this client, is still running...
-    IdempotencyRecord.objects.create(
+    IdempotencyRecordFactory(
         scope=_digest("ip:127.0.0.1", "POST", "/api/probe", "busy"),
         request_hash=_digest("", json.dumps({"name": "gamma"}).encode()),
-        method="POST",
-        path="/api/probe",
     )
     response = post(client, "gamma", key="busy")
     assert_problem(response, 409, "idempotency_conflict")

@@ -17,11 +17,11 @@ from billing.models import (
     InvoiceLine,
     InvoiceLineKind,
     InvoiceStatus,
-    PartnerJobFee,
     Subscription,
 )
 from billing.services.invoicing import invoices_generate_week
 from billing.services.subscriptions import subscription_get_or_create_for_driver
+from billing.tests.factories import PartnerJobFeeFactory
 from billing.tests.records import after, at_london, completed_job, notification, payment
 from bookings.models import BookingStatus, PaymentRecord
 from drivers.tests.factories import BilledDriverFactory
@@ -258,10 +258,10 @@ def test_partner_job_fees_only_for_completed_jobs_of_the_named_partner():
     # Given a partner named in the back office as charging 1.50 per job, another partner
     # that charges nothing, and an inactive fee row
     charging = AccountFactory(name="RideHub")
-    PartnerJobFee.objects.create(account=charging, fee_per_job=Decimal("1.50"))
+    PartnerJobFeeFactory(account=charging, fee_per_job=Decimal("1.50"))
     free_partner = AccountFactory()
     inactive = AccountFactory()
-    PartnerJobFee.objects.create(account=inactive, fee_per_job=Decimal("9.99"), active=False)
+    PartnerJobFeeFactory(account=inactive, fee_per_job=Decimal("9.99"), active=False)
     driver = BilledDriverFactory()
     payment(driver=driver, amount="100.00", at=MIDWEEK)
     for _ in range(3):
@@ -428,7 +428,7 @@ def test_a_week_that_has_not_ended_cannot_be_invoiced():
 def test_generation_uses_a_bounded_number_of_queries(django_assert_max_num_queries):
     # Given 30 drivers with payments, SMS and partner jobs (would be 90+ queries per driver)
     partner = AccountFactory()
-    PartnerJobFee.objects.create(account=partner, fee_per_job=Decimal("1.00"))
+    PartnerJobFeeFactory(account=partner, fee_per_job=Decimal("1.00"))
     for i in range(30):
         driver = BilledDriverFactory()
         payment(driver=driver, amount=str(400 + 10 * i), at=MIDWEEK, processor_fee="0.50")
@@ -506,10 +506,10 @@ def test_an_sms_job_card_is_recorded_with_billing_once_and_whatsapp_is_not(
     # given a driver offered a job, with job cards going out through the console backend
     from billing.models import SmsUsage
     from bookings.tests.factories import BookingFactory
+    from core.testing.places import LEEDS
     from dispatch.models import NotificationLog
     from dispatch.services import job_cards, offers
     from drivers.tests.factories import driver_at
-    from tests.places import LEEDS
 
     settings.NOTIFICATION_BACKEND = "console"
     driver = driver_at(LEEDS)

@@ -11,7 +11,7 @@ from factory.django import DjangoModelFactory
 
 from bookings.models import Booking, BookingEvent, Passenger, PaymentRecord
 from bookings.references import reference_generate
-from tests.places import LEEDS, YORK
+from core.testing.places import LEEDS, YORK
 
 
 class PassengerFactory(DjangoModelFactory):

@@ -12,7 +12,7 @@ from api.tests.assertions import assert_problem
 from bookings.links import booking_page_token
 from bookings.models import Booking, BookingEvent
 from bookings.tests.conftest import unknown_uuid
-from tests.concurrency import race
+from core.testing.concurrency import race
 
 pytestmark = pytest.mark.django_db
 URL = "/api/public/bookings/create"

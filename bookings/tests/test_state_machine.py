@@ -6,7 +6,7 @@ from bookings.models import Booking, BookingEvent, BookingStatus
 from bookings.services import booking_status_change
 from bookings.transitions import TRANSITIONS, transition_allowed
 from core.errors import DomainError
-from tests.concurrency import race
+from core.testing.concurrency import race
 
 pytestmark = pytest.mark.django_db
 

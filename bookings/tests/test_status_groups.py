@@ -17,7 +17,7 @@ from bookings.transitions import (
     TRANSITIONS,
     statuses_that_may_become,
 )
-from tests.sources import production_modules
+from core.testing.sources import production_modules
 
 
 def test_every_status_has_a_row():

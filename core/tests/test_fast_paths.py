@@ -24,9 +24,9 @@ from bookings.api.serializers import AliasInstantRequestSerializer, V1BookingReq
 from bookings.models import Booking, BookingEvent
 from core import fast_paths
 from core.fast_paths import RowInsert, input_validate, rows_insert_with_children
+from core.testing.concurrency import race
 from pricing.api.serializers import QuoteV1RequestSerializer
 from pricing.models import Quote
-from tests.concurrency import race
 
 pytestmark = pytest.mark.django_db
 

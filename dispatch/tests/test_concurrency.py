@@ -7,12 +7,12 @@ import pytest
 from bookings.models import Booking, BookingStatus
 from bookings.tests.factories import BookingFactory
 from core.errors import DomainError
+from core.testing.concurrency import race
+from core.testing.places import LEEDS, north_of
 from dispatch.models import Offer, OfferStatus
 from dispatch.services import offers
 from drivers.models import Driver
 from drivers.tests.factories import driver_at
-from tests.concurrency import race
-from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

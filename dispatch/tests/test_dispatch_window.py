@@ -12,13 +12,13 @@ from bookings.models import BookingStatus
 from bookings.policies import dispatch_window_opens_at
 from bookings.selectors import dispatch_opens_at
 from bookings.services import BookingDraft, PassengerDetails, booking_create, booking_status_url
+from core.testing.places import LEEDS, north_of
 from dispatch import relay
 from dispatch.models import DispatchAttempt, Offer
 from dispatch.services import offers
 from drivers.models import Driver
 from drivers.services import driver_availability_set
 from drivers.tests.factories import driver_at
-from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db
 

@@ -11,6 +11,7 @@ import time_machine
 from django.core import signing
 
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS
 from dispatch import notifications, tasks
 from dispatch.links import offer_id_from_token
 from dispatch.models import NotificationLog
@@ -18,7 +19,6 @@ from dispatch.notifications import JobCardSendError
 from dispatch.services import job_cards, offers
 from dispatch.tests.twilio_recorder import RecordingTwilioHttpClient
 from drivers.tests.factories import driver_at
-from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
 

@@ -8,6 +8,7 @@ import pytest
 from django.utils import timezone
 
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS, LONDON, north_of
 from dispatch.models import Offer, OfferStatus, SkipReason, Tier
 from dispatch.services import matching
 from dispatch.services.matching import JobRequirements
@@ -15,7 +16,6 @@ from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory
 from drivers.models import DriverStage, NetworkTier
 from drivers.positions import Fix, position_record
 from drivers.tests.factories import CorridorFactory, DriverFactory, VehicleFactory, driver_at
-from tests.places import LEEDS, LONDON, north_of
 
 pytestmark = pytest.mark.django_db
 

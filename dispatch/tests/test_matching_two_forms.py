@@ -12,6 +12,8 @@ import pytest
 from django.utils import timezone
 
 from bookings.tests.factories import BookingFactory
+from core.testing.clock import UK, next_summer_midnight
+from core.testing.places import LEEDS, north_of
 from dispatch import conf
 from dispatch.models import Offer, OfferStatus, SkipReason, Tier
 from dispatch.services import matching
@@ -19,8 +21,6 @@ from dispatch.services.matching import JobRequirements
 from dispatch.tests.factories import OperatorLicenceFactory
 from drivers.models import APPROVED_STAGES, DriverStage
 from drivers.tests.factories import driver_at
-from tests.moved_clock import UK, next_summer_midnight
-from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db
 

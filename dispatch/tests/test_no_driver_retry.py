@@ -10,11 +10,11 @@ from django.utils import timezone
 
 from bookings.models import BookingStatus
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS, LONDON, north_of
 from dispatch.models import Offer, OfferStatus
 from dispatch.services import jobs, offers
 from drivers.services import driver_availability_set
 from drivers.tests.factories import driver_at, position_report
-from tests.places import LEEDS, LONDON, north_of
 
 pytestmark = pytest.mark.django_db
 

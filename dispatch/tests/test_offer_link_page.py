@@ -11,11 +11,11 @@ from django.utils import timezone
 
 from bookings.models import BookingStatus
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS
 from dispatch.links import offer_link_token
 from dispatch.models import OfferStatus
 from dispatch.services import offers
 from drivers.tests.factories import driver_at
-from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
 

@@ -13,6 +13,7 @@ from bookings.models import BookingEvent, BookingStatus
 from bookings.services import booking_cancel
 from bookings.tests.factories import BookingFactory
 from core.errors import DomainError
+from core.testing.places import LEEDS, LONDON, north_of
 from dispatch.models import (
     AttemptOutcome,
     DispatchAttempt,
@@ -27,7 +28,6 @@ from dispatch.signals import fleet_offer_made
 from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory
 from drivers.models import NetworkTier
 from drivers.tests.factories import CorridorFactory, driver_at
-from tests.places import LEEDS, LONDON, north_of
 
 pytestmark = pytest.mark.django_db
 

@@ -9,11 +9,11 @@ from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS, north_of
 from dispatch import relay
 from dispatch.models import DispatchAttempt, Offer
 from dispatch.services import offers
 from drivers.tests.factories import driver_at
-from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db
 INSTANT_URL = "/api/public/bookings/instant"

@@ -22,10 +22,10 @@ from django.db import connection
 
 from bookings.models import Booking, BookingStatus
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS, north_of
 from dispatch import relay
 from dispatch.models import Offer
 from drivers.tests.factories import driver_at
-from tests.places import LEEDS, north_of
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -13,13 +13,13 @@ from django.utils import timezone
 from bookings.models import Booking, BookingStatus, PaymentRecord
 from bookings.tests.factories import BookingFactory
 from core.errors import DomainError
+from core.testing.places import LEEDS
 from dispatch.links import offer_link_token
 from dispatch.models import OfferStatus
 from dispatch.services import offers
 from dispatch.services.jobs import driver_job_settle
 from dispatch.services.offer_links import offer_link_visit
 from drivers.tests.factories import driver_at
-from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
 

@@ -13,13 +13,13 @@ from rest_framework.test import APIClient
 
 from bookings.models import Booking, BookingEvent, BookingStatus, FlightStatus
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS, LONDON, north_of
 from dispatch.airports import airport_get
 from dispatch.flight_status import FlightReport
 from dispatch.geo import EARTH_RADIUS_KM
 from dispatch.services.flights import flight_update_apply
 from drivers.tests.factories import UserFactory, driver_at, position_report
 from pricing.models import Tariff, TariffBand
-from tests.places import LEEDS, LONDON, north_of
 
 pytestmark = pytest.mark.django_db
 

@@ -9,10 +9,10 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
+from core.testing.places import LEEDS, LONDON
 from drivers.models import Corridor, Driver, DriverStage, NetworkTier, Vehicle
 from drivers.positions import Fix
 from drivers.services import driver_location_report, driver_position_index
-from tests.places import LEEDS, LONDON
 
 
 class UserFactory(DjangoModelFactory):

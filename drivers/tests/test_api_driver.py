@@ -13,11 +13,11 @@ from rest_framework.test import APIClient
 
 from bookings.models import Booking, BookingStatus, PaymentRecord
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS, north_of
 from dispatch.models import Offer, OfferStatus
 from dispatch.services import offers
 from drivers.models import DriverStage
 from drivers.tests.factories import UserFactory, driver_at, position_report
-from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db
 

@@ -6,10 +6,10 @@ import pytest
 
 from bookings.models import BookingStatus
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS
 from dispatch.services import offers
 from drivers.tests.factories import driver_at, position_report
 from drivers.tests.test_api_driver import accept, driver_client
-from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
 

@@ -12,10 +12,10 @@ import time_machine
 from bookings.models import BookingStatus, PaymentRecord
 from bookings.services import payment_record_append
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS
 from dispatch.models import Offer, OfferStatus, Tier
 from drivers.selectors import driver_dashboard
 from drivers.tests.factories import UserFactory, driver_at
-from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
 

@@ -10,9 +10,9 @@ import pytest
 from django.contrib.staticfiles import finders
 
 from bookings.tests.factories import BookingFactory, PaymentRecordFactory
+from core.testing.places import LEEDS
 from drivers.tests.factories import UserFactory, driver_at
 from drivers.tests.test_api_driver import driver_client
-from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
 

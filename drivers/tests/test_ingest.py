@@ -12,10 +12,10 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from core.testing.places import LEEDS, north_of
 from drivers.positions import position_latest
 from drivers.tests.factories import UserFactory, driver_at
 from drivers.tests.ingest_client import wsgi_call
-from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db
 

@@ -11,13 +11,13 @@ from django.db import connection
 from responses import matchers
 
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS, north_of
 from dispatch.models import Offer
 from dispatch.services import job_cards, offers
 from drivers.models import Driver
 from drivers.selectors import driver_maps_key
 from drivers.services import driver_maps_key_set
 from drivers.tests.factories import DriverFactory, driver_at
-from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db
 

@@ -12,11 +12,11 @@ import pytest
 import time_machine
 from django.test import Client
 
+from core.testing.places import LEEDS
 from drivers.positions import position_latest, positions_backend
 from drivers.positions.credentials import tracker_device_register
 from drivers.tests.factories import driver_at
 from drivers.tests.ingest_client import wsgi_call
-from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
 

@@ -10,9 +10,9 @@ from bookings.models import BookingStatus
 from bookings.services import booking_pay_driver_url
 from bookings.tests.factories import BookingFactory
 from core.errors import DomainError
+from core.testing.places import LEEDS
 from drivers.services import driver_payment_link_set
 from drivers.tests.factories import UserFactory, driver_at
-from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
 

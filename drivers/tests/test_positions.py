@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from bookings.models import BookingStatus
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS, north_of
 from drivers.models import PositionSample
 from drivers.positions import (
     Fix,
@@ -21,7 +22,6 @@ from drivers.positions import (
     positions_latest,
 )
 from drivers.tests.factories import driver_at
-from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db
 

@@ -6,9 +6,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from core.testing.concurrency import race
 from drivers.models import Driver
 from drivers.tests.test_signup_and_admin import signup_form
-from tests.concurrency import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

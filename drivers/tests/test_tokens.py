@@ -10,8 +10,8 @@ import time_machine
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from core.testing.places import LEEDS
 from drivers.tests.factories import UserFactory, driver_at
-from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db
 

@@ -6,9 +6,9 @@ from django.core.cache import caches
 from django.test import RequestFactory
 from django_ratelimit.core import get_usage
 
+from core.testing.concurrency import race
 from guards.ratelimit_cache import RateLimitCacheClient, counting_in_blocks
 from guards.ratelimits import counting_block
-from tests.concurrency import race
 
 pytestmark = pytest.mark.skipif(
     "ratelimit" not in settings.CACHES, reason="needs Redis (set REDIS_URL=redis://...)"

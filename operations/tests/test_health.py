@@ -6,7 +6,7 @@ import pytest
 from celery import current_app
 from django.test import override_settings
 
-from tests.test_degraded_mode import closed_port
+from core.testing.network import closed_port
 
 
 def test_healthz_answers_without_touching_the_database(client):

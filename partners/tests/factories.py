@@ -1,8 +1,10 @@
-"""Factories for partner, operator and supplier accounts, and the intake payloads and
-signatures they send (used by tests/test_partners_*)."""
+"""Factories for partner, operator and supplier accounts, the intake payloads and
+signatures they send, and the check of the webhook signatures they receive (used by
+partners/tests/test_partners_* and other apps' tests)."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -67,3 +69,15 @@ def hmac_hex(secret: str, body: bytes, timestamp: str | None = None) -> str:
 
 def body_bytes(payload) -> bytes:
     return json.dumps(payload).encode()
+
+
+def verify_by_hand(secret: str, headers, body: bytes) -> bool:
+    """The Standard Webhooks check, written out: any v1 entry matching is enough."""
+    signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
+    key = base64.b64decode(secret.removeprefix("whsec_"), validate=True)
+    expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest())
+    entries = headers["webhook-signature"].split(" ")
+    return any(
+        version == "v1" and hmac.compare_digest(sig.encode(), expected)
+        for version, _, sig in (entry.partition(",") for entry in entries)
+    )

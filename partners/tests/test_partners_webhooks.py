@@ -8,8 +8,6 @@ the signing secret as a Standard Webhooks secret ("whsec_" + base64 of the key).
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import json
 from collections import Counter
 from datetime import timedelta
@@ -30,23 +28,11 @@ from partners.admin import WebhookDeliveryAdmin
 from partners.models import Account, WebhookAttempt, WebhookDelivery, WebhookDeliveryStatus
 from partners.services.webhooks import RETRY_SCHEDULE, webhook_delivery_attempt
 from partners.tasks import webhook_deliveries_due_send
-from partners.tests.factories import partner_job
+from partners.tests.factories import partner_job, verify_by_hand
 
 HOOK = "https://partner.example/hooks/taxi"
 
 pytestmark = pytest.mark.django_db
-
-
-def verify_by_hand(secret: str, headers, body: bytes) -> bool:
-    """The Standard Webhooks check, written out: any v1 entry matching is enough."""
-    signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
-    key = base64.b64decode(secret.removeprefix("whsec_"), validate=True)
-    expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest())
-    entries = headers["webhook-signature"].split(" ")
-    return any(
-        version == "v1" and hmac.compare_digest(sig.encode(), expected)
-        for version, _, sig in (entry.partition(",") for entry in entries)
-    )
 
 
 @pytest.fixture

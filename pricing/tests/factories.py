@@ -10,8 +10,8 @@ import factory
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
+from core.testing.places import LEEDS, YORK
 from pricing.models import Quote
-from tests.places import LEEDS, YORK
 
 
 class QuoteFactory(DjangoModelFactory):

@@ -18,10 +18,10 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from bookings.models import Booking, BookingStatus, PaymentRecord
 from core.localtime import local_datetime_input
+from core.testing.places import LEEDS, north_of
 from drivers.tests.factories import UserFactory, driver_at
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_walks import log_in
-from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

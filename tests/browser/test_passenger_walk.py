@@ -15,11 +15,11 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from bookings.models import Booking, BookingSource, BookingStatus
 from core.localtime import local_datetime_input
+from core.testing.places import LEEDS, north_of
 from dispatch.models import Offer, OfferStatus
 from dispatch.services.offers import offer_accept
 from drivers.tests.factories import driver_at
 from pricing.models import Quote
-from tests.places import LEEDS, north_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

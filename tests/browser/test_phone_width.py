@@ -13,13 +13,13 @@ from selenium.webdriver.common.by import By
 from bookings.models import BookingStatus
 from bookings.services import booking_pay_driver_url, booking_status_url, payment_record_append
 from bookings.tests.factories import BookingFactory
+from core.testing.places import LEEDS
 from dispatch.links import offer_link_path
 from dispatch.services import offers
 from drivers.tests.factories import UserFactory, driver_at
 from pricing.services import quote_create
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_walks import DESKTOP, PASSWORD, PHONE, log_in
-from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -24,12 +24,12 @@ from bookings.references import reference_generate
 from bookings.services import payment_record_append
 from bookings.tests.factories import BookingFactory
 from core.localtime import local_midnight, local_today, local_week_start
+from core.testing.places import LEEDS
 from dispatch.links import offer_link_path
 from dispatch.models import Offer, OfferStatus, Tier
 from dispatch.services import offers
 from drivers.tests.factories import UserFactory, driver_at, fleet_driver
 from partners.models import OperatorUser
-from tests.places import LEEDS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

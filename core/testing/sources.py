@@ -1,7 +1,8 @@
 """The project's own production modules, for the tests that scan source for a rule typed
 twice: the packages of [tool.importlinter] root_packages in pyproject.toml, less their
-tests and migrations. Copies of the tree (`make mutate`'s mutants/, a virtualenv, bench/)
-are not the project's packages, so they are never scanned."""
+tests, their test support (core/testing) and their migrations. Copies of the tree (`make
+mutate`'s mutants/, a virtualenv, bench/) are not the project's packages, so they are never
+scanned."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def project_packages() -> list[str]:
@@ -23,7 +24,7 @@ def production_modules(*, exclude: tuple[str, ...] = ()) -> Iterator[tuple[str, 
     for package in project_packages():
         for path in sorted((ROOT / package).rglob("*.py")):
             relative = path.relative_to(ROOT).as_posix()
-            if "/tests/" in relative or "/migrations/" in relative:
+            if any(part in relative for part in ("/tests/", "/testing/", "/migrations/")):
                 continue
             if relative.startswith(exclude):
                 continue

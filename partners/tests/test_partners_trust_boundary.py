@@ -14,10 +14,10 @@ from django.utils import timezone
 
 from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingStatus, PaymentRecord
+from core.testing.concurrency import race
 from drivers.tests.factories import fleet_driver
 from partners.models import OperatorUser, SignedRequest
 from partners.tests.factories import hmac_hex, partner_job
-from tests.concurrency import race
 
 pytestmark = pytest.mark.django_db
 

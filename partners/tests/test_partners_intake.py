@@ -16,11 +16,11 @@ from rest_framework.test import APIClient
 
 from api.tests.assertions import assert_problem
 from bookings.models import Booking, BookingEvent, BookingStatus
+from core.testing.clock import next_summer_midnight
+from core.testing.concurrency import race
 from guards.models import ScreeningRejection
 from partners.models import Account, IntakeDayCount
 from partners.tests.factories import hmac_hex, partner_job, pickup_in
-from tests.concurrency import race
-from tests.moved_clock import next_summer_midnight
 
 URL = "/api/public/v1/jobs"
 LONDON = ZoneInfo("Europe/London")

@@ -9,9 +9,6 @@ encodes ("whsec_" + base64).
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import json
 from datetime import UTC, timedelta
 
@@ -26,7 +23,7 @@ from dispatch.services import offers
 from dispatch.tests.factories import PartnerFleetFactory
 from partners.models import WebhookDelivery, WebhookDeliveryStatus
 from partners.services.webhooks import webhook_delivery_attempt
-from partners.tests.factories import AccountFactory, hmac_hex
+from partners.tests.factories import AccountFactory, hmac_hex, verify_by_hand
 
 pytestmark = pytest.mark.django_db
 
@@ -34,18 +31,6 @@ FLEET_HOOK = "https://fleet.example/hooks/dtd"
 OTHER_FLEET_HOOK = "https://other-fleet.example/hooks/dtd"
 SENDER_HOOK = "https://sender.example/hooks/taxi"
 STATUS_URL = "/api/public/hooks/booking-status"
-
-
-def verify_by_hand(secret: str, headers, body: bytes) -> bool:
-    """The Standard Webhooks check, written out: any v1 entry matching is enough."""
-    signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
-    key = base64.b64decode(secret.removeprefix("whsec_"), validate=True)
-    expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest())
-    entries = headers["webhook-signature"].split(" ")
-    return any(
-        version == "v1" and hmac.compare_digest(sig.encode(), expected)
-        for version, _, sig in (entry.partition(",") for entry in entries)
-    )
 
 
 def iso_z(moment) -> str:

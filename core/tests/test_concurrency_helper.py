@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from core.errors import DomainError
-from tests.concurrency import race
+from core.testing.concurrency import race
 
 
 def refuse():

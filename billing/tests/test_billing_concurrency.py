@@ -12,8 +12,8 @@ from billing.models import CreditNote, Invoice
 from billing.services.credit_notes import CreditNoteRefused, credit_note_issue
 from billing.services.invoicing import invoices_generate_week
 from billing.tests.records import after, at_london, payment
+from core.testing.concurrency import race
 from drivers.tests.factories import BilledDriverFactory
-from tests.concurrency import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -357,9 +357,9 @@ def test_an_operator_fleet_driver_status_flows_back(client, make_account):
 def network_job_accepted(partner, django_capture_on_commit_callbacks):
     """A job the partner sent, accepted by one of the network's own drivers."""
     from bookings.tests.factories import BookingFactory
+    from core.testing.places import LEEDS
     from dispatch.services.offers import booking_assign_manual
     from drivers.tests.factories import driver_at
-    from tests.places import LEEDS
 
     driver = driver_at(LEEDS)
     booking = BookingFactory(source="partner", account=partner, job_ref="NET-1")
