@@ -424,3 +424,48 @@ def test_incomplete_tariffs_refuse_to_price(compiled):
     new_year = dt.datetime(2025, 12, 31, 23, 0, tzinfo=LONDON)
     with pytest.raises(TariffIncomplete):
         price(compiled("brighton-2022"), MILE, new_year)
+
+
+@pytest.mark.django_db
+def test_broxtowe_night_holidays_and_christmas_multiply_the_basic_rate(compiled):
+    # Basic: 3.00 for 880 yd, then 0.10 per 88 yd -> 1 mile = 4.00 (the council's figure);
+    # midnight-06:00 and bank holidays 1.25 x Basic, Christmas and New Year 2 x Basic
+    broxtowe = compiled("broxtowe-current")
+    assert price(broxtowe, MILE, WEDNESDAY_NIGHT).fare == Decimal("4.00")  # 23:30: Basic
+    after_midnight = dt.datetime(2025, 6, 5, 0, 30, tzinfo=LONDON)
+    night = price(broxtowe, MILE, after_midnight)
+    assert night.band.startswith("Night and bank holidays")
+    assert night.fare == Decimal("5.00")
+    assert rules_sum(night) == night.fare
+    holiday = dt.datetime(2025, 8, 25, 12, 0, tzinfo=LONDON)  # summer bank holiday
+    assert price(broxtowe, MILE, holiday).fare == Decimal("5.00")
+    before = dt.datetime(2025, 12, 24, 17, 59, tzinfo=LONDON)
+    assert price(broxtowe, MILE, before).fare == Decimal("4.00")
+    christmas_eve = dt.datetime(2025, 12, 24, 18, 0, tzinfo=LONDON)
+    assert price(broxtowe, MILE, christmas_eve).fare == Decimal("8.00")
+    # a bank holiday within the Christmas period is the Christmas rate, not 1.25 x
+    boxing_day = dt.datetime(2025, 12, 26, 12, 0, tzinfo=LONDON)
+    assert price(broxtowe, MILE, boxing_day).fare == Decimal("8.00")
+
+
+@pytest.mark.django_db
+def test_south_hams_cost_2_on_sundays_nights_holidays_and_christmas(compiled):
+    # 1 mile: ceil((1609.344 - 804.65) / 109.7) = ceil(7.34) = 8 increments;
+    # Cost 1 3.40 + 8 x 0.20 = 5.00, Cost 2 4.00 + 8 x 0.30 = 6.40
+    south_hams = compiled("south-hams-2022")
+    assert price(south_hams, MILE, WEDNESDAY_NOON).fare == Decimal("5.00")
+    cost_2 = [
+        dt.datetime(2025, 6, 8, 12, 0, tzinfo=LONDON),  # Sunday noon
+        dt.datetime(2025, 6, 4, 20, 0, tzinfo=LONDON),  # Wednesday 20:00
+        dt.datetime(2025, 8, 25, 12, 0, tzinfo=LONDON),  # summer bank holiday
+        dt.datetime(2025, 12, 24, 19, 0, tzinfo=LONDON),  # Christmas Eve 19:00
+    ]
+    for when in cost_2:
+        result = price(south_hams, MILE, when)
+        assert (result.band, result.fare) == ("Cost 2", Decimal("6.40")), when
+    christmas_eve_day = dt.datetime(2025, 12, 24, 18, 59, tzinfo=LONDON)
+    assert price(south_hams, MILE, christmas_eve_day).band == "Cost 1"
+    # "each additional passenger" 0.40: three passengers -> +0.80
+    three = price(south_hams, MILE, WEDNESDAY_NOON, options=FareOptions(passengers=3))
+    assert three.fare == Decimal("5.80")
+

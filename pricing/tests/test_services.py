@@ -57,6 +57,8 @@ def test_priced_journey_shape(tariffs):
         ("Yate", "south-glos-2025-04"),  # the 2023/24 table was replaced on 1 April 2025
         ("Sheffield", "sheffield-current"),
         ("Newport station", "newport-2022-09"),
+        ("Eastwood", "broxtowe-current"),  # Nottinghamshire, Broxtowe's district
+        ("Totnes", "south-hams-2022"),
         # historical (Cambridge 2023, Bracknell 2011, Brighton, TfL 2017), partial
         # (Cambridge 2024, Bracknell 2022, Brighton 2022-10, TfL 2025) and proposed (North
         # Yorkshire) tables are skipped: the network's own rate prices these
@@ -291,7 +293,7 @@ def test_unknown_or_malformed_quote_is_404(quote_id):
 def test_tariffs_load_is_idempotent_and_keeps_marks():
     from pricing.loaders import tariffs_load
 
-    assert tariffs_load() == 17  # 15 council tables + network rate + worldwide rate
+    assert tariffs_load() == 19  # 17 council tables + network rate + worldwide rate
     assert tariffs_load() == 0
     tfl = Tariff.objects.get(reference="tfl-2025")
     assert tfl.lifecycle == TariffLifecycle.PARTIAL
