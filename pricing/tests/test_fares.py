@@ -469,3 +469,38 @@ def test_south_hams_cost_2_on_sundays_nights_holidays_and_christmas(compiled):
     three = price(south_hams, MILE, WEDNESDAY_NOON, options=FareOptions(passengers=3))
     assert three.fare == Decimal("5.80")
 
+
+@pytest.mark.django_db
+def test_aberdeen_2023_bands_follow_the_councils_hours(compiled):
+    # historical (replaced in April 2025), but its windows are read as the council wrote
+    # them: weekday days, nights and weekends, weekend 02:00-05:00, Christmas
+    aberdeen = compiled("aberdeen-2023")
+    assert aberdeen.lifecycle == "historical"
+    bands = {
+        dt.datetime(2025, 6, 4, 12, 0): "Weekday day",
+        dt.datetime(2025, 6, 4, 21, 0): "Nights and weekends",
+        dt.datetime(2025, 6, 9, 7, 0): "Nights and weekends",  # Monday before 08:00
+        dt.datetime(2025, 6, 7, 12, 0): "Nights and weekends",  # Saturday noon
+        dt.datetime(2025, 6, 7, 3, 0): "Weekend small hours",
+        dt.datetime(2025, 12, 25, 12, 0): "Christmas and New Year",
+    }
+    for when, band in bands.items():
+        assert price(aberdeen, MILE, when.replace(tzinfo=LONDON)).band == band, when
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("reference", "when"),
+    [
+        ("aberdeen-2025-04", WEDNESDAY_NOON),  # no waiting time
+        ("nottingham-2022-06", WEDNESDAY_NIGHT),  # the night prices are missing
+        ("wirral-2024-02", WEDNESDAY_NOON),  # no hours, no waiting time
+        ("northern-ireland-2023-12", WEDNESDAY_NOON),  # initial charges only
+    ],
+)
+def test_partial_tables_refuse_to_price(compiled, reference, when):
+    tariff = compiled(reference)
+    assert tariff.lifecycle == "partial"
+    assert not tariff.can_price(when, MILE)
+    with pytest.raises(TariffIncomplete):
+        price(tariff, MILE, when)

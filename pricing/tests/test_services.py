@@ -68,6 +68,11 @@ def test_priced_journey_shape(tariffs):
         ("London", "network-standard"),
         ("Harrogate", "network-standard"),
         ("Leeds", "network-standard"),
+        # Aberdeen's 2023 table is historical and its 2025 one partial; Nottingham's and
+        # Wirral's are partial
+        ("Aberdeen", "network-standard"),
+        ("Nottingham", "network-standard"),
+        ("Birkenhead", "network-standard"),
     ],
 )
 def test_tariff_selection_by_pickup(tariffs, pickup, reference):
@@ -293,7 +298,7 @@ def test_unknown_or_malformed_quote_is_404(quote_id):
 def test_tariffs_load_is_idempotent_and_keeps_marks():
     from pricing.loaders import tariffs_load
 
-    assert tariffs_load() == 19  # 17 council tables + network rate + worldwide rate
+    assert tariffs_load() == 24  # 22 council tables + network rate + worldwide rate
     assert tariffs_load() == 0
     tfl = Tariff.objects.get(reference="tfl-2025")
     assert tfl.lifecycle == TariffLifecycle.PARTIAL
