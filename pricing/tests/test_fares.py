@@ -424,3 +424,83 @@ def test_incomplete_tariffs_refuse_to_price(compiled):
     new_year = dt.datetime(2025, 12, 31, 23, 0, tzinfo=LONDON)
     with pytest.raises(TariffIncomplete):
         price(compiled("brighton-2022"), MILE, new_year)
+
+
+@pytest.mark.django_db
+def test_broxtowe_night_holidays_and_christmas_multiply_the_basic_rate(compiled):
+    # Basic: 3.00 for 880 yd, then 0.10 per 88 yd -> 1 mile = 4.00 (the council's figure);
+    # midnight-06:00 and bank holidays 1.25 x Basic, Christmas and New Year 2 x Basic
+    broxtowe = compiled("broxtowe-current")
+    assert price(broxtowe, MILE, WEDNESDAY_NIGHT).fare == Decimal("4.00")  # 23:30: Basic
+    after_midnight = dt.datetime(2025, 6, 5, 0, 30, tzinfo=LONDON)
+    night = price(broxtowe, MILE, after_midnight)
+    assert night.band.startswith("Night and bank holidays")
+    assert night.fare == Decimal("5.00")
+    assert rules_sum(night) == night.fare
+    holiday = dt.datetime(2025, 8, 25, 12, 0, tzinfo=LONDON)  # summer bank holiday
+    assert price(broxtowe, MILE, holiday).fare == Decimal("5.00")
+    before = dt.datetime(2025, 12, 24, 17, 59, tzinfo=LONDON)
+    assert price(broxtowe, MILE, before).fare == Decimal("4.00")
+    christmas_eve = dt.datetime(2025, 12, 24, 18, 0, tzinfo=LONDON)
+    assert price(broxtowe, MILE, christmas_eve).fare == Decimal("8.00")
+    # a bank holiday within the Christmas period is the Christmas rate, not 1.25 x
+    boxing_day = dt.datetime(2025, 12, 26, 12, 0, tzinfo=LONDON)
+    assert price(broxtowe, MILE, boxing_day).fare == Decimal("8.00")
+
+
+@pytest.mark.django_db
+def test_south_hams_cost_2_on_sundays_nights_holidays_and_christmas(compiled):
+    # 1 mile: ceil((1609.344 - 804.65) / 109.7) = ceil(7.34) = 8 increments;
+    # Cost 1 3.40 + 8 x 0.20 = 5.00, Cost 2 4.00 + 8 x 0.30 = 6.40
+    south_hams = compiled("south-hams-2022")
+    assert price(south_hams, MILE, WEDNESDAY_NOON).fare == Decimal("5.00")
+    cost_2 = [
+        dt.datetime(2025, 6, 8, 12, 0, tzinfo=LONDON),  # Sunday noon
+        dt.datetime(2025, 6, 4, 20, 0, tzinfo=LONDON),  # Wednesday 20:00
+        dt.datetime(2025, 8, 25, 12, 0, tzinfo=LONDON),  # summer bank holiday
+        dt.datetime(2025, 12, 24, 19, 0, tzinfo=LONDON),  # Christmas Eve 19:00
+    ]
+    for when in cost_2:
+        result = price(south_hams, MILE, when)
+        assert (result.band, result.fare) == ("Cost 2", Decimal("6.40")), when
+    christmas_eve_day = dt.datetime(2025, 12, 24, 18, 59, tzinfo=LONDON)
+    assert price(south_hams, MILE, christmas_eve_day).band == "Cost 1"
+    # "each additional passenger" 0.40: three passengers -> +0.80
+    three = price(south_hams, MILE, WEDNESDAY_NOON, options=FareOptions(passengers=3))
+    assert three.fare == Decimal("5.80")
+
+
+@pytest.mark.django_db
+def test_aberdeen_2023_bands_follow_the_councils_hours(compiled):
+    # historical (replaced in April 2025), but its windows are read as the council wrote
+    # them: weekday days, nights and weekends, weekend 02:00-05:00, Christmas
+    aberdeen = compiled("aberdeen-2023")
+    assert aberdeen.lifecycle == "historical"
+    bands = {
+        dt.datetime(2025, 6, 4, 12, 0): "Weekday day",
+        dt.datetime(2025, 6, 4, 21, 0): "Nights and weekends",
+        dt.datetime(2025, 6, 9, 7, 0): "Nights and weekends",  # Monday before 08:00
+        dt.datetime(2025, 6, 7, 12, 0): "Nights and weekends",  # Saturday noon
+        dt.datetime(2025, 6, 7, 3, 0): "Weekend small hours",
+        dt.datetime(2025, 12, 25, 12, 0): "Christmas and New Year",
+    }
+    for when, band in bands.items():
+        assert price(aberdeen, MILE, when.replace(tzinfo=LONDON)).band == band, when
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("reference", "when"),
+    [
+        ("aberdeen-2025-04", WEDNESDAY_NOON),  # no waiting time
+        ("nottingham-2022-06", WEDNESDAY_NIGHT),  # the night prices are missing
+        ("wirral-2024-02", WEDNESDAY_NOON),  # no hours, no waiting time
+        ("northern-ireland-2023-12", WEDNESDAY_NOON),  # initial charges only
+    ],
+)
+def test_partial_tables_refuse_to_price(compiled, reference, when):
+    tariff = compiled(reference)
+    assert tariff.lifecycle == "partial"
+    assert not tariff.can_price(when, MILE)
+    with pytest.raises(TariffIncomplete):
+        price(tariff, MILE, when)

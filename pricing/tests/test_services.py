@@ -57,6 +57,8 @@ def test_priced_journey_shape(tariffs):
         ("Yate", "south-glos-2025-04"),  # the 2023/24 table was replaced on 1 April 2025
         ("Sheffield", "sheffield-current"),
         ("Newport station", "newport-2022-09"),
+        ("Eastwood", "broxtowe-current"),  # Nottinghamshire, Broxtowe's district
+        ("Totnes", "south-hams-2022"),
         # historical (Cambridge 2023, Bracknell 2011, Brighton, TfL 2017), partial
         # (Cambridge 2024, Bracknell 2022, Brighton 2022-10, TfL 2025) and proposed (North
         # Yorkshire) tables are skipped: the network's own rate prices these
@@ -66,6 +68,11 @@ def test_priced_journey_shape(tariffs):
         ("London", "network-standard"),
         ("Harrogate", "network-standard"),
         ("Leeds", "network-standard"),
+        # Aberdeen's 2023 table is historical and its 2025 one partial; Nottingham's and
+        # Wirral's are partial
+        ("Aberdeen", "network-standard"),
+        ("Nottingham", "network-standard"),
+        ("Birkenhead", "network-standard"),
     ],
 )
 def test_tariff_selection_by_pickup(tariffs, pickup, reference):
@@ -291,7 +298,7 @@ def test_unknown_or_malformed_quote_is_404(quote_id):
 def test_tariffs_load_is_idempotent_and_keeps_marks():
     from pricing.loaders import tariffs_load
 
-    assert tariffs_load() == 17  # 15 council tables + network rate + worldwide rate
+    assert tariffs_load() == 24  # 22 council tables + network rate + worldwide rate
     assert tariffs_load() == 0
     tfl = Tariff.objects.get(reference="tfl-2025")
     assert tfl.lifecycle == TariffLifecycle.PARTIAL
