@@ -40,6 +40,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
+from dispatch.tasks import booking_dispatch_start
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +71,6 @@ _CLAIM_SQL_SQLITE = _CLAIM_SQL.replace("FOR NO KEY UPDATE SKIP LOCKED", "")
 def dispatch_publish(booking_ids: list[int]) -> None:
     """One ``booking_dispatch_start`` task per booking, through one broker connection, so
     that the workers share a burst between them."""
-    from dispatch.tasks import booking_dispatch_start
 
     with booking_dispatch_start.app.producer_or_acquire() as producer:
         for booking_id in booking_ids:
