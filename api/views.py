@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from api.callers import ratelimit_enforce
 from api.idempotency import IdempotentViewMixin
+from api.problems import TITLES
 from partners.api.signed_once import SignedOnceMixin
 from partners.authentication import PUBLIC_AUTHENTICATION
 
@@ -68,8 +69,6 @@ def problem_type_page(request, slug: str):
     from django.http import Http404
     from django.shortcuts import render
 
-    from api.problems import TITLES
-
     code = slug.replace("-", "_")
     if code not in TITLES:
         raise Http404("Unknown problem type")
@@ -78,7 +77,5 @@ def problem_type_page(request, slug: str):
 
 def problem_index_page(request):
     from django.shortcuts import render
-
-    from api.problems import TITLES
 
     return render(request, "api/problems.html", {"problems": sorted(TITLES.items())})

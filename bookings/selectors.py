@@ -12,7 +12,6 @@ from core.errors import DomainError
 from core.localtime import local_time_format, local_zone_abbreviation
 from dispatch.airports import airport_pickup_summary
 from dispatch.locations import booking_live_position
-from drivers.selectors import driver_public_summary
 from pricing.models import Quote
 from pricing.vehicles import VEHICLE_CLASS_BY_CODE
 
@@ -203,3 +202,32 @@ def _airport_pickup(booking: Booking) -> dict | None:
     if summary is not None:
         summary = {**summary, "landingAt": _moment(summary["landingAt"])}
     return summary
+
+
+def driver_public_name(full_name: str) -> str:
+    """First name and the initial of the last name: "Mary Ann Smith" is "Mary S." (enough
+    to recognise the driver at the kerb, no more; contract 3, 3.2)."""
+    parts = full_name.split()
+    if len(parts) < 2:
+        return full_name.strip()
+    return f"{parts[0]} {parts[-1][0]}."
+
+
+def driver_public_summary(driver, vehicle) -> dict | None:
+    """The driver as passengers and senders see them, everywhere (the booking lookup of
+    contract 3.2, webhooks of 5.1, reconciliation): name, vehicle, licensing authority.
+    None until a driver is assigned."""
+    if driver is None:
+        return None
+    return {
+        "name": driver_public_name(driver.name),
+        "vehicle": None
+        if vehicle is None
+        else {
+            "make": vehicle.make,
+            "model": vehicle.model,
+            "colour": vehicle.colour,
+            "registration": vehicle.registration,
+        },
+        "licensingAuthority": driver.licensing_authority,
+    }

@@ -14,14 +14,18 @@ from bookings import actions
 from bookings.forms import QuoteBookingForm, QuoteForm
 from bookings.links import booking_page_token, booking_page_token_valid
 from bookings.models import Booking, BookingSource
-from bookings.selectors import PAYMENT_WORDS, booking_tracking_state, quote_get_or_none
+from bookings.selectors import (
+    PAYMENT_WORDS,
+    booking_tracking_state,
+    driver_public_summary,
+    quote_get_or_none,
+)
 from bookings.services import (
     booking_pay_driver_url,
     email_confirmation_redeem,
     payment_state,
 )
 from core.errors import DomainError
-from drivers.selectors import driver_public_summary
 from pricing.suggestions import place_suggestions
 
 # How often the tracking page asks for news (milliseconds); the page stops once finished.

@@ -19,6 +19,7 @@ from pathlib import Path
 import airportsdata
 from django.conf import settings
 
+from bookings.models import FlightArrival
 from dispatch.geo import haversine_km
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "airport_pickups.json"
@@ -112,8 +113,6 @@ def airport_pickup_summary(booking) -> dict | None:
     airport = airport_for_booking(booking)
     if airport is None:
         return None
-    # Imported here: bookings' models load after this module in app start-up.
-    from bookings.models import FlightArrival
 
     try:
         arrival = booking.flight_arrival  # select_related by lists, a query otherwise

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
+from celery import current_app
 from celery.schedules import maybe_schedule
 from django.conf import settings
 from django.utils import timezone
@@ -33,9 +34,9 @@ class PeriodicTasks:
     """Beat's schedule, run in the calling process: ``run_due()`` once per pass."""
 
     def __init__(self, *, now: datetime | None = None) -> None:
-        from config.celery import app
-
-        self._app = app
+        # The project's Celery app (config.celery), made current when the settings package
+        # loads: dispatch sits below config and does not import it.
+        app = self._app = current_app
         # What a worker does at start: import every app's tasks module (autodiscovery).
         app.loader.import_default_modules()
         started = now or timezone.now()

@@ -8,6 +8,7 @@ from django.utils import timezone
 from bookings import events
 from bookings.models import DispatchQueue
 from bookings.transitions import TERMINAL
+from dispatch import tasks
 
 
 def booking_event_dispatch(sender, event, **kwargs) -> None:
@@ -21,7 +22,6 @@ def booking_event_dispatch(sender, event, **kwargs) -> None:
     The signal is sent after commit, so a task never runs before the booking exists.
     Operator-queue bookings go to the operator's own fleet dispatch (seed 4, rule 2).
     """
-    from dispatch import tasks
 
     if event.type == events.CREATED:
         booking = event.booking
@@ -38,6 +38,5 @@ def booking_event_dispatch(sender, event, **kwargs) -> None:
 def driver_available_dispatch(sender, driver_id: int, **kwargs) -> None:
     """A driver became available (``drivers.signals``, after commit): bookings nobody could
     take near them are offered again (``offers.no_driver_bookings_retry``)."""
-    from dispatch import tasks
 
     tasks.no_driver_bookings_retry.delay(driver_id)

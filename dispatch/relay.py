@@ -41,6 +41,7 @@ from django_guid import clear_guid, get_guid, set_guid
 from kombu.exceptions import OperationalError as BrokerError
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
+from dispatch.tasks import booking_dispatch_start
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +72,6 @@ _CLAIM_SQL_SQLITE = _CLAIM_SQL.replace("FOR NO KEY UPDATE SKIP LOCKED", "")
 def dispatch_publish(booking_ids: list[int]) -> None:
     """One ``booking_dispatch_start`` task per booking, through one broker connection, so
     that the workers share a burst between them."""
-    from dispatch.tasks import booking_dispatch_start
 
     request_ids = dict(Booking.objects.filter(pk__in=booking_ids).values_list("pk", "request_id"))
     serving = get_guid()

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from drivers.models import NetworkTier, Vehicle
 from drivers.services import DriverApplication
+from pricing.geocoding import geocoder_get
 from pricing.vehicles import MAX_PASSENGERS, VehicleType
 
 
@@ -80,8 +81,6 @@ class DriverSignupForm(forms.Form):
         return registration
 
     def clean_base_city(self) -> str:
-        from pricing.geocoding import geocoder_get
-
         place = geocoder_get().geocode(self.cleaned_data["base_city"])
         if place is None or not place.in_uk:
             raise forms.ValidationError("We could not find this UK town or city.")

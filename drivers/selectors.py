@@ -182,35 +182,6 @@ def driver_dashboard(*, driver: Driver, now: datetime | None = None) -> DriverDa
     return dashboard
 
 
-def driver_public_name(full_name: str) -> str:
-    """First name and the initial of the last name: "Mary Ann Smith" is "Mary S." (enough
-    to recognise the driver at the kerb, no more; contract 3, 3.2)."""
-    parts = full_name.split()
-    if len(parts) < 2:
-        return full_name.strip()
-    return f"{parts[0]} {parts[-1][0]}."
-
-
-def driver_public_summary(driver: Driver | None, vehicle) -> dict | None:
-    """The driver as passengers and senders see them, everywhere (the booking lookup of
-    contract 3.2, webhooks of 5.1, reconciliation): name, vehicle, licensing authority.
-    None until a driver is assigned."""
-    if driver is None:
-        return None
-    return {
-        "name": driver_public_name(driver.name),
-        "vehicle": None
-        if vehicle is None
-        else {
-            "make": vehicle.make,
-            "model": vehicle.model,
-            "colour": vehicle.colour,
-            "registration": vehicle.registration,
-        },
-        "licensingAuthority": driver.licensing_authority,
-    }
-
-
 def driver_maps_key(driver: Driver) -> str:
     """The driver's own maps API key in plain text, for the routing of their jobs only
     (seed 8.5); "" when they have none (or it can no longer be decrypted)."""

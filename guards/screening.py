@@ -27,6 +27,7 @@ from confusable_homoglyphs import confusables
 
 from core.callers import Caller
 from core.errors import DomainError
+from guards.models import ScreeningRejection
 
 logger = logging.getLogger("guards.screening")
 
@@ -255,7 +256,6 @@ def text_screen(
     hit = screen_fields(values, fields)
     if hit is None:
         return
-    from guards.models import ScreeningRejection
 
     who = caller.limit_key
     logger.warning("screening rejected %s field=%s rule=%s", who, hit.field, hit.rule)

@@ -42,6 +42,10 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily
 
+from bookings.models import Booking
+from dispatch.models import Offer, OfferStatus
+from partners.models import WebhookDelivery, WebhookDeliveryStatus
+
 logger = logging.getLogger(__name__)
 # No "_created" series beside each counter: they double a scrape and say little here.
 disable_created_metrics()
@@ -156,9 +160,6 @@ class BacklogCollector:
         yield up
 
     def _database_gauges(self):
-        from dispatch.models import Offer, OfferStatus
-        from partners.models import WebhookDelivery, WebhookDeliveryStatus
-
         offers = GaugeMetricFamily(
             "taxi_offers_outstanding", "Offers sent to drivers or fleets, not yet answered."
         )
@@ -181,8 +182,6 @@ class BacklogCollector:
         yield from self._dispatch_latency()
 
     def _dispatch_latency(self):
-        from bookings.models import Booking
-
         window = settings.METRICS_DISPATCH_LATENCY_WINDOW_MINUTES
         since = timezone.now() - timedelta(minutes=window)
         rows = (

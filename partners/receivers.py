@@ -12,10 +12,10 @@ from partners.services.webhooks import (
     fleet_offer_delivery_create,
     webhook_delivery_create,
 )
+from partners.tasks import webhook_delivery_send
 
 
 def _delivery_send_on_commit(delivery_id: int) -> None:
-    from partners.tasks import webhook_delivery_send
 
     # Robust: a broker outage must not fail the caller; the row is due now and the
     # periodic task sends it anyway.

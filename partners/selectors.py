@@ -18,6 +18,7 @@ from core.localtime import (
     local_week_start,
 )
 from dispatch.models import Offer
+from drivers.models import Driver, Vehicle
 from partners.models import Account, OperatorUser
 
 
@@ -94,7 +95,6 @@ def operator_jobs_list(
 
 def operator_fleet_list(*, account: Account):
     """The operator's own fleet drivers with their active vehicles."""
-    from drivers.models import Driver, Vehicle
 
     return (
         Driver.objects.filter(operator=account)

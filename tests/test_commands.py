@@ -121,8 +121,8 @@ def test_seed_demo_prints_a_working_login_for_each_demo_driver_and_the_operator(
     demo driver and the demo operator"."""
     from django.contrib.auth import get_user_model
 
-    from bookings.management.commands.seed_demo import DEMO_DRIVERS
     from drivers.models import Driver
+    from operations.management.commands.seed_demo import DEMO_DRIVERS
 
     # Given the local configuration, when seed_demo runs twice
     settings.SEED_DEMO_BACK_OFFICE_USER = True

@@ -32,6 +32,7 @@ from billing.models import (
 )
 from billing.services.subscriptions import subscription_stages_advance, subscriptions_ensure
 from billing.weeks import week_bounds, week_has_ended, week_start_of
+from bookings.models import BookingEvent, BookingStatus, PaymentRecord
 from core.localtime import local_today
 from core.money import gbp
 
@@ -86,7 +87,6 @@ class InvoiceGenerationResult:
 def _payment_totals(*, start: datetime, end: datetime, driver_ids=None):
     """Per driver: earnings (payments minus refunds) and card fees of the payment records
     that occurred in [start, end), one GROUP BY."""
-    from bookings.models import PaymentRecord
 
     money = DecimalField(max_digits=14, decimal_places=2)
     records = PaymentRecord.objects.filter(
@@ -123,7 +123,6 @@ def driver_weeks_collect(
     those records. SMS come from billing's own SmsUsage rows (recorded by dispatch); jobs from named partner
     platforms from completed bookings whose completion event falls in the week.
     """
-    from bookings.models import BookingEvent, BookingStatus
 
     weeks: dict[int, DriverWeek] = {}
 
@@ -207,7 +206,6 @@ def late_payment_adjustments(*, start: datetime) -> dict[int, list[InvoiceLine]]
     for it (``billing.fees.fee_schedule_for``), never by today's: lowering the threshold
     does not re-judge weeks before the change.
     """
-    from bookings.models import PaymentRecord
 
     lookback = timedelta(days=settings.BILLING_LATE_RECORDS_LOOKBACK_DAYS)
     late = (

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from billing.fees import fee_schedule_current
 from billing.models import Subscription, SubscriptionAudit, SubscriptionStage
+from drivers.models import Driver, DriverStage
 
 CHUNK = 2000
 
@@ -69,7 +70,6 @@ def subscriptions_ensure(*, now: datetime | None = None) -> int:
     the driver's first read) rather than on approval: the drivers app does not import
     billing. Partner accounts get theirs from ``account_create``.
     """
-    from drivers.models import Driver
 
     now = now or timezone.now()
     schedule = fee_schedule_current()
@@ -108,7 +108,6 @@ def subscription_stages_advance(
     One UPDATE; suspended subscriptions are left alone. The drivers' own ``stage`` column
     (drivers app) follows, so the driver app shows the same stage. Returns the count.
     """
-    from drivers.models import Driver, DriverStage
 
     now = now or timezone.now()
     with transaction.atomic():

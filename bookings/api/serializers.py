@@ -11,9 +11,8 @@ from rest_framework import serializers
 
 from api.input_serializers import InputSerializer
 from bookings.passengers import phone_to_e164
-from bookings.selectors import dispatch_opens_at
+from bookings.selectors import dispatch_opens_at, driver_public_summary
 from bookings.services import booking_pay_driver_url, booking_status_url, payment_state
-from drivers.selectors import driver_public_summary
 from pricing.api.serializers import ResolvedPlaceSerializer
 from pricing.vehicles import MAX_PASSENGERS, VehicleType
 

@@ -17,7 +17,7 @@ from rest_framework import serializers
 
 from api.input_serializers import InputSerializer
 from bookings.models import BookingStatus, FlightStatus
-from drivers.selectors import driver_public_summary
+from bookings.selectors import driver_public_summary
 from partners.services.intake import JobOutcome
 from partners.services.partner_jobs import (  # the request schema, documented here
     PARTNER_JOB_FIELDS,

@@ -35,6 +35,7 @@ from bookings.services import booking_create as booking_create_service
 from core.errors import DomainError, LimitReached
 from core.localtime import local_day_bounds, local_today
 from partners.models import Account, IntakeDayCount
+from pricing.services import quote_price
 
 MAX_BATCH = 100  # seed section 8: up to 100 jobs per batch
 
@@ -357,8 +358,6 @@ def _result(job: IntakeJob, outcome: str, booking: Booking) -> JobResult:
 
 
 def _quote(*, account: Account, values: dict[str, Any]):
-    # Imported here: pricing is a sibling app with heavier start-up (tariff compilation).
-    from pricing.services import quote_price
 
     fare = values.get("fare")
     return quote_price(

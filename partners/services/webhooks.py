@@ -49,8 +49,8 @@ from requests.adapters import HTTPAdapter
 
 from bookings import events as booking_events
 from bookings.models import Booking, BookingEvent, BookingStatus
+from bookings.selectors import driver_public_summary
 from dispatch.models import Offer, OfferStatus
-from drivers.selectors import driver_public_summary
 from partners.models import (
     Account,
     WebhookAttempt,
