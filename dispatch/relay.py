@@ -72,7 +72,6 @@ _CLAIM_SQL_SQLITE = _CLAIM_SQL.replace("FOR NO KEY UPDATE SKIP LOCKED", "")
 def dispatch_publish(booking_ids: list[int]) -> None:
     """One ``booking_dispatch_start`` task per booking, through one broker connection, so
     that the workers share a burst between them."""
-
     request_ids = dict(Booking.objects.filter(pk__in=booking_ids).values_list("pk", "request_id"))
     serving = get_guid()
     with booking_dispatch_start.app.producer_or_acquire() as producer:
