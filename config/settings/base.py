@@ -473,10 +473,12 @@ POSITIONS_REDIS_URL = env("POSITIONS_REDIS_URL", default=REDIS_URL)
 POSITIONS_KEY_PREFIX = env("POSITIONS_KEY_PREFIX", default="pos:")
 # Grid cells of the index: half a degree is about 55 km north-south, 33 km east-west here.
 POSITIONS_AREA_DEGREES = env.float("POSITIONS_AREA_DEGREES", default=0.5)
-# A live position and its index entry last this long after the last write: as long as the
-# matcher trusts a driver's position (DISPATCH_DRIVER_SEEN_WITHIN_SECONDS).
+# A live position and its index entry last this long after the fix: a minute longer than the
+# matcher trusts a position (DISPATCH_DRIVER_SEEN_WITHIN_SECONDS), so that the matcher's rule,
+# judged by the fix's own time, decides at its limit, never the index's expiry.
 POSITIONS_TTL_SECONDS = env.int(
-    "POSITIONS_TTL_SECONDS", default=env.int("DISPATCH_DRIVER_SEEN_WITHIN_SECONDS", default=300)
+    "POSITIONS_TTL_SECONDS",
+    default=env.int("DISPATCH_DRIVER_SEEN_WITHIN_SECONDS", default=300) + 60,
 )
 # The sampled trail: at most one row per driver per this many seconds, during a live job.
 POSITIONS_TRAIL_SECONDS = env.int("POSITIONS_TRAIL_SECONDS", default=30)
