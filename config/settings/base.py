@@ -300,6 +300,10 @@ RATELIMITS = {
     "intake": env("RATELIMIT_INTAKE", default="600/m"),
     "verify": env("RATELIMIT_VERIFY", default="20/h"),
     "driver": env("RATELIMIT_DRIVER", default="600/m"),
+    # Position reports per driver (drivers.api.ingest, the app's and OsmAnd's together): a
+    # car reports every 5 s, a tracker at most every second; twice that leaves room for
+    # retries. Exact counting (under 2,000): one Redis round trip per report.
+    "driver_location": env("RATELIMIT_DRIVER_LOCATION", default="120/m"),
     # Per passenger email, whoever the caller is (seed 7: too many bookings from one email).
     "booking_per_email": env("RATELIMIT_BOOKING_PER_EMAIL", default="20/d"),
     # Seed section 8: 8 price checks per hour for an unconfirmed email.

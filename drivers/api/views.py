@@ -266,8 +266,9 @@ class DriverAvailabilityView(DriverAPIView):
 class DriverLocationView(APIView):
     """POST /api/public/v1/driver/location through Django (the web process, the local
     configuration); the ingest process answers the same path alike without Django
-    (``drivers.api.ingest_wsgi``). No rate limit or Idempotency-Key: a report is
-    idempotent by nature (a repeat changes nothing newer), and its cost is one script call."""
+    (``drivers.api.ingest_wsgi``). Limited per driver and once per Idempotency-Key as the
+    other driver endpoints, through the cache rather than the database
+    (``drivers.api.ingest.report_limit_enforce``, ``report_once``)."""
 
     authentication_classes = [DriverPositionTokenAuthentication]
     permission_classes: list = []
@@ -316,7 +317,11 @@ class DriverLocationView(APIView):
         ],
     )
     def post(self, request: Request) -> HttpResponse:
-        answer = ingest.location_report_answer(credential=request.auth, body=request.body)
+        answer = ingest.location_report_answer(
+            credential=request.auth,
+            body=request.body,
+            idempotency_key=request.META.get("HTTP_IDEMPOTENCY_KEY"),
+        )
         return ingest_response(answer)
 
 
@@ -376,6 +381,8 @@ def osmand_report_view(request, token: str) -> HttpResponse:
     parameters, or its JSON), through Django; see ``drivers.api.osmand``."""
     answer = ingest.osmand_request_answer(
         token=token,
+        method=request.method,
+        idempotency_key=request.META.get("HTTP_IDEMPOTENCY_KEY"),
         query_string=request.META.get("QUERY_STRING", ""),
         body=request.body,
         content_type=request.META.get("CONTENT_TYPE", ""),
