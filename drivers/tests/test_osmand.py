@@ -193,3 +193,15 @@ def test_a_post_with_an_idempotency_key_is_recorded_once(device):
     assert again["Idempotent-Replayed"] == "true"
     assert position_latest(driver.pk).lat == 53.81
     assert other.status_code == 422
+
+
+@pytest.mark.parametrize("method", ["put", "get"])
+def test_any_method_and_any_accept_header_are_taken(device, method):
+    # The original OsmAnd format comes with any method, and a tracker's HTTP library says
+    # what it accepts as it likes: neither is refused.
+    driver, token = device
+    response = getattr(Client(), method)(
+        f"/api/public/v1/osmand/{token}?id=48241179&lat=53.8&lon=-1.55", HTTP_ACCEPT="text/html"
+    )
+    assert response.status_code == 200
+    assert position_latest(driver.pk).lat == 53.8
