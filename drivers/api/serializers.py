@@ -270,7 +270,7 @@ DRIVER_LOCATION_REPORT = PolymorphicProxySerializer(
 )
 
 
-class OsmandCoordsInputSerializer(serializers.Serializer):
+class OsmandCoordsBodySerializer(serializers.Serializer):
     latitude = serializers.FloatField(min_value=-LATITUDE_LIMIT, max_value=LATITUDE_LIMIT)
     longitude = serializers.FloatField(min_value=-180, max_value=180)
     accuracy = serializers.FloatField(required=False, help_text="Metres.")
@@ -279,22 +279,22 @@ class OsmandCoordsInputSerializer(serializers.Serializer):
     altitude = serializers.FloatField(required=False, help_text="Metres; not kept.")
 
 
-class OsmandLocationInputSerializer(serializers.Serializer):
+class OsmandLocationBodySerializer(serializers.Serializer):
     timestamp = serializers.DateTimeField(
         required=False, help_text="When measured (ISO 8601); the server's time when absent."
     )
-    coords = OsmandCoordsInputSerializer()
+    coords = OsmandCoordsBodySerializer()
 
 
-class OsmandReportInputSerializer(serializers.Serializer):
-    """Traccar Client 9's JSON (documents the shape only: ``drivers.api.osmand`` reads it;
-    other fields such as ``is_moving``, ``odometer``, ``battery``, ``activity`` and
-    ``extras`` are taken and ignored)."""
+class OsmandJsonBodySerializer(serializers.Serializer):
+    """Traccar Client 9's JSON, for the OpenAPI description only (not an input serializer:
+    ``drivers.api.osmand`` reads it, and takes and ignores the SDK's other fields such as
+    ``is_moving``, ``odometer``, ``battery``, ``activity`` and ``extras``)."""
 
     device_id = serializers.CharField(
         max_length=64, help_text="The device identifier the token was issued for."
     )
-    location = OsmandLocationInputSerializer(
+    location = OsmandLocationBodySerializer(
         help_text="One location, or a list of them (a buffered batch, at most "
         f"POSITIONS_BATCH_MAX, {settings.POSITIONS_BATCH_MAX})."
     )

@@ -42,7 +42,7 @@ from drivers.api.serializers import (
     DriverOfferDecisionOutputSerializer,
     DriverSettlementInputSerializer,
     DriverSettlementOutputSerializer,
-    OsmandReportInputSerializer,
+    OsmandJsonBodySerializer,
 )
 from drivers.tokens import driver_tokens_end
 
@@ -497,7 +497,7 @@ class OsmandReportView(APIView):
         auth=[],
         parameters=[*OSMAND_PARAMETERS, IDEMPOTENCY_KEY],
         request={
-            "application/json": OsmandReportInputSerializer,
+            "application/json": OsmandJsonBodySerializer,
             "application/x-www-form-urlencoded": OpenApiTypes.OBJECT,
         },
         responses=OSMAND_RESPONSES,
