@@ -300,6 +300,10 @@ RATELIMITS = {
     "intake": env("RATELIMIT_INTAKE", default="600/m"),
     "verify": env("RATELIMIT_VERIFY", default="20/h"),
     "driver": env("RATELIMIT_DRIVER", default="600/m"),
+    # Position reports per driver (drivers.api.ingest, the app's and OsmAnd's together): a
+    # car reports every 5 s, a tracker at most every second; twice that leaves room for
+    # retries. Exact counting (under 2,000): one Redis round trip per report.
+    "driver_location": env("RATELIMIT_DRIVER_LOCATION", default="120/m"),
     # Per passenger email, whoever the caller is (seed 7: too many bookings from one email).
     "booking_per_email": env("RATELIMIT_BOOKING_PER_EMAIL", default="20/d"),
     # Seed section 8: 8 price checks per hour for an unconfirmed email.
@@ -473,10 +477,12 @@ POSITIONS_REDIS_URL = env("POSITIONS_REDIS_URL", default=REDIS_URL)
 POSITIONS_KEY_PREFIX = env("POSITIONS_KEY_PREFIX", default="pos:")
 # Grid cells of the index: half a degree is about 55 km north-south, 33 km east-west here.
 POSITIONS_AREA_DEGREES = env.float("POSITIONS_AREA_DEGREES", default=0.5)
-# A live position and its index entry last this long after the last write: as long as the
-# matcher trusts a driver's position (DISPATCH_DRIVER_SEEN_WITHIN_SECONDS).
+# A live position and its index entry last this long after the fix: a minute longer than the
+# matcher trusts a position (DISPATCH_DRIVER_SEEN_WITHIN_SECONDS), so that the matcher's rule,
+# judged by the fix's own time, decides at its limit, never the index's expiry.
 POSITIONS_TTL_SECONDS = env.int(
-    "POSITIONS_TTL_SECONDS", default=env.int("DISPATCH_DRIVER_SEEN_WITHIN_SECONDS", default=300)
+    "POSITIONS_TTL_SECONDS",
+    default=env.int("DISPATCH_DRIVER_SEEN_WITHIN_SECONDS", default=300) + 60,
 )
 # The sampled trail: at most one row per driver per this many seconds, during a live job.
 POSITIONS_TRAIL_SECONDS = env.int("POSITIONS_TRAIL_SECONDS", default=30)

@@ -5,6 +5,9 @@ WSGI application (``drivers.api.ingest_wsgi``), so both answer byte for byte ali
 No session, no ORM, no DRF on the way: the token is checked from the per-process
 credential cache (``drivers.positions.credentials``), the body is parsed and checked here
 by hand, and one service records the fixes (``drivers.services.driver_location_report``).
+Each report is counted against the driver's limit (``guards.ratelimits``: one Redis round
+trip) and, when it carries an Idempotency-Key, answered once per key from the cache
+(``report_once``), as the other driver endpoints are from the database.
 
 Two request formats:
 
@@ -19,15 +22,21 @@ Two request formats:
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
+import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC
 
 from django.conf import settings
+from django.core.cache import cache
 from django.utils import timezone
 
+from api.idempotency import FORGET_STATUSES, IN_FLIGHT_TIMEOUT
 from api.problems import Problem, problem_from_domain_error
+from core.callers import Caller
 from core.errors import DomainError
 from drivers import services
 from drivers.api import osmand
@@ -37,7 +46,15 @@ from drivers.positions.credentials import (
     app_token_credential,
     device_token_credential,
 )
+from guards.ratelimits import CACHE_DOWN, limit_enforce
 
+logger = logging.getLogger(__name__)
+
+LOCATION_PATH = "/api/public/v1/driver/location"
+OSMAND_PREFIX = "/api/public/v1/osmand/"
+# Reports per driver (settings.RATELIMITS, RATELIMIT_DRIVER_LOCATION), both doors together.
+LIMIT_SCOPE = "driver_location"
+IDEMPOTENCY_PREFIX = "ingest-idem:"
 MAX_BODY_BYTES = 64 * 1024
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 JSON_CONTENT_TYPE = "application/json"
@@ -197,9 +214,30 @@ def _iso(at: dt.datetime) -> str:
 
 
 def location_report_answer(
-    *, credential: PositionCredential, body: bytes, now: dt.datetime | None = None
+    *,
+    credential: PositionCredential,
+    body: bytes,
+    idempotency_key: str | None = None,
+    now: dt.datetime | None = None,
 ) -> Answer:
-    """Record a driver app report; 200 with the newest fix of the report."""
+    """Record a driver app report; 200 with the newest fix of the report. Limited per
+    driver, and once per Idempotency-Key."""
+    try:
+        report_limit_enforce(credential)
+    except DomainError as error:
+        return problem_answer(error)
+    return report_once(
+        key=idempotency_key,
+        credential=credential,
+        path=LOCATION_PATH,
+        request=body,
+        answer=lambda: _location_record(credential=credential, body=body, now=now),
+    )
+
+
+def _location_record(
+    *, credential: PositionCredential, body: bytes, now: dt.datetime | None
+) -> Answer:
     now = now or timezone.now()
     try:
         fixes = location_fixes(body, now=now)
@@ -221,32 +259,161 @@ def location_report_answer(
     return Answer(200, json.dumps(output).encode())
 
 
-def location_request_answer(*, authorization: str | None, body: bytes) -> Answer:
+def location_request_answer(
+    *, authorization: str | None, body: bytes, idempotency_key: str | None = None
+) -> Answer:
     """``POST /api/public/v1/driver/location`` from its headers and body."""
     try:
         credential = location_credential(authorization)
     except DomainError as error:
         return problem_answer(error)
-    return location_report_answer(credential=credential, body=body)
+    return location_report_answer(credential=credential, body=body, idempotency_key=idempotency_key)
 
 
 def osmand_request_answer(
-    *, token: str, query_string: str, body: bytes, content_type: str
+    *,
+    token: str,
+    method: str,
+    query_string: str,
+    body: bytes,
+    content_type: str,
+    idempotency_key: str | None = None,
 ) -> Answer:
     """An OsmAnd report (Traccar Client) on ``/api/public/v1/osmand/<token>``: 200 with an
-    empty body, as Traccar's own server answers, once the fixes are recorded."""
+    empty body, as Traccar's own server answers, once the fixes are recorded. Limited per
+    driver with the app's reports; a POST is recorded once per Idempotency-Key."""
     now = timezone.now()
     try:
         report = osmand.osmand_report_parse(
             query_string=query_string, body=body, content_type=content_type, now=now
         )
         credential = device_token_credential(token, device_id=report.device_id)
-        if report.fixes:
-            services.driver_location_report(
-                driver_id=credential.driver_id,
-                vehicle_classes=credential.vehicle_classes,
-                fixes=report.fixes,
-            )
+        report_limit_enforce(credential)
     except DomainError as error:
         return problem_answer(error)
-    return Answer(200, b"", "text/plain")
+
+    def record() -> Answer:
+        if report.fixes:
+            try:
+                services.driver_location_report(
+                    driver_id=credential.driver_id,
+                    vehicle_classes=credential.vehicle_classes,
+                    fixes=report.fixes,
+                )
+            except DomainError as error:
+                return problem_answer(error)
+        return Answer(200, b"", "text/plain")
+
+    return report_once(
+        key=idempotency_key if method == "POST" else None,
+        credential=credential,
+        path=OSMAND_PREFIX + token,
+        request=query_string.encode("utf-8", "surrogatepass") + b"\x00" + body,
+        answer=record,
+    )
+
+
+# --- Rate limit and Idempotency-Key (contract 1.3, 1.4), without the database -----------
+
+
+def report_limit_enforce(credential: PositionCredential) -> None:
+    """Count one report of the driver against ``RATELIMITS["driver_location"]``, both doors
+    together (``RATELIMIT_DRIVER_LOCATION``); LimitReached (429) beyond it. One Redis round
+    trip, or a per-process count while Redis is down (``guards.ratelimits``). A login that
+    is not a driver's is refused by the service (403), not counted."""
+    if credential.driver_id is not None:
+        limit_enforce(Caller(), LIMIT_SCOPE, value=f"driver:{credential.driver_id}")
+
+
+def report_once(
+    *,
+    key: str | None,
+    credential: PositionCredential,
+    path: str,
+    request: bytes,
+    answer: Callable[[], Answer],
+) -> Answer:
+    """``answer()`` once per Idempotency-Key: scope key + driver + path, kept
+    ``IDEMPOTENCY_RETENTION_HOURS`` in the ``default`` cache (Redis in production), not in
+    ``api.idempotency``'s table, since the hot path has no ORM and a report is idempotent
+    by nature. The observable rules are the contract's: the same request replays the first
+    answer with ``Idempotent-Replayed: true``; another is 422 ``idempotency_key_reuse``; a
+    key still in flight is 409 ``idempotency_conflict``; answers that invite a retry (401,
+    409, 429, 503, 5xx) are forgotten; a claim left by a request that died expires after
+    ``api.idempotency.IN_FLIGHT_TIMEOUT``.
+
+    Without a key (the driver app's routine reports) this costs nothing; with one, two
+    cache calls and about 300 bytes for the retention. With the cache unreachable the
+    report is recorded unprotected (logged): refusing it would lose a position, and
+    recording it twice changes nothing."""
+    if key is None or credential.driver_id is None:
+        return answer()
+    if not 1 <= len(key) <= 255:
+        return problem_answer(
+            Problem(
+                400,
+                "invalid_input",
+                "Idempotency-Key must be 1 to 255 characters.",
+                errors={"Idempotency-Key": ["Must be 1 to 255 characters."]},
+            )
+        )
+    scope = IDEMPOTENCY_PREFIX + _digest(f"driver:{credential.driver_id}", path, key)
+    request_hash = _digest(request)
+    try:
+        in_flight = (request_hash, None, "", b"", {})
+        claimed = cache.add(scope, in_flight, IN_FLIGHT_TIMEOUT.total_seconds())
+        held = None if claimed else cache.get(scope)
+    except CACHE_DOWN as exc:
+        logger.warning("ingest idempotency: cache unreachable (%s); recorded without it", exc)
+        return answer()
+    if not claimed:
+        return _held_answer(held, request_hash)
+    first = None
+    try:
+        first = answer()
+    finally:
+        _settle(scope, request_hash, first)
+    return first
+
+
+def _digest(*parts: str | bytes) -> str:
+    sha = hashlib.sha256()
+    for part in parts:
+        sha.update(part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass"))
+        sha.update(b"\x00")
+    return sha.hexdigest()
+
+
+def _held_answer(held: tuple | None, request_hash: str) -> Answer:
+    """The answer to a key claimed before: the first answer again, or why not."""
+    if held is None:  # expired between the claim and the read: the first is over
+        return problem_answer(_conflict("Could not claim the Idempotency-Key; retry."))
+    first_hash, status, content_type, body, headers = held
+    if first_hash != request_hash:
+        return problem_answer(
+            Problem(
+                422,
+                "idempotency_key_reuse",
+                "This Idempotency-Key was already used with a different request body.",
+            )
+        )
+    if status is None:
+        return problem_answer(
+            _conflict("A request with this Idempotency-Key is still being processed.")
+        )
+    return Answer(status, body, content_type, {**headers, "Idempotent-Replayed": "true"})
+
+
+def _conflict(detail: str) -> Problem:
+    return Problem(409, "idempotency_conflict", detail, headers={"Retry-After": "1"})
+
+
+def _settle(scope: str, request_hash: str, first: Answer | None) -> None:
+    try:
+        if first is None or first.status in FORGET_STATUSES or first.status >= 500:
+            cache.delete(scope)
+        else:
+            kept = (request_hash, first.status, first.content_type, first.body, first.headers)
+            cache.set(scope, kept, settings.IDEMPOTENCY_RETENTION_HOURS * 3600)
+    except CACHE_DOWN as exc:
+        logger.warning("ingest idempotency: cache unreachable (%s); answer not kept", exc)

@@ -24,17 +24,18 @@ from django.core import signals  # noqa: E402
 from api.problems import Problem  # noqa: E402
 from core.errors import DomainError  # noqa: E402
 from drivers.api.ingest import (  # noqa: E402
+    LOCATION_PATH,
     MAX_BODY_BYTES,
+    OSMAND_PREFIX,
     Answer,
     location_request_answer,
     osmand_request_answer,
     problem_answer,
 )
 
-LOCATION_PATH = "/api/public/v1/driver/location"
-OSMAND_PREFIX = "/api/public/v1/osmand/"
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
-            404: "Not Found", 405: "Method Not Allowed", 413: "Content Too Large",
+            404: "Not Found", 405: "Method Not Allowed", 409: "Conflict",
+            413: "Content Too Large", 422: "Unprocessable Content", 429: "Too Many Requests",
             503: "Service Unavailable"}  # fmt: skip
 
 
@@ -54,11 +55,15 @@ def _answer(environ) -> Answer:
         if method != "POST":
             return problem_answer(Problem(405, "method_not_allowed", f"{method} is not allowed."))
         return location_request_answer(
-            authorization=environ.get("HTTP_AUTHORIZATION"), body=_body(environ)
+            authorization=environ.get("HTTP_AUTHORIZATION"),
+            body=_body(environ),
+            idempotency_key=environ.get("HTTP_IDEMPOTENCY_KEY"),
         )
     if path.startswith(OSMAND_PREFIX):
         return osmand_request_answer(
             token=path[len(OSMAND_PREFIX) :].strip("/"),
+            method=method,
+            idempotency_key=environ.get("HTTP_IDEMPOTENCY_KEY"),
             query_string=environ.get("QUERY_STRING", ""),
             body=_body(environ),
             content_type=environ.get("CONTENT_TYPE", ""),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from drf_spectacular.utils import extend_schema_field
+from django.conf import settings
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
 from api.input_serializers import InputSerializer
@@ -239,16 +240,64 @@ class DriverLocationFixSerializer(InputSerializer):
 
 
 class DriverLocationInputSerializer(DriverLocationFixSerializer):
-    """One fix (``lat``, ``lng``, optional ``heading``, ``speed``, ``accuracy``, ``at``:
-    the server's time when absent), or ``fixes`` alone: a batch of at most
-    ``POSITIONS_BATCH_MAX`` (100), each with its ``at``."""
+    """A report of one fix (``at``: the server's time when absent)."""
 
-    lat = serializers.FloatField(
-        min_value=-LATITUDE_LIMIT, max_value=LATITUDE_LIMIT, required=False
+    at = serializers.DateTimeField(
+        required=False,
+        help_text="When the device measured it; the server's time when absent. At most a day "
+        "old and not ahead of the server's clock by more than 5 minutes.",
     )
-    lng = serializers.FloatField(min_value=-180, max_value=180, required=False)
-    at = serializers.DateTimeField(required=False)
-    fixes = DriverLocationFixSerializer(many=True, required=False, max_length=100)
+
+
+class DriverLocationBatchInputSerializer(InputSerializer):
+    """A report of the fixes the phone buffered while the signal was gone."""
+
+    fixes = serializers.ListField(
+        child=DriverLocationFixSerializer(),
+        min_length=1,
+        max_length=settings.POSITIONS_BATCH_MAX,
+        help_text=f"At most POSITIONS_BATCH_MAX ({settings.POSITIONS_BATCH_MAX}) fixes, each "
+        "with its own `at`, in any order: the newest becomes the live position.",
+    )
+
+
+# The body of POST /v1/driver/location: one fix, or a batch (documents the shape only: the
+# ingest parses reports by hand, drivers.api.ingest.location_fixes).
+DRIVER_LOCATION_REPORT = PolymorphicProxySerializer(
+    component_name="DriverLocationReport",
+    serializers=[DriverLocationInputSerializer, DriverLocationBatchInputSerializer],
+    resource_type_field_name=None,
+)
+
+
+class OsmandCoordsBodySerializer(serializers.Serializer):
+    latitude = serializers.FloatField(min_value=-LATITUDE_LIMIT, max_value=LATITUDE_LIMIT)
+    longitude = serializers.FloatField(min_value=-180, max_value=180)
+    accuracy = serializers.FloatField(required=False, help_text="Metres.")
+    speed = serializers.FloatField(required=False, help_text="Metres per second; -1: unknown.")
+    heading = serializers.FloatField(required=False, help_text="Degrees; -1: unknown.")
+    altitude = serializers.FloatField(required=False, help_text="Metres; not kept.")
+
+
+class OsmandLocationBodySerializer(serializers.Serializer):
+    timestamp = serializers.DateTimeField(
+        required=False, help_text="When measured (ISO 8601); the server's time when absent."
+    )
+    coords = OsmandCoordsBodySerializer()
+
+
+class OsmandJsonBodySerializer(serializers.Serializer):
+    """Traccar Client 9's JSON, for the OpenAPI description only (not an input serializer:
+    ``drivers.api.osmand`` reads it, and takes and ignores the SDK's other fields such as
+    ``is_moving``, ``odometer``, ``battery``, ``activity`` and ``extras``)."""
+
+    device_id = serializers.CharField(
+        max_length=64, help_text="The device identifier the token was issued for."
+    )
+    location = OsmandLocationBodySerializer(
+        help_text="One location, or a list of them (a buffered batch, at most "
+        f"POSITIONS_BATCH_MAX, {settings.POSITIONS_BATCH_MAX})."
+    )
 
 
 class DriverLocationOutputSerializer(serializers.Serializer):

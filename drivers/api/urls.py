@@ -38,5 +38,5 @@ urlpatterns = [
     ),
     path("v1/driver/location", views.DriverLocationView.as_view(), name="driver-location"),
     path("v1/driver/earnings", views.DriverEarningsView.as_view(), name="driver-earnings"),
-    path("v1/osmand/<str:token>", views.osmand_report_view, name="driver-osmand"),
+    path("v1/osmand/<str:token>", views.OsmandReportView.as_view(), name="driver-osmand"),
 ]

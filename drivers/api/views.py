@@ -7,8 +7,9 @@ validates its input serializer and calls one service.
 from __future__ import annotations
 
 from django.http import HttpResponse
-from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -28,23 +29,58 @@ from drivers.api.authentication import (
     driver_login,
 )
 from drivers.api.serializers import (
+    DRIVER_LOCATION_REPORT,
     DriverAvailabilityInputSerializer,
     DriverAvailabilityOutputSerializer,
     DriverEarningsOutputSerializer,
     DriverJobsFeedOutputSerializer,
     DriverJobStatusInputSerializer,
     DriverJobStatusOutputSerializer,
-    DriverLocationInputSerializer,
     DriverLocationOutputSerializer,
     DriverLoginInputSerializer,
     DriverLoginOutputSerializer,
     DriverOfferDecisionOutputSerializer,
     DriverSettlementInputSerializer,
     DriverSettlementOutputSerializer,
+    OsmandJsonBodySerializer,
 )
 from drivers.tokens import driver_tokens_end
 
 TAGS = ["driver app"]
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    description="1 to 255 characters: the same key and body within 24 h replay the first "
+    "answer (`Idempotent-Replayed: true`) and record nothing again; another body is 422.",
+)
+OSMAND_DESCRIPTION = (
+    "The OsmAnd protocol as Traccar Client (and OsmAnd) sends it: paste the server URL "
+    "that `manage.py tracker_device_issue` prints into the app. Each fix is recorded as a "
+    "driver app report would be; the device identifier must be the token's. Counted "
+    "against the driver's RATELIMIT_DRIVER_LOCATION with the app's reports."
+)
+OSMAND_RESPONSES = {
+    200: OpenApiResponse(
+        description="Recorded (or a report without a position, taken): an empty body, as "
+        "Traccar's own server answers."
+    ),
+    **problem_responses(
+        400,
+        401,
+        409,
+        422,
+        429,
+        503,
+        s400="invalid_input naming the parameter (a value out of range, a time more than "
+        "a day old), invalid_body, batch_too_large.",
+        s401="unauthenticated: an unknown token, or a device identifier not the token's.",
+        s409="idempotency_conflict (POST with an Idempotency-Key still being recorded).",
+        s422="idempotency_key_reuse (POST: the Idempotency-Key came with another request).",
+        s429="rate_limited: the driver's RATELIMIT_DRIVER_LOCATION; see Retry-After.",
+        s503="service_unavailable: the position store did not answer; see Retry-After.",
+    ),
+}
 
 
 class DriverAPIView(IdempotentViewMixin, APIView):
@@ -266,8 +302,9 @@ class DriverAvailabilityView(DriverAPIView):
 class DriverLocationView(APIView):
     """POST /api/public/v1/driver/location through Django (the web process, the local
     configuration); the ingest process answers the same path alike without Django
-    (``drivers.api.ingest_wsgi``). No rate limit or Idempotency-Key: a report is
-    idempotent by nature (a repeat changes nothing newer), and its cost is one script call."""
+    (``drivers.api.ingest_wsgi``). Limited per driver and once per Idempotency-Key as the
+    other driver endpoints, through the cache rather than the database
+    (``drivers.api.ingest.report_limit_enforce``, ``report_once``)."""
 
     authentication_classes = [DriverPositionTokenAuthentication]
     permission_classes: list = []
@@ -275,10 +312,34 @@ class DriverLocationView(APIView):
     @extend_schema(
         operation_id="driver_location",
         tags=TAGS,
-        request=DriverLocationInputSerializer,
+        request=DRIVER_LOCATION_REPORT,
+        parameters=[IDEMPOTENCY_KEY],
         responses={
-            200: DriverLocationOutputSerializer,
-            **problem_responses(400, 401, 403, 503),
+            200: OpenApiResponse(
+                DriverLocationOutputSerializer,
+                description="Recorded: the newest fix of the report. A repeat with the same "
+                "Idempotency-Key and body is this answer again, with "
+                "`Idempotent-Replayed: true`.",
+            ),
+            **problem_responses(
+                400,
+                401,
+                403,
+                409,
+                422,
+                429,
+                503,
+                s400="invalid_input (the fields named in `errors`), invalid_body, "
+                "batch_too_large (more than POSITIONS_BATCH_MAX fixes).",
+                s403="permission_denied: the login is not a driver's.",
+                s409="idempotency_conflict: a report with this Idempotency-Key is still "
+                "being recorded.",
+                s422="idempotency_key_reuse: the Idempotency-Key came with another body.",
+                s429="rate_limited: more than RATELIMIT_DRIVER_LOCATION reports from this "
+                "driver (the app's and a tracker's together); see Retry-After.",
+                s503="service_unavailable: the position store did not answer; send the "
+                "report again after Retry-After.",
+            ),
         },
         description=(
             "The car's position, every 5 s or so while the driver is working: one fix, or a "
@@ -316,7 +377,11 @@ class DriverLocationView(APIView):
         ],
     )
     def post(self, request: Request) -> HttpResponse:
-        answer = ingest.location_report_answer(credential=request.auth, body=request.body)
+        answer = ingest.location_report_answer(
+            credential=request.auth,
+            body=request.body,
+            idempotency_key=request.META.get("HTTP_IDEMPOTENCY_KEY"),
+        )
         return ingest_response(answer)
 
 
@@ -370,14 +435,91 @@ def ingest_response(answer: ingest.Answer) -> HttpResponse:
     return response
 
 
-@csrf_exempt
-def osmand_report_view(request, token: str) -> HttpResponse:
-    """/api/public/v1/osmand/<token>: Traccar Client's reports (any method, query or form
-    parameters, or its JSON), through Django; see ``drivers.api.osmand``."""
-    answer = ingest.osmand_request_answer(
-        token=token,
-        query_string=request.META.get("QUERY_STRING", ""),
-        body=request.body,
-        content_type=request.META.get("CONTENT_TYPE", ""),
+OSMAND_PARAMETERS = [
+    OpenApiParameter(
+        "token", str, OpenApiParameter.PATH, description="The tracker device's token."
+    ),
+    OpenApiParameter(
+        "id", str, description="The device identifier (or `deviceid`); the token's own."
+    ),
+    OpenApiParameter("lat", float, description="Latitude (or `location=lat,lon`)."),
+    OpenApiParameter("lon", float, description="Longitude."),
+    OpenApiParameter(
+        "timestamp",
+        str,
+        description="Seconds or milliseconds since 1970, ISO 8601, or `yyyy-MM-dd HH:mm:ss` "
+        "(UTC); the server's time when absent.",
+    ),
+    OpenApiParameter("speed", float, description="Knots."),
+    OpenApiParameter("bearing", float, description="Degrees (or `heading`)."),
+    OpenApiParameter("accuracy", float, description="Metres."),
+    OpenApiParameter(
+        "valid", str, description="`false` or `0`: not a fix; taken, nothing recorded."
+    ),
+]
+
+
+class AnyAccept(BaseContentNegotiation):
+    """Trackers send whatever Accept header their HTTP library sends; the answer is the
+    protocol's (an empty 200 or problem JSON) whatever they say they accept."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class OsmandReportView(APIView):
+    """/api/public/v1/osmand/<token>: Traccar Client's reports (query or form parameters,
+    or its JSON), through Django; see ``drivers.api.osmand``. The tracker's token is in
+    the path (the protocol has no header for it)."""
+
+    authentication_classes: list = []
+    permission_classes: list = []
+    content_negotiation_class = AnyAccept
+
+    @extend_schema(
+        operation_id="driver_osmand_report",
+        tags=TAGS,
+        auth=[],
+        parameters=OSMAND_PARAMETERS,
+        request=None,
+        responses=OSMAND_RESPONSES,
+        description=OSMAND_DESCRIPTION,
     )
-    return ingest_response(answer)
+    def get(self, request: Request, token: str) -> HttpResponse:
+        return self.report(request, token)
+
+    @extend_schema(
+        operation_id="driver_osmand_report_post",
+        tags=TAGS,
+        auth=[],
+        parameters=[*OSMAND_PARAMETERS, IDEMPOTENCY_KEY],
+        request={
+            "application/json": OsmandJsonBodySerializer,
+            "application/x-www-form-urlencoded": OpenApiTypes.OBJECT,
+        },
+        responses=OSMAND_RESPONSES,
+        description=OSMAND_DESCRIPTION
+        + " A POST may carry the query's parameters as a form body, or Traccar Client 9's "
+        "JSON.",
+    )
+    def post(self, request: Request, token: str) -> HttpResponse:
+        return self.report(request, token)
+
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        # The original OsmAnd format comes with any method; only GET and POST are described.
+        return self.report(request, kwargs["token"])
+
+    @staticmethod
+    def report(request, token: str) -> HttpResponse:
+        answer = ingest.osmand_request_answer(
+            token=token,
+            method=request.method,
+            idempotency_key=request.META.get("HTTP_IDEMPOTENCY_KEY"),
+            query_string=request.META.get("QUERY_STRING", ""),
+            body=request.body,
+            content_type=request.META.get("CONTENT_TYPE", ""),
+        )
+        return ingest_response(answer)

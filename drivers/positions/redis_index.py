@@ -10,7 +10,9 @@ Keys (``POSITIONS_KEY_PREFIX``, default ``pos:``):
   ``POSITIONS_AREA_DEGREES`` with a vehicle of that class, and ``pos:s:<area>:<class>``,
   the same members scored by the time of their fix. Both expire with the last write; every
   write also drops a few members older than the expiry, so a driver whose app went quiet
-  leaves the index within ``POSITIONS_TTL_SECONDS`` even in a busy cell.
+  leaves the index within ``POSITIONS_TTL_SECONDS`` even in a busy cell. That is longer than
+  the matcher trusts a fix (``DISPATCH_DRIVER_SEEN_WITHIN_SECONDS``): freshness is judged by
+  the fix's time (its score), as the database backend judges ``last_seen_at``, never by expiry.
 
 A report is one script call (``EVALSHA``): atomic per driver, one round trip, however many
 fixes it carries. A search is one more: every cell and class the circle touches, nearest

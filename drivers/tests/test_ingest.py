@@ -144,3 +144,124 @@ def test_a_position_store_that_is_down_is_503_with_retry_after(token, settings):
     assert response.status_code == 503
     assert response.json()["code"] == "service_unavailable"
     assert int(response["Retry-After"]) > 0
+
+
+def post_with(token, body, **headers):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return client.post(URL, data=json.dumps(body), content_type="application/json", **headers)
+
+
+@pytest.fixture
+def three_reports_an_hour(settings):
+    settings.RATELIMITS = {**settings.RATELIMITS, "driver_location": "3/h"}
+
+
+def test_reports_beyond_the_drivers_limit_are_429_with_retry_after(token, three_reports_an_hour):
+    # given a limit of 3 reports an hour, counted across both doors
+    assert post(token, {"lat": 53.8, "lng": -1.55}).status_code == 200
+    assert post(token, {"lat": 53.8, "lng": -1.55}).status_code == 200
+    assert post_wsgi(token, {"lat": 53.8, "lng": -1.55})[0] == 200
+    # when a fourth comes, through either door
+    response = post(token, {"lat": 53.8, "lng": -1.55})
+    status, headers, body = post_wsgi(token, {"lat": 53.8, "lng": -1.55})
+    # then both are refused until the window ends
+    assert response.status_code == 429
+    assert response.json()["code"] == "rate_limited"
+    assert int(response["Retry-After"]) > 0
+    assert (status, json.loads(body)["code"]) == (429, "rate_limited")
+    assert int(headers["Retry-After"]) > 0
+
+
+def test_the_limit_is_per_driver(token, three_reports_an_hour):
+    other = Token.objects.create(user=driver_at(LEEDS, user=UserFactory()).user).key
+    for _ in range(3):
+        post(token, {"lat": 53.8, "lng": -1.55})
+    assert post(token, {"lat": 53.8, "lng": -1.55}).status_code == 429
+    assert post(other, {"lat": 53.8, "lng": -1.55}).status_code == 200
+
+
+def test_with_the_limits_cache_unreachable_reports_are_still_limited_per_process(
+    token, three_reports_an_hour, settings, caplog
+):
+    # Contract 1.4: no 500 because the cache is down; limits count per process meanwhile.
+    settings.CACHES = {
+        **settings.CACHES,
+        settings.RATELIMIT_USE_CACHE: {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": "redis://127.0.0.1:6479/0",  # nothing listens there
+            "OPTIONS": {"CLIENT_CLASS": "guards.ratelimit_cache.RateLimitCacheClient"},
+        },
+    }
+    answers = [post(token, {"lat": 53.8, "lng": -1.55}).status_code for _ in range(4)]
+    assert answers == [200, 200, 200, 429]
+    assert "cache unreachable" in caplog.text
+
+
+def test_the_same_key_and_body_replay_the_first_answer_and_record_nothing_again(token, driver):
+    first_body = {"lat": 53.80, "lng": -1.55}  # no "at": recorded at the server's time
+    first = post_with(token, first_body, HTTP_IDEMPOTENCY_KEY="report-1")
+    later = post(token, {"lat": 53.81, "lng": -1.55})
+    # when the first report is sent again with its key (a retry after a lost answer)
+    again = post_with(token, first_body, HTTP_IDEMPOTENCY_KEY="report-1")
+    # then the first answer comes back, marked, and the car is not moved back
+    assert (first.status_code, later.status_code) == (200, 200)
+    assert (again.status_code, again.content) == (200, first.content)
+    assert again["Idempotent-Replayed"] == "true"
+    assert "Idempotent-Replayed" not in first
+    assert position_latest(driver.pk).lat == 53.81
+
+
+def test_the_ingest_process_replays_what_the_web_process_answered(token):
+    first = post_with(token, {"lat": 53.80, "lng": -1.55}, HTTP_IDEMPOTENCY_KEY="k")
+    raw = json.dumps({"lat": 53.80, "lng": -1.55}).encode()
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": URL,
+        "HTTP_AUTHORIZATION": f"Token {token}",
+        "HTTP_IDEMPOTENCY_KEY": "k",
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(len(raw)),
+        "wsgi.input": io.BytesIO(raw),
+    }
+    seen = {}
+    body = b"".join(wsgi_call(environ, lambda s, h: seen.update(status=s, headers=dict(h))))
+    assert (seen["status"], body) == ("200 OK", first.content)
+    assert seen["headers"]["Idempotent-Replayed"] == "true"
+
+
+def test_the_same_key_with_another_body_is_422(token):
+    post_with(token, {"lat": 53.80, "lng": -1.55}, HTTP_IDEMPOTENCY_KEY="report-1")
+    response = post_with(token, {"lat": 53.90, "lng": -1.55}, HTTP_IDEMPOTENCY_KEY="report-1")
+    assert response.status_code == 422
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "idempotency_key_reuse"
+
+
+def test_a_key_belongs_to_its_driver(token):
+    other = Token.objects.create(user=driver_at(LEEDS, user=UserFactory()).user).key
+    post_with(token, {"lat": 53.80, "lng": -1.55}, HTTP_IDEMPOTENCY_KEY="report-1")
+    response = post_with(other, {"lat": 53.90, "lng": -1.55}, HTTP_IDEMPOTENCY_KEY="report-1")
+    assert response.status_code == 200
+    assert "Idempotent-Replayed" not in response
+    assert response.json()["lat"] == 53.90
+
+
+def test_an_answer_that_invites_a_retry_is_not_kept_for_the_key(token, driver, settings):
+    if settings.POSITIONS_BACKEND != "redis":
+        pytest.skip("the database backend has no separate store")
+    store = settings.POSITIONS_REDIS_URL
+    settings.POSITIONS_REDIS_URL = "redis://127.0.0.1:6479/0"  # the store is down
+    down = post_with(token, {"lat": 53.80, "lng": -1.55}, HTTP_IDEMPOTENCY_KEY="report-1")
+    settings.POSITIONS_REDIS_URL = store
+    retried = post_with(token, {"lat": 53.80, "lng": -1.55}, HTTP_IDEMPOTENCY_KEY="report-1")
+    assert down.status_code == 503
+    assert retried.status_code == 200
+    assert "Idempotent-Replayed" not in retried
+    assert position_latest(driver.pk).lat == 53.80
+
+
+def test_a_key_longer_than_255_characters_is_400(token):
+    response = post_with(token, {"lat": 53.80, "lng": -1.55}, HTTP_IDEMPOTENCY_KEY="k" * 256)
+    assert response.status_code == 400
+    assert "Idempotency-Key" in response.json()["errors"]

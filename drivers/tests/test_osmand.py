@@ -11,11 +11,12 @@ from urllib.parse import urlsplit
 import pytest
 import time_machine
 from django.test import Client
+from rest_framework.authtoken.models import Token
 
 from core.testing.places import LEEDS
 from drivers.positions import position_latest, positions_backend
 from drivers.positions.credentials import tracker_device_register
-from drivers.tests.factories import driver_at
+from drivers.tests.factories import UserFactory, driver_at
 from drivers.tests.ingest_client import wsgi_call
 
 pytestmark = pytest.mark.django_db
@@ -150,3 +151,57 @@ def test_form_parameters_in_a_post_body_are_read_too(device):
     )
     assert response.status_code == 200
     assert (position_latest(driver.pk).lat, position_latest(driver.pk).heading) == (53.7955, 90.0)
+
+
+def test_a_tracker_and_the_app_share_the_drivers_limit(device, settings):
+    driver, token = device
+    driver.user = UserFactory()
+    driver.save(update_fields=["user"])
+    app_token = Token.objects.create(user=driver.user).key
+    settings.RATELIMITS = {**settings.RATELIMITS, "driver_location": "3/h"}
+    report = f"/api/public/v1/osmand/{token}?id=48241179&lat=53.8&lon=-1.55"
+    answers = [Client().post(report).status_code for _ in range(3)]
+    refused = Client().post(report)
+    app = Client().post(
+        "/api/public/v1/driver/location",
+        data={"lat": 53.8, "lng": -1.55},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Token {app_token}",
+    )
+    assert answers == [200, 200, 200]
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) > 0
+    assert app.status_code == 429
+
+
+def test_a_post_with_an_idempotency_key_is_recorded_once(device):
+    driver, token = device
+    first = Client().post(
+        f"/api/public/v1/osmand/{token}?id=48241179&lat=53.80&lon=-1.55",
+        HTTP_IDEMPOTENCY_KEY="fix-1",
+    )
+    Client().get(f"/api/public/v1/osmand/{token}?id=48241179&lat=53.81&lon=-1.55")
+    again = Client().post(
+        f"/api/public/v1/osmand/{token}?id=48241179&lat=53.80&lon=-1.55",
+        HTTP_IDEMPOTENCY_KEY="fix-1",
+    )
+    other = Client().post(
+        f"/api/public/v1/osmand/{token}?id=48241179&lat=53.82&lon=-1.55",
+        HTTP_IDEMPOTENCY_KEY="fix-1",
+    )
+    assert (first.status_code, again.status_code) == (200, 200)
+    assert again["Idempotent-Replayed"] == "true"
+    assert position_latest(driver.pk).lat == 53.81
+    assert other.status_code == 422
+
+
+@pytest.mark.parametrize("method", ["put", "get"])
+def test_any_method_and_any_accept_header_are_taken(device, method):
+    # The original OsmAnd format comes with any method, and a tracker's HTTP library says
+    # what it accepts as it likes: neither is refused.
+    driver, token = device
+    response = getattr(Client(), method)(
+        f"/api/public/v1/osmand/{token}?id=48241179&lat=53.8&lon=-1.55", HTTP_ACCEPT="text/html"
+    )
+    assert response.status_code == 200
+    assert position_latest(driver.pk).lat == 53.8
