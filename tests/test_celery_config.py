@@ -47,6 +47,7 @@ def publishing_for_real():
     app.conf.task_always_eager = eager
 
 
+@pytest.mark.django_db  # it reads each booking's request id (none for these ids)
 @pytest.mark.usefixtures("publishing_for_real")
 def test_the_dispatcher_publishes_one_task_message_per_booking():
     # Through a real kombu transport (memory://), as a worker would read them.
