@@ -12,7 +12,10 @@ export DATABASE_URL="sqlite:///$work/db.sqlite3" RATELIMIT_ENABLE=0 DJANGO_DEBUG
 .venv/bin/python manage.py seed_demo >"$work/seed.log"
 api_key() { sed -n "s/.*\"slug\": \"$1\".*\"apiKey\": \"\([^\"]*\)\".*/\1/p" "$work/seed.log"; }
 key=$(api_key demo-agent)
-.venv/bin/python manage.py runserver "127.0.0.1:$port" --noreload >"$work/server.log" 2>&1 &
+# Served as `make demo` serves it (uvicorn, the one ASGI app): runserver's WSGI server
+# reads no chunked request body and takes what is left of one for the next request.
+.venv/bin/uvicorn config.asgi:application --host 127.0.0.1 --port "$port" --no-access-log \
+  >"$work/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 1 30); do curl -sf "http://127.0.0.1:$port/api/public/openapi.json" >/dev/null && break; sleep 0.5; done
