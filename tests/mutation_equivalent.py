@@ -40,4 +40,23 @@ EQUIVALENT: dict[str, str] = {
         "status or 201 for status or 200: a done claim always has its status, written in "
         "the same UPDATE that marks it done"
     ),
+    "api.idempotency.x__digest__mutmut_8": (
+        "encode without 'surrogatepass': the handler only acts on a lone surrogate, and no "
+        "part can hold one (headers and QUERY_STRING reach Django latin-1 decoded under WSGI "
+        "and ASGI, the path is decoded from UTF-8 strictly, the caller is account:<id> or "
+        "ip:<address>, the body is bytes)"
+    ),
+    "api.idempotency.x__digest__mutmut_11": (
+        "an unknown error handler name for 'surrogatepass': Python looks the handler up only "
+        "on an encoding error, and no part can hold a lone surrogate (see x__digest__mutmut_8)"
+    ),
+    "api.idempotency.x_idempotency_settle__mutmut_27": (
+        "response.get('content-type'): Django's response headers are a case-insensitive mapping"
+    ),
+    "api.idempotency.x_idempotency_settle__mutmut_35": (
+        "response.get('location'): Django's response headers are a case-insensitive mapping"
+    ),
+    "api.idempotency.x_idempotency_settle__mutmut_36": (
+        "response.get('LOCATION'): Django's response headers are a case-insensitive mapping"
+    ),
 }
