@@ -59,4 +59,31 @@ EQUIVALENT: dict[str, str] = {
     "api.idempotency.x_idempotency_settle__mutmut_36": (
         "response.get('LOCATION'): Django's response headers are a case-insensitive mapping"
     ),
+    "dispatch.services.waiting.x_waiting_terms__mutmut_8": (
+        "FlightArrival read for a pickup at no airport: the landing branch also requires an "
+        "airport, so the row is never used; one query more"
+    ),
+    "dispatch.services.waiting.x_waiting_terms__mutmut_12": (
+        "a tariff source without a reference reads as None, not '': both tariff look-ups "
+        "(tariff_free_waiting_minutes, tariff_waiting_rate) return None for any falsy reference"
+    ),
+    "dispatch.services.waiting.x_waiting_terms__mutmut_14": (
+        ".get('reference') without a default is None: falsy like '' (see x_waiting_terms__mutmut_12)"
+    ),
+    "dispatch.services.waiting.x_waiting_terms__mutmut_31": (
+        "from_landing None for False: it is only ever read for its truth (waiting_line's "
+        "'since', the no-show's waitingFrom)"
+    ),
+    "dispatch.services.waiting.x_waiting_line__mutmut_5": (
+        "waited < 0 for <= 0: at exactly 0 the meter charges 0 increments, and amount <= 0 "
+        "then returns None all the same"
+    ),
+    "dispatch.services.waiting.x_waiting_line__mutmut_14": (
+        "int(s / 60) for int(s // 60): waited is > 0 here, and truncating a positive quotient "
+        "is flooring it (seconds come in microseconds, far inside float precision)"
+    ),
+    "dispatch.services.waiting.x_waiting_line__mutmut_25": (
+        "int(s / 60) for int(s // 60): the free time is >= 0 (positive minutes from the "
+        "tariff, the airport or the setting), so truncating is flooring"
+    ),
 }
