@@ -86,4 +86,20 @@ EQUIVALENT: dict[str, str] = {
         "int(s / 60) for int(s // 60): the free time is >= 0 (positive minutes from the "
         "tariff, the airport or the setting), so truncating is flooring"
     ),
+    "bookings.policies.x_pickup_require_future__mutmut_11": (
+        "detail None for the past-pickup error: field_error's detail falls back to the "
+        "message, the same sentence"
+    ),
+    "bookings.policies.x_pickup_require_future__mutmut_14": (
+        "the message dropped from field_error(code, field, M, M): the detail becomes the "
+        "message and the detail falls back to it, the same sentence"
+    ),
+    "bookings.policies.x_pickup_require_future__mutmut_15": (
+        "the detail dropped from field_error(code, field, M, M): it falls back to the "
+        "message, the same sentence"
+    ),
+    "dispatch.services.offers.x_offers_expire_overdue__mutmut_6": (
+        "values_list(flat=True) without 'pk': with no field named it yields the first "
+        "column, the offer's id"
+    ),
 }
