@@ -102,4 +102,12 @@ EQUIVALENT: dict[str, str] = {
         "values_list(flat=True) without 'pk': with no field named it yields the first "
         "column, the offer's id"
     ),
+    "dispatch.services.offers.x_offer_expire__mutmut_14": (
+        "select_for_update(no_key=None): FOR UPDATE instead of FOR NO KEY UPDATE on the same "
+        "row in the same transaction; the outcome is the same, a concurrent insert of a row "
+        "referencing the offer only waits for the commit (and SQLite ignores both)"
+    ),
+    "dispatch.services.offers.x_offer_expire__mutmut_15": (
+        "select_for_update(no_key=False): the same as x_offer_expire__mutmut_14"
+    ),
 }

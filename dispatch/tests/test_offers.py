@@ -430,3 +430,32 @@ def test_decline_records_when_and_only_the_offered_driver_may_decline(dispatch_n
     at = offer.created_at + timedelta(seconds=7)
     declined = dispatch_now(offers.offer_decline, offer_id=offer.pk, driver=first, now=at)
     assert (declined.status, declined.responded_at) == (OfferStatus.DECLINED, at)
+
+
+def test_a_closed_offer_says_whether_it_timed_out_or_how_it_was_answered(dispatch_now):
+    first = driver_at(north_of(LEEDS, 1))
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    with pytest.raises(DomainError) as late:
+        offers.offer_accept(offer_id=offer.pk, driver=first, now=offer.expires_at)
+    assert late.value.detail == f"Offer {offer.pk} is no longer open (timed out)."
+
+    dispatch_now(offers.offer_decline, offer_id=offer.pk, driver=first)
+    with pytest.raises(DomainError) as declined:
+        offers.offer_accept(offer_id=offer.pk, driver=first, now=offer.created_at)
+    assert declined.value.code == "offer_closed"
+    assert declined.value.detail == f"Offer {offer.pk} is no longer open (declined)."
+
+
+def test_the_timeout_records_when_and_by_whom_and_ignores_an_unknown_offer(dispatch_now):
+    driver_at(north_of(LEEDS, 1))
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    at = offer.expires_at + timedelta(seconds=3)
+
+    assert dispatch_now(offers.offer_expire, offer_id=offer.pk, now=at) is True
+
+    assert Offer.objects.get(pk=offer.pk).responded_at == at
+    back = BookingEvent.objects.filter(booking=booking, from_status="offered").first()
+    assert (back.to_status, back.actor) == ("confirmed", "dispatch:timeout")
+    assert offers.offer_expire(offer_id=offer.pk + 1000) is False

@@ -514,6 +514,7 @@ def test_the_free_waiting_counts_from_this_bookings_own_arrival(job):
     status(client, booking, PICKUP, "arrived", **AT_PICKUP)
     # ...whatever the log says later: another booking's arrival, this booking's amendment
     other = BookingFactory(pickup_time=PICKUP)
+    Booking.objects.filter(pk=other.pk).update(sequence=50)  # further along its own log
     log_event(other, PICKUP + minutes(5), type="booking.status_changed", to_status="arrived")
     log_event(booking, PICKUP + minutes(6), type="booking.amended")
     response = status(client, booking, PICKUP + minutes(10), "no_show", **AT_PICKUP)
