@@ -110,4 +110,14 @@ EQUIVALENT: dict[str, str] = {
     "dispatch.services.offers.x_offer_expire__mutmut_15": (
         "select_for_update(no_key=False): the same as x_offer_expire__mutmut_14"
     ),
+    "api.idempotency.x__digest__mutmut_10": (
+        'encode("UTF-8") is encode("utf-8"): the codec name is case-insensitive'
+    ),
+    "api.idempotency.x__digest__mutmut_12": (
+        "'SURROGATEPASS' for 'surrogatepass': the handler is looked up only on an encoding "
+        "error, and no part can hold a lone surrogate (see x__digest__mutmut_8)"
+    ),
+    "api.idempotency.x_idempotency_settle__mutmut_28": (
+        "response.get('CONTENT-TYPE'): Django's response headers are a case-insensitive mapping"
+    ),
 }

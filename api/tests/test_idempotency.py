@@ -105,7 +105,10 @@ def test_error_responses_that_invite_retry_are_not_stored(client):
 
 @pytest.mark.django_db
 def test_overlong_key_is_400(client):
-    assert_problem(post(client, "zeta", key="k" * 256), 400, "invalid_input")
+    response = post(client, "zeta", key="k" * 256)
+    assert_problem(response, 400, "invalid_input")
+    assert response.json()["detail"] == "Idempotency-Key must be 1 to 255 characters."
+    assert response.json()["errors"] == {"Idempotency-Key": ["Must be 1 to 255 characters."]}
 
 
 # PostgreSQL and the embedded SQLite default alike (issue 13: "the embedded default
