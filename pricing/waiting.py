@@ -36,7 +36,9 @@ class WaitingRate:
         return gbp(self.increment_price * increments)
 
     def label(self) -> str:
-        return f"{self.band}: GBP {self.increment_price} per {self.increment_seconds.normalize()} s"
+        return (
+            f"{self.band}: GBP {self.increment_price} per {self.increment_seconds.normalize():f} s"
+        )
 
 
 def tariff_free_waiting_minutes(reference: str) -> int | None:

@@ -40,4 +40,84 @@ EQUIVALENT: dict[str, str] = {
         "status or 201 for status or 200: a done claim always has its status, written in "
         "the same UPDATE that marks it done"
     ),
+    "api.idempotency.x__digest__mutmut_8": (
+        "encode without 'surrogatepass': the handler only acts on a lone surrogate, and no "
+        "part can hold one (headers and QUERY_STRING reach Django latin-1 decoded under WSGI "
+        "and ASGI, the path is decoded from UTF-8 strictly, the caller is account:<id> or "
+        "ip:<address>, the body is bytes)"
+    ),
+    "api.idempotency.x__digest__mutmut_11": (
+        "an unknown error handler name for 'surrogatepass': Python looks the handler up only "
+        "on an encoding error, and no part can hold a lone surrogate (see x__digest__mutmut_8)"
+    ),
+    "api.idempotency.x_idempotency_settle__mutmut_27": (
+        "response.get('content-type'): Django's response headers are a case-insensitive mapping"
+    ),
+    "api.idempotency.x_idempotency_settle__mutmut_35": (
+        "response.get('location'): Django's response headers are a case-insensitive mapping"
+    ),
+    "api.idempotency.x_idempotency_settle__mutmut_36": (
+        "response.get('LOCATION'): Django's response headers are a case-insensitive mapping"
+    ),
+    "dispatch.services.waiting.x_waiting_terms__mutmut_8": (
+        "FlightArrival read for a pickup at no airport: the landing branch also requires an "
+        "airport, so the row is never used; one query more"
+    ),
+    "dispatch.services.waiting.x_waiting_terms__mutmut_12": (
+        "a tariff source without a reference reads as None, not '': both tariff look-ups "
+        "(tariff_free_waiting_minutes, tariff_waiting_rate) return None for any falsy reference"
+    ),
+    "dispatch.services.waiting.x_waiting_terms__mutmut_14": (
+        ".get('reference') without a default is None: falsy like '' (see x_waiting_terms__mutmut_12)"
+    ),
+    "dispatch.services.waiting.x_waiting_terms__mutmut_31": (
+        "from_landing None for False: it is only ever read for its truth (waiting_line's "
+        "'since', the no-show's waitingFrom)"
+    ),
+    "dispatch.services.waiting.x_waiting_line__mutmut_5": (
+        "waited < 0 for <= 0: at exactly 0 the meter charges 0 increments, and amount <= 0 "
+        "then returns None all the same"
+    ),
+    "dispatch.services.waiting.x_waiting_line__mutmut_14": (
+        "int(s / 60) for int(s // 60): waited is > 0 here, and truncating a positive quotient "
+        "is flooring it (seconds come in microseconds, far inside float precision)"
+    ),
+    "dispatch.services.waiting.x_waiting_line__mutmut_25": (
+        "int(s / 60) for int(s // 60): the free time is >= 0 (positive minutes from the "
+        "tariff, the airport or the setting), so truncating is flooring"
+    ),
+    "bookings.policies.x_pickup_require_future__mutmut_11": (
+        "detail None for the past-pickup error: field_error's detail falls back to the "
+        "message, the same sentence"
+    ),
+    "bookings.policies.x_pickup_require_future__mutmut_14": (
+        "the message dropped from field_error(code, field, M, M): the detail becomes the "
+        "message and the detail falls back to it, the same sentence"
+    ),
+    "bookings.policies.x_pickup_require_future__mutmut_15": (
+        "the detail dropped from field_error(code, field, M, M): it falls back to the "
+        "message, the same sentence"
+    ),
+    "dispatch.services.offers.x_offers_expire_overdue__mutmut_6": (
+        "values_list(flat=True) without 'pk': with no field named it yields the first "
+        "column, the offer's id"
+    ),
+    "dispatch.services.offers.x_offer_expire__mutmut_14": (
+        "select_for_update(no_key=None): FOR UPDATE instead of FOR NO KEY UPDATE on the same "
+        "row in the same transaction; the outcome is the same, a concurrent insert of a row "
+        "referencing the offer only waits for the commit (and SQLite ignores both)"
+    ),
+    "dispatch.services.offers.x_offer_expire__mutmut_15": (
+        "select_for_update(no_key=False): the same as x_offer_expire__mutmut_14"
+    ),
+    "api.idempotency.x__digest__mutmut_10": (
+        'encode("UTF-8") is encode("utf-8"): the codec name is case-insensitive'
+    ),
+    "api.idempotency.x__digest__mutmut_12": (
+        "'SURROGATEPASS' for 'surrogatepass': the handler is looked up only on an encoding "
+        "error, and no part can hold a lone surrogate (see x__digest__mutmut_8)"
+    ),
+    "api.idempotency.x_idempotency_settle__mutmut_28": (
+        "response.get('CONTENT-TYPE'): Django's response headers are a case-insensitive mapping"
+    ),
 }

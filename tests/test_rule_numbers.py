@@ -84,10 +84,11 @@ HOMES = {"pricing/vehicles.py", "billing/fees.py", "config/settings/base.py"}
 
 
 def sources():
-    """Production modules and templates: not tests, migrations, benchmarks or the venv."""
+    """Production modules and templates: not tests, migrations, benchmarks, the venv or
+    the copies that `make mutate` leaves in mutants/."""
     for path in sorted([*ROOT.glob("*/**/*.py"), *ROOT.glob("templates/**/*.html")]):
         relative = path.relative_to(ROOT).as_posix()
-        if relative.startswith((".venv/", "bench/", "tests/", "node_modules/")):
+        if relative.startswith((".venv/", "bench/", "tests/", "node_modules/", "mutants/")):
             continue
         if "/tests/" in relative or "/migrations/" in relative or relative in HOMES:
             continue

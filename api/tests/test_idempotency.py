@@ -104,7 +104,10 @@ def test_error_responses_that_invite_retry_are_not_stored(client):
 
 @pytest.mark.django_db
 def test_overlong_key_is_400(client):
-    assert_problem(post(client, "zeta", key="k" * 256), 400, "invalid_input")
+    response = post(client, "zeta", key="k" * 256)
+    assert_problem(response, 400, "invalid_input")
+    assert response.json()["detail"] == "Idempotency-Key must be 1 to 255 characters."
+    assert response.json()["errors"] == {"Idempotency-Key": ["Must be 1 to 255 characters."]}
 
 
 # PostgreSQL and the embedded SQLite default alike (issue 13: "the embedded default
@@ -225,3 +228,84 @@ def test_non_ascii_key_and_hostile_body_are_answered_without_a_5xx(client):
             HTTP_IDEMPOTENCY_KEY="cl\u00e9-\u00fc",
         )
     assert_problem(response, 400, "invalid_body")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("length", [1, 255])
+def test_keys_of_1_and_255_characters_are_claimed(client, length):
+    first = post(client, f"len{length}", key="k" * length)
+    second = post(client, f"len{length}", key="k" * length)
+    assert first.status_code == second.status_code == 201
+    assert second["Idempotent-Replayed"] == "true"
+    assert Account.objects.filter(slug=f"len{length}").count() == 1
+
+
+@pytest.mark.django_db
+def test_empty_key_is_400(client):
+    assert_problem(post(client, "empty", key=""), 400, "invalid_input")
+    assert not Account.objects.exists()
+
+
+@pytest.mark.django_db
+def test_stored_scope_and_request_hash_keep_their_format(client):
+    """Records live for the retention window across deploys: a retry after an upgrade must
+    still find the key its first request claimed, so the digests are a stored format:
+    SHA-256 of each part in UTF-8 followed by a NUL byte."""
+    import hashlib
+
+    post(client, "fmt", key="clé-1")
+    record = IdempotencyRecord.objects.get()
+    body = json.dumps({"name": "fmt"}).encode()
+    scope = "ip:127.0.0.1\x00POST\x00/api/probe\x00clé-1\x00".encode()
+    assert record.scope == hashlib.sha256(scope).hexdigest()
+    assert record.request_hash == hashlib.sha256(b"\x00" + body + b"\x00").hexdigest()
+
+
+def echo(client, key: str = "echo-1", **data):
+    with override_settings(RATELIMITS=LIMITS):
+        return client.post(
+            "/api/probe/echo",
+            data=json.dumps(data),
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY=key,
+        )
+
+
+@pytest.mark.django_db
+def test_a_500_response_forgets_its_key_and_a_499_is_kept(client):
+    client.raise_request_exception = False
+    assert echo(client, "five", status=500, content={"n": 1}).status_code == 500
+    assert not IdempotencyRecord.objects.exists()
+    retried = echo(client, "five", status=500, content={"n": 1})
+    assert "Idempotent-Replayed" not in retried
+
+    assert echo(client, "four", status=499, content={"n": 2}).status_code == 499
+    replayed = echo(client, "four", status=499, content={"n": 2})
+    assert replayed.status_code == 499
+    assert replayed["Idempotent-Replayed"] == "true"
+    assert replayed.json() == {"n": 2}
+
+
+@pytest.mark.django_db
+def test_replay_keeps_the_content_type_and_location_of_the_first_response(client):
+    data = {"status": 201, "content": {"id": 7}, "location": "/api/probe/7"}
+    data["content_type"] = "application/problem+json"
+    first = echo(client, **data)
+    replayed = echo(client, **data)
+    assert first["Content-Type"] == "application/problem+json"
+    assert replayed["Idempotent-Replayed"] == "true"
+    assert replayed["Content-Type"] == "application/problem+json"
+    assert replayed["Location"] == first["Location"] == "/api/probe/7"
+
+
+@pytest.mark.django_db
+def test_replay_of_a_response_without_location_or_content_type_adds_no_location(client):
+    # DRF drops the Content-Type of an empty body: the record keeps "" for it.
+    first = echo(client, "empty-204", status=204)
+    replayed = echo(client, "empty-204", status=204)
+    assert "Content-Type" not in first
+    assert IdempotencyRecord.objects.get().response_content_type == ""
+    assert replayed.status_code == 204
+    assert replayed["Idempotent-Replayed"] == "true"
+    assert "Location" not in first
+    assert "Location" not in replayed

@@ -21,8 +21,25 @@ class ProbeView(PublicAPIView):
         return Response({"created": request.data["name"]}, status=201)
 
 
+class EchoView(PublicAPIView):
+    """Answers a POST with the status, content type, Location and body it names, so that
+    what the idempotency machinery keeps of each kind of response can be observed."""
+
+    ratelimit_scope = "probe"
+
+    def post(self, request):
+        location = request.data.get("location")
+        return Response(
+            request.data.get("content"),
+            status=request.data["status"],
+            content_type=request.data.get("content_type"),
+            headers={"Location": location} if location else None,
+        )
+
+
 urlpatterns = [
     path("api/probe", ProbeView.as_view()),
+    path("api/probe/echo", EchoView.as_view()),
 ]
 
 from api.problems import handler400, handler403, handler404, handler500  # noqa: E402, F401

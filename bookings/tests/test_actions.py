@@ -97,6 +97,29 @@ def test_a_pickup_up_to_five_minutes_past_is_now_by_default():
     assert refused.value.code == "pickup_in_past"
 
 
+def test_a_past_pickup_is_refused_saying_so_on_the_field():
+    with pytest.raises(DomainError) as refused:
+        policies.pickup_require_future(timezone.now() - timedelta(hours=1), field="departAt")
+    assert refused.value.code == "pickup_in_past"
+    assert refused.value.detail == "The pickup time is in the past."
+    assert refused.value.errors == {"departAt": ["The pickup time is in the past."]}
+
+
+def test_a_pickup_up_to_the_horizon_is_bookable_and_a_microsecond_past_it_is_not(settings):
+    settings.BOOKING_HORIZON_DAYS = 30
+    now = timezone.now()
+    with time_machine.travel(now, tick=False):
+        at_the_horizon = now + timedelta(days=30)
+        assert policies.pickup_require_future(at_the_horizon, field="pickupTime") == at_the_horizon
+        with pytest.raises(DomainError) as refused:
+            policies.pickup_require_future(
+                at_the_horizon + timedelta(microseconds=1), field="pickupTime"
+            )
+    assert refused.value.code == "invalid_input"
+    assert refused.value.detail == "The pickup time is too far ahead."
+    assert refused.value.errors == {"pickupTime": ["Must be within 30 days from now."]}
+
+
 def test_quote_and_booking_share_one_past_tolerance(settings):
     settings.PICKUP_PAST_TOLERANCE_SECONDS = 60
     two_minutes_ago = timezone.now() - timedelta(minutes=2)

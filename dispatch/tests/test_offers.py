@@ -391,3 +391,71 @@ def test_a_dispatch_step_after_a_decline_does_not_write_the_trail_again(dispatch
     assert Offer.objects.get(booking=booking, status=OfferStatus.OPEN).driver == second
     searched = DispatchAttempt.objects.filter(booking=booking, outcome=AttemptOutcome.SEARCHED)
     assert searched.count() == 1
+
+
+def test_accept_records_when_and_who_on_the_offer_the_event_and_the_attempt(dispatch_now):
+    driver = driver_at(north_of(LEEDS, 1))
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    at = offer.created_at + timedelta(seconds=5)
+
+    accepted = dispatch_now(offers.offer_accept, offer_id=offer.pk, driver=driver, now=at)
+
+    assert accepted.responded_at == at
+    event = BookingEvent.objects.get(booking=booking, to_status="accepted")
+    assert event.actor == f"driver:{driver.pk}"
+    assert event.detail == {"offerId": offer.pk, "driverId": driver.pk}
+    attempt = DispatchAttempt.objects.get(booking=booking, outcome=AttemptOutcome.ACCEPTED)
+    assert (attempt.round, attempt.tier) == (offer.round, Tier.LOCAL)
+    assert (attempt.driver, attempt.vehicle, attempt.offer) == (
+        driver,
+        driver.vehicles.get(),
+        accepted,
+    )
+    assert offer.dead_miles is not None
+    assert attempt.dead_miles == offer.dead_miles
+
+
+def test_decline_records_when_and_only_the_offered_driver_may_decline(dispatch_now):
+    first = driver_at(north_of(LEEDS, 1))
+    stranger = driver_at(LONDON)
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+
+    with pytest.raises(DomainError) as missing:
+        offers.offer_decline(offer_id=offer.pk, driver=stranger)
+    assert missing.value.code == "offer_not_found"
+    assert Offer.objects.get(pk=offer.pk).status == OfferStatus.OPEN
+
+    at = offer.created_at + timedelta(seconds=7)
+    declined = dispatch_now(offers.offer_decline, offer_id=offer.pk, driver=first, now=at)
+    assert (declined.status, declined.responded_at) == (OfferStatus.DECLINED, at)
+
+
+def test_a_closed_offer_says_whether_it_timed_out_or_how_it_was_answered(dispatch_now):
+    first = driver_at(north_of(LEEDS, 1))
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    with pytest.raises(DomainError) as late:
+        offers.offer_accept(offer_id=offer.pk, driver=first, now=offer.expires_at)
+    assert late.value.detail == f"Offer {offer.pk} is no longer open (timed out)."
+
+    dispatch_now(offers.offer_decline, offer_id=offer.pk, driver=first)
+    with pytest.raises(DomainError) as declined:
+        offers.offer_accept(offer_id=offer.pk, driver=first, now=offer.created_at)
+    assert declined.value.code == "offer_closed"
+    assert declined.value.detail == f"Offer {offer.pk} is no longer open (declined)."
+
+
+def test_the_timeout_records_when_and_by_whom_and_ignores_an_unknown_offer(dispatch_now):
+    driver_at(north_of(LEEDS, 1))
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    at = offer.expires_at + timedelta(seconds=3)
+
+    assert dispatch_now(offers.offer_expire, offer_id=offer.pk, now=at) is True
+
+    assert Offer.objects.get(pk=offer.pk).responded_at == at
+    back = BookingEvent.objects.filter(booking=booking, from_status="offered").first()
+    assert (back.to_status, back.actor) == ("confirmed", "dispatch:timeout")
+    assert offers.offer_expire(offer_id=offer.pk + 1000) is False

@@ -13,11 +13,13 @@ from rest_framework.test import APIClient
 
 from bookings.models import Booking, BookingEvent, BookingStatus, FlightStatus
 from bookings.tests.factories import BookingFactory
+from core.errors import DomainError
 from core.testing.places import LEEDS, LONDON, north_of
 from dispatch.airports import airport_get
 from dispatch.flight_status import FlightReport
 from dispatch.geo import EARTH_RADIUS_KM
 from dispatch.services.flights import flight_update_apply
+from dispatch.services.waiting import driver_reported_at_pickup, no_show_require_allowed
 from drivers.tests.factories import UserFactory, driver_at, position_report
 from pricing.models import Tariff, TariffBand
 
@@ -162,7 +164,10 @@ def test_a_no_show_before_the_free_waiting_is_over_is_refused(job):
     problem = response.json()
     assert problem["code"] == "no_show_too_early"
     assert problem["noShowFrom"] == "2026-11-23T10:12:00Z"
-    assert "10:12" in problem["detail"]
+    assert problem["detail"] == (
+        "The passenger's free waiting runs until 10:12 (UK time); a no-show can be recorded "
+        "from then."
+    )
     assert Booking.objects.get(pk=booking.pk).status == BookingStatus.ARRIVED
 
 
@@ -207,6 +212,10 @@ def test_a_no_show_is_recorded_up_to_the_distance_limit_and_not_a_metre_past(
         assert response.status_code == 409
         assert response.json()["code"] == "no_show_too_far"
         assert (response.json()["distanceM"], response.json()["maxDistanceM"]) == (metres, limit)
+        assert response.json()["detail"] == (
+            f"You are {metres} m from the pickup; a no-show is recorded only within "
+            f"{limit} m of it."
+        )
 
 
 def test_the_no_show_limit_is_500_metres_by_default():
@@ -249,6 +258,7 @@ def test_a_no_show_after_the_free_waiting_keeps_the_position_as_evidence(job):
     assert event.detail["position"] == {"lat": lat, "lng": lng}
     assert 150 < event.detail["distanceM"] < 250
     assert event.detail["waitingFrom"] == "arrival"
+    assert event.detail["freeWaitingUntil"] == (PICKUP + minutes(10)).isoformat()
 
 
 def test_at_an_airport_the_free_waiting_counts_from_the_landing(job, settings_waiting):
@@ -323,3 +333,189 @@ def test_a_position_report_older_than_two_minutes_does_not_count(job):
             format="json",
         )
     assert (stale.status_code, stale.json()["code"]) == (409, "position_unknown")
+    assert stale.json()["detail"] == (
+        "Your app has not reported your position in the last 2 minutes; send it "
+        "(POST /v1/driver/location) and try again."
+    )
+
+
+def test_arrived_far_from_the_pickup_says_how_far_and_the_limit(job, settings_waiting):
+    settings_waiting.ARRIVED_MAX_DISTANCE_M = 1000
+    client, booking = job
+    response = status(
+        client, booking, PICKUP, "arrived", **metres_north_of_the_pickup(booking, 1001)
+    )
+    assert response.status_code == 409
+    problem = response.json()
+    assert problem["code"] == "not_at_pickup"
+    assert (problem["distanceM"], problem["maxDistanceM"]) == (1001, 1000)
+    assert problem["detail"] == (
+        "Your app last reported you 1001 m from the pickup; this is recorded only within "
+        "1000 m of it."
+    )
+    at_limit = status(
+        client, booking, PICKUP, "arrived", **metres_north_of_the_pickup(booking, 1000)
+    )
+    assert at_limit.status_code == 200, at_limit.content
+
+
+def test_arrived_records_the_drivers_own_report_as_evidence(job):
+    client, booking = job
+    assert status(client, booking, PICKUP, "arrived", **AT_PICKUP).status_code == 200
+    event = BookingEvent.objects.get(booking=booking, to_status="arrived")
+    assert event.detail["reportedPosition"] == {**AT_PICKUP, "at": PICKUP.isoformat()}
+    assert event.detail["reportedDistanceM"] == 0
+
+
+def test_a_pickup_with_only_one_coordinate_is_not_judged_by_distance(job):
+    # A pickup without both coordinates has no point to measure from: nothing to judge.
+    client, booking = job
+    status(client, booking, PICKUP, "arrived", **AT_PICKUP)
+    Booking.objects.filter(pk=booking.pk).update(pickup_lng=None)
+    booking.refresh_from_db()
+    far = north_of(LEEDS, 50)
+    assert (
+        driver_reported_at_pickup(
+            booking, driver=booking.driver, now=PICKUP, max_distance_m=1, too_far_code="x"
+        )
+        == {}
+    )
+    with time_machine.travel(PICKUP + minutes(10), tick=False):
+        evidence = no_show_require_allowed(
+            booking, driver=booking.driver, now=PICKUP + minutes(10), lat=far[0], lng=far[1]
+        )
+    assert "distanceM" not in evidence
+    assert evidence["position"] == {"lat": far[0], "lng": far[1]}
+
+
+@pytest.mark.parametrize(("lat", "lng"), [(LEEDS[0], None), (None, LEEDS[1])])
+def test_a_no_show_with_half_a_position_is_refused_naming_both_fields(job, lat, lng):
+    client, booking = job
+    status(client, booking, PICKUP, "arrived", **AT_PICKUP)
+    with pytest.raises(DomainError) as refused:
+        no_show_require_allowed(
+            booking, driver=booking.driver, now=PICKUP + minutes(30), lat=lat, lng=lng
+        )
+    assert refused.value.code == "invalid_input"
+    assert refused.value.detail == "A no-show needs the driver's position (lat, lng) as evidence."
+    assert refused.value.errors == {
+        "lat": ["Required for no_show."],
+        "lng": ["Required for no_show."],
+    }
+
+
+def test_without_a_tariff_waiting_rate_nothing_is_charged_for_waiting(job):
+    client, booking = job
+    Booking.objects.filter(pk=booking.pk).update(tariff_source={})
+    status(client, booking, PICKUP, "arrived", **AT_PICKUP)
+    status(client, booking, PICKUP + minutes(30), "on_board")
+    booking.refresh_from_db()
+    assert booking.final_fare == Decimal("38.20")
+    assert [line["code"] for line in booking.final_fare_lines] == ["metered"]
+
+
+@pytest.mark.parametrize(
+    ("past_free", "charged"),
+    [
+        (dt.timedelta(0), None),
+        (dt.timedelta(seconds=1), "0.20"),
+        (dt.timedelta(seconds=100), "1.00"),
+        (dt.timedelta(seconds=101), "1.20"),
+    ],
+)
+def test_waiting_is_charged_from_the_first_second_past_the_free_minutes(job, past_free, charged):
+    client, booking = job
+    status(client, booking, PICKUP, "arrived", **AT_PICKUP)
+    status(client, booking, PICKUP + minutes(10) + past_free, "on_board")
+    booking.refresh_from_db()
+    lines = {line["code"]: line for line in booking.final_fare_lines}
+    if charged is None:
+        assert "waiting" not in lines
+        assert booking.final_fare == Decimal("38.20")
+    else:
+        assert lines["waiting"]["amountGBP"] == charged
+        assert booking.final_fare == Decimal("38.20") + Decimal(charged)
+
+
+def test_the_waiting_line_says_how_long_beyond_the_free_minutes_and_the_rate(job):
+    client, booking = job
+    status(client, booking, PICKUP, "arrived", **AT_PICKUP)
+    status(client, booking, PICKUP + minutes(17.5), "on_board")
+    booking.refresh_from_db()
+    assert booking.final_fare_lines[-1] == {
+        "code": "waiting",
+        "label": "Waiting 7 min beyond 10 free min from arrival (Tariff 1: GBP 0.20 per 20 s)",
+        "amountGBP": "4.60",
+    }
+
+
+def landed_airport_job(job, landing: dt.datetime):
+    """The job moved to Leeds Bradford airport, its flight landed at ``landing``."""
+    client, booking = job
+    lba = airport_get("LBA")
+    Booking.objects.filter(pk=booking.pk).update(
+        pickup_lat=lba.lat, pickup_lng=lba.lng, flight_number="BA1234"
+    )
+    booking.refresh_from_db()
+    with time_machine.travel(PICKUP - minutes(60), tick=False):
+        flight_update_apply(
+            booking=booking,
+            report=FlightReport(
+                flight_number="BA1234", status=FlightStatus.LANDED, actual_arrival=landing
+            ),
+            actor="test",
+        )
+    return client, booking, {"lat": lba.lat, "lng": lba.lng}
+
+
+def test_a_driver_late_for_the_landing_charges_only_from_their_own_arrival(job):
+    # Landed 10:50: free until 11:50; the driver comes only at 12:00, the passenger boards
+    # at 12:05: 5 minutes' waiting (while the driver was there), not 15.
+    landing = PICKUP + minutes(50)
+    client, booking, at_airport = landed_airport_job(job, landing)
+    status(client, booking, landing + minutes(70), "arrived", **at_airport)
+    status(client, booking, landing + minutes(75), "on_board")
+    booking.refresh_from_db()
+    assert booking.final_fare_lines[-1] == {
+        "code": "waiting",
+        "label": "Waiting 5 min beyond 60 free min from landing (Tariff 1: GBP 0.20 per 20 s)",
+        "amountGBP": "3.00",
+    }
+
+
+def test_at_an_airport_without_a_landing_the_airport_free_minutes_count_from_arrival(job):
+    client, booking = job
+    lba = airport_get("LBA")
+    Booking.objects.filter(pk=booking.pk).update(pickup_lat=lba.lat, pickup_lng=lba.lng)
+    booking.refresh_from_db()
+    at_airport = {"lat": lba.lat, "lng": lba.lng}
+    status(client, booking, PICKUP, "arrived", **at_airport)
+    early = status(client, booking, PICKUP + minutes(59), "no_show", **at_airport)
+    assert (early.status_code, early.json()["noShowFrom"]) == (409, "2026-11-23T11:00:00Z")
+    late = status(client, booking, PICKUP + minutes(60), "no_show", **at_airport)
+    assert late.status_code == 200, late.content
+    assert (
+        BookingEvent.objects.get(booking=booking, to_status="no_show").detail["waitingFrom"]
+        == "arrival"
+    )
+
+
+def log_event(booking, at: dt.datetime, **fields) -> BookingEvent:
+    """An event in ``booking``'s log at ``at``, after the ones it has."""
+    booking.refresh_from_db()
+    Booking.objects.filter(pk=booking.pk).update(sequence=booking.sequence + 1)
+    return BookingEvent.objects.create(
+        booking=booking, sequence=booking.sequence + 1, created_at=at, **fields
+    )
+
+
+def test_the_free_waiting_counts_from_this_bookings_own_arrival(job):
+    client, booking = job
+    status(client, booking, PICKUP, "arrived", **AT_PICKUP)
+    # ...whatever the log says later: another booking's arrival, this booking's amendment
+    other = BookingFactory(pickup_time=PICKUP)
+    Booking.objects.filter(pk=other.pk).update(sequence=50)  # further along its own log
+    log_event(other, PICKUP + minutes(5), type="booking.status_changed", to_status="arrived")
+    log_event(booking, PICKUP + minutes(6), type="booking.amended")
+    response = status(client, booking, PICKUP + minutes(10), "no_show", **AT_PICKUP)
+    assert response.status_code == 200, response.content
