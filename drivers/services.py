@@ -18,8 +18,9 @@ from core.encryption import secret_encrypt
 from core.errors import DomainError
 from drivers import positions
 from drivers.models import APPROVED_STAGES, Driver, DriverStage, NetworkTier, Vehicle
-from drivers.positions import Fix, PositionsUnavailable, Recorded
+from drivers.positions import Fix, PositionsUnavailable, Recorded, ReportLimit
 from drivers.signals import driver_became_available
+from guards.ratelimits import rate_parse
 
 # What a 503 from the position store asks the device to wait, in seconds.
 POSITIONS_RETRY_AFTER_SECONDS = 5
@@ -238,6 +239,19 @@ def driver_maps_key_set(*, driver: Driver, key: str) -> None:
     Driver.objects.filter(pk=driver.pk).update(maps_api_key_encrypted=driver.maps_api_key_encrypted)
 
 
+# Reports per driver (settings.RATELIMITS, RATELIMIT_DRIVER_LOCATION), both doors together.
+REPORT_LIMIT_SCOPE = "driver_location"
+
+
+def report_limit() -> ReportLimit | None:
+    """The driver's report limit, which the position store counts in the same call that
+    records the report (None with rate limits off)."""
+    if not settings.RATELIMIT_ENABLE:
+        return None
+    count, seconds = rate_parse(settings.RATELIMITS[REPORT_LIMIT_SCOPE])
+    return ReportLimit(scope=REPORT_LIMIT_SCOPE, count=count, seconds=seconds)
+
+
 def driver_location_report(
     *, driver_id: int | None, vehicle_classes: Sequence[str], fixes: Sequence[Fix]
 ) -> Recorded:
@@ -250,7 +264,8 @@ def driver_location_report(
     while they hold a job. No event is sent from here: the booking.driver_location sender
     (partners.services.driver_locations) reads the latest position when its interval is
     up. Does not change ``online``: a driver finishing a trip may have stopped taking new
-    jobs. 403 ``permission_denied`` for a login that is not a driver's; 503
+    jobs. Each report counts against the driver's limit (:func:`report_limit`), 429
+    ``rate_limited`` beyond it. 403 ``permission_denied`` for a login that is not a driver's; 503
     ``service_unavailable`` when the position store or the database does not answer.
     """
     if driver_id is None:
@@ -259,7 +274,10 @@ def driver_location_report(
         )
     try:
         return positions.position_record(
-            driver_id=driver_id, fixes=fixes, vehicle_classes=vehicle_classes
+            driver_id=driver_id,
+            fixes=fixes,
+            vehicle_classes=vehicle_classes,
+            limit=report_limit(),
         )
     except (PositionsUnavailable, DatabaseError) as exc:
         raise DomainError(

@@ -29,6 +29,17 @@ def rate_for(caller: Caller, scope: str) -> str:
     return caller.rate_limit_override or settings.RATELIMITS[scope]
 
 
+_PERIOD_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def rate_parse(rate: str) -> tuple[int, int]:
+    """``"120/m"`` or ``"100/5m"`` (django-ratelimit's form) as (count, window seconds), for
+    a store that counts a limit itself (drivers.positions' Redis script)."""
+    count, period = rate.split("/", 1)
+    multiple, unit = period[:-1] or "1", period[-1]
+    return int(count), int(multiple) * _PERIOD_SECONDS[unit]
+
+
 def counting_block(rate: str) -> int:
     """How many counts a process may reserve at once under ``rate``: a thousandth of the
     limit, at most ``RATELIMIT_COUNT_BLOCK_MAX``; 1 (exact counting) up to 1,999."""

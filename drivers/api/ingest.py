@@ -5,9 +5,10 @@ WSGI application (``drivers.api.ingest_wsgi``), so both answer byte for byte ali
 No session, no ORM, no DRF on the way: the token is checked from the per-process
 credential cache (``drivers.positions.credentials``), the body is parsed and checked here
 by hand, and one service records the fixes (``drivers.services.driver_location_report``).
-Each report is counted against the driver's limit (``guards.ratelimits``: one Redis round
-trip) and, when it carries an Idempotency-Key, answered once per key from the cache
-(``report_once``), as the other driver endpoints are from the database.
+Each report is counted against the driver's limit by the service, in the same Redis call
+that records it (``drivers.services.report_limit``), and, when it carries an
+Idempotency-Key, answered once per key from the cache (``report_once``), as the other
+driver endpoints are from the database.
 
 Two request formats:
 
@@ -36,7 +37,6 @@ from django.utils import timezone
 
 from api.idempotency import FORGET_STATUSES, IN_FLIGHT_TIMEOUT
 from api.problems import Problem, problem_from_domain_error
-from core.callers import Caller
 from core.errors import DomainError
 from drivers import services
 from drivers.api import osmand
@@ -46,14 +46,12 @@ from drivers.positions.credentials import (
     app_token_credential,
     device_token_credential,
 )
-from guards.ratelimits import CACHE_DOWN, limit_enforce
+from guards.ratelimits import CACHE_DOWN
 
 logger = logging.getLogger(__name__)
 
 LOCATION_PATH = "/api/public/v1/driver/location"
 OSMAND_PREFIX = "/api/public/v1/osmand/"
-# Reports per driver (settings.RATELIMITS, RATELIMIT_DRIVER_LOCATION), both doors together.
-LIMIT_SCOPE = "driver_location"
 IDEMPOTENCY_PREFIX = "ingest-idem:"
 MAX_BODY_BYTES = 64 * 1024
 PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -222,10 +220,6 @@ def location_report_answer(
 ) -> Answer:
     """Record a driver app report; 200 with the newest fix of the report. Limited per
     driver, and once per Idempotency-Key."""
-    try:
-        report_limit_enforce(credential)
-    except DomainError as error:
-        return problem_answer(error)
     return report_once(
         key=idempotency_key,
         credential=credential,
@@ -288,7 +282,6 @@ def osmand_request_answer(
             query_string=query_string, body=body, content_type=content_type, now=now
         )
         credential = device_token_credential(token, device_id=report.device_id)
-        report_limit_enforce(credential)
     except DomainError as error:
         return problem_answer(error)
 
@@ -314,15 +307,6 @@ def osmand_request_answer(
 
 
 # --- Rate limit and Idempotency-Key (contract 1.3, 1.4), without the database -----------
-
-
-def report_limit_enforce(credential: PositionCredential) -> None:
-    """Count one report of the driver against ``RATELIMITS["driver_location"]``, both doors
-    together (``RATELIMIT_DRIVER_LOCATION``); LimitReached (429) beyond it. One Redis round
-    trip, or a per-process count while Redis is down (``guards.ratelimits``). A login that
-    is not a driver's is refused by the service (403), not counted."""
-    if credential.driver_id is not None:
-        limit_enforce(Caller(), LIMIT_SCOPE, value=f"driver:{credential.driver_id}")
 
 
 def report_once(

@@ -75,6 +75,17 @@ class Recorded:
     sampled: tuple[Fix, ...]
 
 
+@dataclass(frozen=True)
+class ReportLimit:
+    """At most ``count`` reports per driver per ``seconds`` (``RATELIMITS[scope]``): counted
+    by the store in the same call that records the report, so the limit costs no round
+    trip of its own; LimitReached (429) beyond it, nothing recorded."""
+
+    scope: str
+    count: int
+    seconds: int
+
+
 class PositionsUnavailable(Exception):
     """The live-position store did not answer (Redis down): the caller answers 503."""
 
@@ -104,15 +115,23 @@ def positions_backend():
 
 
 def position_record(
-    *, driver_id: int, fixes: Sequence[Fix], vehicle_classes: Sequence[str]
+    *,
+    driver_id: int,
+    fixes: Sequence[Fix],
+    vehicle_classes: Sequence[str],
+    limit: ReportLimit | None = None,
 ) -> Recorded:
     """A report from the driver's device: one or more fixes (phones buffer them while the
     signal is gone). The newest becomes the latest report and the driver's place in the
     matching index (under each of ``vehicle_classes``, unless the driver is offline); the
     trail samples at most one fix per driver per ``POSITIONS_TRAIL_SECONDS`` while the
-    driver holds a job. A fix older than the latest one held changes neither."""
+    driver holds a job. A fix older than the latest one held changes neither. With
+    ``limit``, the report is counted against the driver's limit first (LimitReached)."""
     return positions_backend().record(
-        driver_id=driver_id, fixes=sorted(fixes, key=lambda f: f.at), classes=vehicle_classes
+        driver_id=driver_id,
+        fixes=sorted(fixes, key=lambda f: f.at),
+        classes=vehicle_classes,
+        limit=limit,
     )
 
 

@@ -14,10 +14,12 @@ from collections.abc import Sequence
 
 from django.db import connection
 
+from core.callers import Caller
 from dispatch.geo import KM_PER_DEGREE, bounding_box, haversine_km
 from drivers.models import Driver, Vehicle
-from drivers.positions import Fix, NearDriver, Recorded
+from drivers.positions import Fix, NearDriver, Recorded, ReportLimit
 from drivers.positions.trail import trail_samples_pick, trail_samples_write
+from guards.ratelimits import limit_enforce
 
 _DRIVER = Driver._meta.db_table
 _VEHICLE = Vehicle._meta.db_table
@@ -44,7 +46,17 @@ LIMIT %(count)s
 class DatabasePositions:
     name = "database"
 
-    def record(self, *, driver_id: int, fixes: Sequence[Fix], classes: Sequence[str]) -> Recorded:
+    def record(
+        self,
+        *,
+        driver_id: int,
+        fixes: Sequence[Fix],
+        classes: Sequence[str],
+        limit: ReportLimit | None = None,
+    ) -> Recorded:
+        if limit is not None:
+            # No store of its own to count in: the cache's limits (guards.ratelimits).
+            limit_enforce(Caller(), limit.scope, value=f"driver:{driver_id}")
         latest = fixes[-1]
         # Guarded: a batch delivered late never moves the car back to an older place.
         newer = (

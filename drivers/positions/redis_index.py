@@ -15,7 +15,8 @@ Keys (``POSITIONS_KEY_PREFIX``, default ``pos:``):
   the fix's time (its score), as the database backend judges ``last_seen_at``, never by expiry.
 
 A report is one script call (``EVALSHA``): atomic per driver, one round trip, however many
-fixes it carries. A search is one more: every cell and class the circle touches, nearest
+fixes it carries, the driver's report limit counted in it (``pos:l:<driver>``, a counter
+that expires with its window). A search is one more: every cell and class the circle touches, nearest
 first, fresh only. The scripts name the cell keys they derive from the driver's hash
 themselves, so one Redis (or one per region, by ``POSITIONS_REDIS_URL``) holds them: they
 are not written for Redis Cluster.
@@ -31,13 +32,28 @@ from datetime import UTC
 import redis
 from django.conf import settings
 
-from drivers.positions import Fix, NearDriver, PositionsUnavailable, Recorded
+from core.errors import LimitReached
+from drivers.positions import Fix, NearDriver, PositionsUnavailable, Recorded, ReportLimit
 from drivers.positions.trail import trail_samples_pick, trail_samples_write
 from pricing.vehicles import VEHICLE_CLASSES
 
 _RECORD = """
 local dk, p, id = KEYS[1], ARGV[1], ARGV[2]
 local at, ttl, now, mode = tonumber(ARGV[6]), tonumber(ARGV[11]), tonumber(ARGV[12]), ARGV[14]
+local limit, window = tonumber(ARGV[15]), tonumber(ARGV[16])
+if limit then
+  local lk = p .. 'l:' .. id
+  local n = redis.call('INCR', lk)
+  if n == 1 then redis.call('EXPIRE', lk, window) end
+  if n > limit then
+    local left = redis.call('TTL', lk)
+    if left < 0 then
+      redis.call('EXPIRE', lk, window)
+      left = window
+    end
+    return {'limited', left}
+  end
+end
 local held = redis.call('HMGET', dk, 'at', 'ia', 'ic', 'ss', 'iat')
 local function split(s)
   local t = {}
@@ -181,7 +197,14 @@ class RedisPositions:
             raise PositionsUnavailable(type(exc).__name__) from exc
 
     def _write(
-        self, *, driver_id: int, fix: Fix, classes: Sequence[str], mode: str, max_slot: int = -1
+        self,
+        *,
+        driver_id: int,
+        fix: Fix,
+        classes: Sequence[str],
+        mode: str,
+        max_slot: int = -1,
+        limit: ReportLimit | None = None,
     ) -> tuple[int, bool]:
         ttl = int(settings.POSITIONS_TTL_SECONDS)
         now = dt.datetime.now(UTC).timestamp()
@@ -203,16 +226,32 @@ class RedisPositions:
                 repr(now),
                 max_slot,
                 mode,
+                limit.count if limit else "",
+                limit.seconds if limit else "",
             ],
         )
+        if prev == b"limited":
+            raise LimitReached(int(newer))
         return int(prev), bool(newer)
 
-    def record(self, *, driver_id: int, fixes: Sequence[Fix], classes: Sequence[str]) -> Recorded:
+    def record(
+        self,
+        *,
+        driver_id: int,
+        fixes: Sequence[Fix],
+        classes: Sequence[str],
+        limit: ReportLimit | None = None,
+    ) -> Recorded:
         latest = fixes[-1]
         candidates = trail_samples_pick(fixes, after_slot=None)
         max_slot = max((slot for slot, _ in candidates), default=-1)
         prev, newer = self._write(
-            driver_id=driver_id, fix=latest, classes=classes, mode="report", max_slot=max_slot
+            driver_id=driver_id,
+            fix=latest,
+            classes=classes,
+            mode="report",
+            max_slot=max_slot,
+            limit=limit,
         )
         sampled = [(slot, fix) for slot, fix in candidates if slot > prev]
         if sampled:

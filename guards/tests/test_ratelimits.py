@@ -135,3 +135,13 @@ def test_an_agents_limits_count_per_passenger_whatever_the_client_calls_itself()
         ratelimits.limit_enforce(agent("Another name"), "agent_probe", rate="2/h")
     # another passenger has an allowance of their own
     ratelimits.limit_enforce(agent("Claude", email="sam@example.co.uk"), "agent_probe", rate="2/h")
+
+
+@pytest.mark.parametrize(
+    ("rate", "parsed"),
+    [("120/m", (120, 60)), ("3/h", (3, 3600)), ("100/5m", (100, 300)), ("10/s", (10, 1))],
+)
+def test_a_rate_reads_as_django_ratelimit_reads_it(rate, parsed):
+    from guards.ratelimits import rate_parse
+
+    assert rate_parse(rate) == parsed
