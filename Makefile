@@ -14,7 +14,7 @@ endif
 DEMO_SITE_URL = $(if $(SITE_URL),$(SITE_URL),http://127.0.0.1:$(PORT))
 comma := ,
 
-.PHONY: install run demo web release worker beat dispatcher ingest test lint lint-imports mutate format schema fuzz bench check-deploy clean
+.PHONY: install run demo web mcp release worker beat dispatcher ingest test lint lint-imports mutate format schema fuzz bench check-deploy clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	@$(PY) -c 'import sys; assert sys.version_info >= (3, 11), sys.version' \
@@ -52,12 +52,23 @@ demo: install
 
 run: demo
 
-# The production web process (the Procfile's web, compose.yaml's web): the ASGI app under
-# gunicorn with uvicorn workers, metrics from every worker (config/gunicorn.py).
+# The production web process (the Procfile's web, compose.yaml's web): Django under plain
+# WSGI, gunicorn's threaded workers, metrics from every worker (config/gunicorn.py). It
+# serves everything but /mcp, which the proxy sends to `make mcp` (README, "Serving").
 WEB_CONCURRENCY ?= 2
+WEB_THREADS ?= 4
 web: install
+	$(BIN)/gunicorn config.wsgi:application -c config/gunicorn.py --worker-class gthread \
+	  --threads $(WEB_THREADS) --bind 0.0.0.0:$(PORT) --workers $(WEB_CONCURRENCY) \
+	  --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"
+
+# The MCP server (the Procfile's mcp): the one ASGI app under gunicorn with uvicorn
+# workers; the proxy sends it /mcp. Stateless, so add workers or hosts as agents come.
+MCP_PORT ?= 8002
+MCP_CONCURRENCY ?= 1
+mcp: install
 	$(BIN)/gunicorn config.asgi:application -c config/gunicorn.py -k uvicorn_worker.UvicornWorker \
-	  --bind 0.0.0.0:$(PORT) --workers $(WEB_CONCURRENCY) \
+	  --bind 0.0.0.0:$(MCP_PORT) --workers $(MCP_CONCURRENCY) \
 	  --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"
 
 # Before a new version serves (the Procfile's release): migrations, then the tariffs.
@@ -78,9 +89,12 @@ beat: install
 # The position ingest on its own (drivers.api.ingest_wsgi): what the proxy sends
 # POST /api/public/v1/driver/location and /api/public/v1/osmand/ to in production.
 INGEST_PORT ?= 8001
+INGEST_CONCURRENCY ?= 2
+INGEST_THREADS ?= 4
 ingest: install
-	$(BIN)/gunicorn drivers.api.ingest_wsgi:application --worker-class gthread --threads 4 \
-	  --workers 2 --bind 127.0.0.1:$(INGEST_PORT)
+	$(BIN)/gunicorn drivers.api.ingest_wsgi:application --worker-class gthread \
+	  --threads $(INGEST_THREADS) --workers $(INGEST_CONCURRENCY) --bind 0.0.0.0:$(INGEST_PORT) \
+	  --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"
 
 # Hands committed bookings to the workers (with REDIS_URL set; one or more beside them).
 dispatcher: install

@@ -2,9 +2,9 @@
 
 Prepares a database (PostgreSQL, ``$BENCH_DB`` or ``dtd_bench_load``) with the council
 tariffs, an agent key, a partner key, an MCP access token and ``--cars`` drivers with app
-tokens; starts what production runs (the web command of the Procfile under gunicorn, 2
-workers; a Celery worker on every queue; the dispatcher) and drives it with locust, headless,
-for ``--minutes``. Prints one table: per request type the count, throughput, latency
+tokens; starts what production runs (the Procfile's web with 2 workers, its mcp and ingest
+with 1 each, behind the proxy of deploy/Caddyfile; a Celery worker on every queue; the
+dispatcher) and drives it through the proxy with locust, headless, for ``--minutes``. Prints one table: per request type the count, throughput, latency
 percentiles and failures.
 
 Soak mode (``--soak``, 30 minutes unless ``--minutes`` says otherwise) also samples, every
@@ -21,6 +21,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -32,13 +33,18 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import database_recreate, database_url  # noqa: E402
+from bench.common import (  # noqa: E402
+    database_recreate,
+    database_url,
+    procfile_server_arguments,
+)
 from bench.http_bench import wait_ready  # noqa: E402
 from bench.mcp_bench import TOKEN_SCRIPT  # noqa: E402
 
 PG_ADMIN_URL = os.environ.get("BENCH_PG_ADMIN", "postgres://postgres@127.0.0.1:5432/postgres")
 DB_NAME = os.environ.get("BENCH_DB", "dtd_bench_load")
-PORT = int(os.environ.get("BENCH_LOAD_PORT", "8767"))
+PORT = int(os.environ.get("BENCH_LOAD_PORT", "8767"))  # the proxy's
+WEB_PORT, MCP_PORT, INGEST_PORT = PORT + 1, PORT + 2, PORT + 3
 PYTHON = sys.executable
 BIN = Path(PYTHON).parent
 HIGH = "100000000/h"
@@ -186,20 +192,33 @@ def main() -> int:
     parser.add_argument("--soak", action="store_true", help="30 minutes, memory and connections")
     args = parser.parse_args()
     minutes = args.minutes or (30 if args.soak else 1)
+    if not shutil.which("caddy"):
+        print("the proxy is Caddy: apt-get install -y caddy", file=sys.stderr)
+        return 2
     world = prepare(args.cars)
     folder = Path(tempfile.mkdtemp(prefix="taxi-load-"))
     (folder / "world.json").write_text(json.dumps(world))
     log = open(folder / "server.log", "w")  # noqa: SIM115 - read at the end
-    web = start(
-        [str(BIN / "gunicorn"), "config.asgi:application", "-c", "config/gunicorn.py",
-         "-k", "uvicorn_worker.UvicornWorker", "-w", "2", "-b", f"127.0.0.1:{PORT}",
-         "--log-level", "warning"],
-        log,
+    gunicorn = [str(BIN / "gunicorn"), "-c", "config/gunicorn.py", "--log-level", "warning"]
+    web = start([*gunicorn, *procfile_server_arguments("web"), "-w", "2",
+                 "-b", f"127.0.0.1:{WEB_PORT}"], log)  # fmt: skip
+    mcp = start([*gunicorn, *procfile_server_arguments("mcp"), "-w", "1",
+                 "-b", f"127.0.0.1:{MCP_PORT}"], log)  # fmt: skip
+    ingest = start([str(BIN / "gunicorn"), *procfile_server_arguments("ingest"), "-w", "1",
+                    "-b", f"127.0.0.1:{INGEST_PORT}", "--log-level", "warning"], log)  # fmt: skip
+    proxy = subprocess.Popen(
+        ["caddy", "run", "--config", "deploy/Caddyfile", "--adapter", "caddyfile"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env={"PATH": os.environ["PATH"], "HOME": str(folder), "CADDY_ADMIN": "off",
+             "SITE_ADDRESS": f":{PORT}", "WEB_UPSTREAMS": f"127.0.0.1:{WEB_PORT}",
+             "MCP_UPSTREAMS": f"127.0.0.1:{MCP_PORT}",
+             "INGEST_UPSTREAMS": f"127.0.0.1:{INGEST_PORT}"},
     )  # fmt: skip
     worker = start([str(BIN / "celery"), "-A", "config", "worker", "-l", "warning"], log)
     dispatcher = start([PYTHON, "manage.py", "run_dispatcher"], log)
     samples: list[tuple[float, float, float, int]] = []
     try:
+        wait_ready(f"http://127.0.0.1:{MCP_PORT}/healthz", timeout=60)
         wait_ready(f"http://127.0.0.1:{PORT}/healthz", timeout=60)
         locust = subprocess.Popen(
             [str(BIN / "locust"), "-f", str(HERE / "locustfile.py"), "--headless",
@@ -218,14 +237,15 @@ def main() -> int:
             except subprocess.TimeoutExpired:
                 continue
     finally:
-        for process in (dispatcher, worker, web):
+        for process in (dispatcher, worker, proxy, ingest, mcp, web):
             stop(process)
 
     rows = list(csv.DictReader(open(folder / "load_stats.csv")))  # noqa: SIM115
     print(
         f"\nLoad: a busy city's hour, compressed: {args.users} locust users, {args.cars} cars, "
-        f"{minutes:g} min; production web command (gunicorn, 2 uvicorn workers), one Celery "
-        "worker, one dispatcher, PostgreSQL and Redis on this machine"
+        f"{minutes:g} min; the Procfile's web (2 workers), mcp and ingest (1 each) behind "
+        "Caddy (deploy/Caddyfile), one Celery worker, one dispatcher, PostgreSQL and Redis "
+        "on this machine"
     )
     print(
         f"{'request':30} {'count':>7} {'req/s':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} "

@@ -10,10 +10,11 @@ round.
     .venv/bin/python bench/bench_serving.py [--duration 8] [--connections 16] [--rounds 3]
 
 The ways of serving:
-- production: the Procfile's ``web`` (config.asgi under gunicorn with uvicorn workers),
-  Django's requests through its WSGI handler on a thread pool (ASGI_DJANGO_HANDLER=wsgi);
-- production before issue 25: the same, Django's ASGI handler and DATABASE_POOL=1;
-- plain WSGI: config.wsgi under gunicorn gthread (8 threads) and under gunicorn sync.
+- production: the Procfile's ``web``, read from the Procfile (config.wsgi under gunicorn
+  gthread; ``/mcp`` goes to the ``mcp`` process behind the proxy, deploy/Caddyfile);
+- plain WSGI: config.wsgi under gunicorn gthread (8 threads) and under gunicorn sync;
+- the production command before (config.asgi, the one ASGI app, under uvicorn workers,
+  Django's requests through its WSGI handler on 8 threads, a2wsgi).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from bench import http_bench  # noqa: E402
+from bench.common import procfile_server_arguments  # noqa: E402
 from bench.http_bench import prepare, server_stop, wait_ready  # noqa: E402
 from bench.mcp_bench import wrk  # noqa: E402
 
@@ -41,24 +43,22 @@ BASE_PORT = int(os.environ.get("BENCH_SERVING_PORT", "8755"))
 GUNICORN = [PYTHON, "-m", "gunicorn", "-c", "config/gunicorn.py", "--log-level", "warning"]
 UVICORN = ["-k", "uvicorn_worker.UvicornWorker", "config.asgi:application"]
 
+
 # (label, gunicorn arguments after the common ones, extra environment)
+PRODUCTION = procfile_server_arguments("web")
 WAYS = [
-    ("production: ASGI app, Django via WSGI threads", UVICORN, {"ASGI_DJANGO_HANDLER": "wsgi"}),
-    (
-        "before: ASGI app, Django ASGI + pool",
-        UVICORN,
-        {"ASGI_DJANGO_HANDLER": "asgi", "DATABASE_POOL": "1"},
-    ),
+    (f"production: Procfile web ({' '.join(PRODUCTION[1:])})", PRODUCTION, {}),
     ("plain WSGI: gthread x8", ["-k", "gthread", "--threads", "8", "config.wsgi"], {}),
     ("plain WSGI: sync", ["config.wsgi"], {}),
+    ("before: ASGI app, Django via WSGI threads", UVICORN, {"ASGI_DJANGO_HANDLER": "wsgi"}),
 ]
-# More ways to compare, e.g. other thread counts: BENCH_SERVING_THREADS=4,16
+# More thread counts for the production command, e.g. BENCH_SERVING_THREADS=2,8
 for threads in filter(None, os.environ.get("BENCH_SERVING_THREADS", "").split(",")):
     WAYS.append(
         (
-            f"production, {threads} threads",
-            UVICORN,
-            {"ASGI_DJANGO_HANDLER": "wsgi", "ASGI_DJANGO_THREADS": threads},
+            f"WSGI gthread x{threads}",
+            ["-k", "gthread", "--threads", threads, "config.wsgi"],
+            {},
         )
     )
 TARGETS = [target for target in http_bench.TARGETS if target[1].startswith("/api/")]
@@ -74,7 +74,7 @@ def start(index: int, arguments: list[str], extra: dict[str, str]) -> subprocess
         cwd=ROOT,
         env=environment,
     )
-    wait_ready(f"http://127.0.0.1:{port}/healthz")
+    wait_ready(f"http://127.0.0.1:{port}/healthz", timeout=120)
     return server
 
 
@@ -125,9 +125,9 @@ def main() -> int:
         f"{args.connections} connections x {args.duration}s, {args.rounds} interleaved rounds, "
         "medians; 'vs WSGI' = req/s against plain WSGI gthread in the same round"
     )
-    reference = 2  # plain WSGI gthread
+    reference = 1  # plain WSGI gthread x8
     print(
-        f"{'way of serving':46} {'endpoint':32} {'req/s':>7} {'vs WSGI':>8} {'p50 ms':>7} "
+        f"{'way of serving':56} {'endpoint':32} {'req/s':>7} {'vs WSGI':>8} {'p50 ms':>7} "
         f"{'p99 ms':>7} {'non-2xx':>7}"
     )
     for _label, path, _body in TARGETS:
@@ -138,7 +138,7 @@ def main() -> int:
                 for row, ref in zip(rows, results[(reference, path)], strict=True)
             ]
             print(
-                f"{way:46} {path:32} {median(r['rps'] for r in rows):7.0f} "
+                f"{way:56} {path:32} {median(r['rps'] for r in rows):7.0f} "
                 f"{median(ratios):8.0%} {median(r['p50'] for r in rows):7.1f} "
                 f"{median(r['p99'] for r in rows):7.1f} {sum(r['errors'] for r in rows):7d}"
             )

@@ -5,9 +5,35 @@ from __future__ import annotations
 
 import math
 import random
+import re
+import shlex
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 KM_PER_DEG = 111.2
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def procfile_server_arguments(process: str) -> list[str]:
+    """The gunicorn arguments of a Procfile process, each ``${NAME:-default}`` at its
+    default, without what a bench sets itself (bind, workers, config, trusted proxies)."""
+    [line] = [
+        line
+        for line in (ROOT / "Procfile").read_text().splitlines()
+        if line.startswith(f"{process}:")
+    ]
+    words = shlex.split(re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", line))
+    arguments, skip = [], False
+    for word in words[words.index("gunicorn") + 1 :]:
+        if skip:
+            skip = False
+        elif word in ("-c", "--bind", "--workers", "-b", "-w"):
+            skip = True
+        elif not word.startswith("--forwarded-allow-ips"):
+            arguments.append(word)
+    return arguments
 
 
 def database_url(base_url: str, name: str) -> str:

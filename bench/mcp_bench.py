@@ -159,7 +159,7 @@ def main() -> int:
         "--asgi-pool",
         choices=["0", "1"],
         default="1",
-        help="DATABASE_POOL for the ASGI server (the Procfile's web process uses the pool)",
+        help="DATABASE_POOL for the ASGI server",
     )
     args = parser.parse_args()
     if not shutil.which("wrk"):

@@ -27,7 +27,11 @@ PG_PORT = int(os.environ.get("OPERATIONS_PG_PORT", "55450"))
 REDIS_PORT = int(os.environ.get("OPERATIONS_REDIS_PORT", "6450"))
 WEB_PORT = int(os.environ.get("OPERATIONS_WEB_PORT", "8750"))
 RECEIVER_PORT = WEB_PORT + 10
+MCP_PORT = WEB_PORT + 20
+INGEST_PORT = WEB_PORT + 21
+PROXY_PORT = WEB_PORT + 30
 METRICS_TOKEN = "operations-test-metrics-token"
+LOCATION_PATH = "/api/public/v1/driver/location"
 
 
 def tools_available() -> bool:
@@ -225,6 +229,7 @@ class Stack:
         self.redis = PrivateRedis(self.folder)
         self.honcho: subprocess.Popen | None = None
         self.honcho_log = self.folder / "honcho.log"
+        self.proxy: subprocess.Popen | None = None
 
     def environment(self, **extra: str) -> dict[str, str]:
         values = {
@@ -249,6 +254,13 @@ class Stack:
             LOG_FORMAT="json",
             LOG_LEVEL="INFO",
             WEB_CONCURRENCY="1",
+            MCP_PORT=str(MCP_PORT),
+            MCP_CONCURRENCY="1",
+            INGEST_PORT=str(INGEST_PORT),
+            INGEST_CONCURRENCY="1",
+            INGEST_THREADS="2",
+            # The proxy (Caddy, deploy/Caddyfile) runs on this machine.
+            TRUSTED_PROXIES="127.0.0.1",
             # Nobody answers the job cards: offers stay open, drivers stay "seen".
             DISPATCH_OFFER_TIMEOUT_SECONDS="3600",
             DISPATCH_DRIVER_SEEN_WITHIN_SECONDS="3600",
@@ -317,8 +329,14 @@ class Stack:
             start_new_session=True,
         )
         started = time.monotonic()
-        for port in self.web_ports(concurrency):
+        ports = self.web_ports(concurrency)
+        if "mcp" in processes:
+            ports.append(MCP_PORT)  # the one ASGI app: Django's /healthz too
+        for port in ports:
             ready = wait_until(lambda port=port: http_get(port, "/healthz")[0] == 200, 60)
+            assert ready, self.log_tail()
+        if "ingest" in processes:  # it serves the reports only: 405 to a GET
+            ready = wait_until(lambda: http_get(INGEST_PORT, LOCATION_PATH)[0] == 405, 60)
             assert ready, self.log_tail()
         print(f"honcho: {concurrency} {' '.join(processes)} serving in "
               f"{time.monotonic() - started:.1f} s")  # fmt: skip
@@ -352,10 +370,39 @@ class Stack:
             levels.append([pid for pid, ppid in parents.items() if ppid in levels[-1]])
         return levels[:-1]
 
+    def proxy_start(self, concurrency: str) -> int:
+        """Caddy with the project's deploy/Caddyfile, its upstreams the processes honcho
+        runs here; answers on PROXY_PORT."""
+        upstreams = " ".join(f"127.0.0.1:{port}" for port in self.web_ports(concurrency))
+        log = open(self.folder / "caddy.log", "ab")  # noqa: SIM115 - the child keeps it
+        self.proxy = subprocess.Popen(
+            ["caddy", "run", "--config", "deploy/Caddyfile", "--adapter", "caddyfile"],
+            cwd=ROOT,
+            env={
+                "PATH": os.environ.get("PATH", ""),
+                "HOME": str(self.folder),
+                "XDG_DATA_HOME": str(self.folder / "caddy-data"),
+                "XDG_CONFIG_HOME": str(self.folder / "caddy-config"),
+                "CADDY_ADMIN": "off",
+                "SITE_ADDRESS": f":{PROXY_PORT}",
+                "WEB_UPSTREAMS": upstreams,
+                "MCP_UPSTREAMS": f"127.0.0.1:{MCP_PORT}",
+                "INGEST_UPSTREAMS": f"127.0.0.1:{INGEST_PORT}",
+            },
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        ready = wait_until(lambda: http_get(PROXY_PORT, "/healthz")[0] == 200, 30)
+        assert ready, (self.folder / "caddy.log").read_text(errors="replace")[-4000:]
+        return PROXY_PORT
+
     def log_tail(self, size: int = 4000) -> str:
         return self.honcho_log.read_text(errors="replace")[-size:]
 
     def stop(self) -> None:
+        process_stop(self.proxy)
+        self.proxy = None
         process_stop(self.honcho, timeout=30)
         self.honcho = None
 

@@ -1,6 +1,6 @@
-"""The deployment files agree (issue 25): compose.yaml runs the Makefile's commands, and
-the Procfile and the Makefile run the same web server. The images themselves cannot be
-built on these machines (README, "Self-hosting with containers")."""
+"""The deployment files agree (issue 25): compose.yaml runs the Makefile's commands, the
+Procfile and the Makefile run the same servers, and the proxy routes to them. The images
+themselves cannot be built on these machines (README, "Self-hosting with containers")."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +36,8 @@ def test_every_compose_service_of_ours_runs_a_makefile_target():
     assert set(ours) >= {
         "release",
         "web",
+        "mcp",
+        "ingest",
         "worker",
         "worker_webhooks",
         "worker_billing",
@@ -56,22 +59,48 @@ def test_compose_gives_each_queue_the_worker_the_procfile_gives_it():
         assert f"-Q {queues}" in make_dry_run("worker", f"QUEUES={queues}")
 
 
-def test_the_procfile_and_the_makefile_run_the_same_web_server():
-    def server_arguments(command: str) -> list[str]:
-        words = shlex.split(command.replace("\\\n", " "))
-        start = next(i for i, w in enumerate(words) if w.endswith("gunicorn"))
-        return [w for w in words[start + 1 :] if not w.startswith(("--bind", "0.0.0.0"))]
+def _server_arguments(command: str) -> list[str]:
+    """gunicorn's arguments, as the shell would split them, without the address to bind."""
+    words = shlex.split(command.replace("\\\n", " "))
+    start = next(i for i, w in enumerate(words) if w.endswith("gunicorn"))
+    return [w for w in words[start + 1 :] if not w.startswith(("--bind", "0.0.0.0"))]
 
-    procfile_web = server_arguments(procfile()["web"])
-    make_web = server_arguments(make_dry_run("web"))
-    for argument in (
-        "config.asgi:application",
-        "-c",
-        "config/gunicorn.py",
-        "uvicorn_worker.UvicornWorker",
-    ):
-        assert argument in procfile_web
-        assert argument in make_web
+
+@pytest.mark.parametrize(
+    ("process", "application", "worker_class"),
+    [
+        # Django under plain WSGI: the REST API within 10 % of plain WSGI (README, "Serving").
+        ("web", "config.wsgi:application", "gthread"),
+        # The MCP server needs ASGI: the one ASGI app, behind the proxy's /mcp route.
+        ("mcp", "config.asgi:application", "uvicorn_worker.UvicornWorker"),
+        ("ingest", "drivers.api.ingest_wsgi:application", "gthread"),
+    ],
+)
+def test_the_procfile_and_the_makefile_run_the_same_servers(process, application, worker_class):
+    from_procfile = _server_arguments(procfile()[process])
+    from_make = _server_arguments(make_dry_run(process))
+    for arguments in (from_procfile, from_make):
+        assert arguments[0] == application
+        assert worker_class in arguments
+        assert any(a.startswith("--forwarded-allow-ips") for a in arguments)
+    if process != "ingest":  # metrics from every worker of the two request servers
+        assert ["-c", "config/gunicorn.py"] == from_procfile[1:3] == from_make[1:3]
+
+
+def test_the_proxy_routes_each_path_to_the_process_that_serves_it():
+    """deploy/Caddyfile, as compose.yaml mounts it: /mcp to mcp, the position reports to
+    ingest, the rest to web (the routes are checked live in tests/test_operations_faults.py)."""
+    services = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]
+    assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in services["proxy"]["volumes"]
+    caddyfile = (ROOT / "deploy/Caddyfile").read_text()
+    assert "reverse_proxy @mcp {$MCP_UPSTREAMS:mcp:8002}" in caddyfile
+    assert "@location path /api/public/v1/driver/location" in caddyfile
+    assert "@osmand path /api/public/v1/osmand/*" in caddyfile
+    assert "reverse_proxy {$WEB_UPSTREAMS:web:8000}" in caddyfile
+    # The apps believe forwarded headers from the proxy's address only.
+    proxy_address = services["proxy"]["networks"]["default"]["ipv4_address"]
+    assert services["web"]["environment"]["TRUSTED_PROXIES"] == proxy_address
+    assert "ports" not in services["web"]
 
 
 def test_beat_runs_once_and_every_queue_has_a_worker(settings):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import http.server as http_server
 import json
 import os
+import shutil
 import signal
 import threading
 import time
@@ -24,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from tests.operations_stack import (
+    LOCATION_PATH,
     METRICS_TOKEN,
     RECEIVER_PORT,
     Stack,
@@ -38,7 +40,7 @@ pytestmark = pytest.mark.skipif(
 
 BOOKINGS = int(os.environ.get("OPERATIONS_BOOKINGS", "500"))
 DRIVERS = BOOKINGS + 400
-PROCESSES = ["web", "worker", "worker_webhooks", "dispatcher", "beat"]
+PROCESSES = ["web", "mcp", "ingest", "worker", "worker_webhooks", "dispatcher", "beat"]
 CONCURRENCY = "web=2,worker=2,dispatcher=2"
 _numbers = count(1)
 
@@ -186,6 +188,57 @@ def test_two_webs_two_workers_two_dispatchers_dispatch_each_booking_once(stack):
     assert 'taxi_celery_queue_depth{queue="dispatch"}' in text
     for port in ports:
         assert http(port, "GET", "/readyz")[0] == 200
+
+
+def _location_requests_django_served(stack: Stack) -> float:
+    """Requests to the position-report route that Django answered, as the web processes'
+    /metrics count them (the web and mcp processes share one metrics folder here)."""
+    text = http(
+        stack.web_ports(CONCURRENCY)[0],
+        "GET",
+        "/metrics",
+        headers={"Authorization": f"Bearer {METRICS_TOKEN}"},
+    )[2].decode()
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("taxi_http_requests_total{") and "driver/location" in line
+    )
+
+
+@pytest.mark.skipif(not shutil.which("caddy"), reason="needs caddy (Debian's package)")
+def test_one_proxy_sends_mcp_to_the_asgi_process_reports_to_ingest_and_the_rest_to_web(stack):
+    """README, "Serving": Django under WSGI (web), the MCP server under ASGI (mcp), the
+    position ingest, behind the proxy that compose.yaml runs (deploy/Caddyfile)."""
+    proxy = stack.proxy_start(CONCURRENCY)
+    web = stack.web_ports(CONCURRENCY)[0]
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "proxy-test", "version": "1"}}}  # fmt: skip
+    mcp_headers = {"Accept": "application/json, text/event-stream"}
+
+    status, headers, _ = http(proxy, "GET", "/readyz", headers={"X-Request-ID": "via-proxy-1"})
+    assert status == 200
+    assert headers["X-Request-ID"] == "via-proxy-1"
+    # /mcp: the web process (plain WSGI) has no such route; through the proxy the MCP
+    # server answers, asking for its OAuth token.
+    assert http(web, "POST", "/mcp", initialize, headers=mcp_headers)[0] == 404
+    status, headers, _ = http(proxy, "POST", "/mcp", initialize, headers=mcp_headers)
+    assert status == 401
+    assert "resource_metadata" in headers["WWW-Authenticate"]
+    # The position reports: answered (a problem with its request id), and not by Django.
+    before = _location_requests_django_served(stack)
+    for _ in range(3):
+        status, headers, body = http(
+            proxy, "POST", LOCATION_PATH, {"lat": 53.8, "lng": -1.55},
+            headers={"Authorization": "Token not-a-drivers-token"},
+        )  # fmt: skip
+        assert status == 401
+        assert json.loads(body)["requestId"] == headers["X-Request-ID"]
+    assert _location_requests_django_served(stack) == before
+    # The same report sent to the web process is Django's, and counted.
+    assert http(web, "POST", LOCATION_PATH, {"lat": 53.8, "lng": -1.55})[0] == 401
+    assert wait_until(lambda: _location_requests_django_served(stack) == before + 1, 5)
 
 
 def _pool_children(stack: Stack, name: str) -> list[int]:

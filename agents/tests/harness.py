@@ -87,7 +87,7 @@ def served(database_url: str, mail_dir: Path, *, redis_url: str = "", workers: i
         "PRICING_CATALOGUE_CHECK_SECONDS": "0",
         "API_KEY_CACHE_SECONDS": "0",
         "LOG_LEVEL": "WARNING",
-        # As the Procfile's web process runs (a connection pool per process, PostgreSQL only).
+        # A connection pool per process (PostgreSQL only), for the tools' threads.
         "DATABASE_POOL": "1" if database_url.startswith("postgres") else "0",
     }
     log = open(mail_dir / "server.log", "wb")  # noqa: SIM115 - closed in finally

@@ -20,6 +20,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 django.setup()
 
 from django.core import signals  # noqa: E402
+from django_guid import clear_guid, set_guid  # noqa: E402
 
 from api.problems import Problem  # noqa: E402
 from core.errors import DomainError  # noqa: E402
@@ -32,6 +33,7 @@ from drivers.api.ingest import (  # noqa: E402
     osmand_request_answer,
     problem_answer,
 )
+from operations.request_ids import request_id_new, request_id_valid  # noqa: E402
 
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
             404: "Not Found", 405: "Method Not Allowed", 409: "Conflict",
@@ -76,15 +78,22 @@ def application(environ, start_response):
     # close_old_connections drops a connection that broke or outlived CONN_MAX_AGE, so a
     # database restart costs one 503, not every request after it.
     signals.request_started.send(sender=__name__, environ=environ)
+    # Contract 10.1, as django-guid does in the web process: the caller's well-formed id,
+    # else a new one, on the response and in a problem's requestId.
+    given = environ.get("HTTP_X_REQUEST_ID")
+    request_id = given if request_id_valid(given) else request_id_new()
+    set_guid(request_id)
     try:
         answer = _answer(environ)
     except DomainError as error:
         answer = problem_answer(error)
     finally:
+        clear_guid()
         signals.request_finished.send(sender=__name__)
     headers = [
         ("Content-Type", answer.content_type),
         ("Content-Length", str(len(answer.body))),
+        ("X-Request-ID", request_id),
         *answer.headers.items(),
     ]
     reason = _REASONS.get(answer.status, "Error")

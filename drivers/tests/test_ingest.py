@@ -39,9 +39,9 @@ def post(token, body):
     return client.post(URL, data=json.dumps(body), content_type="application/json")
 
 
-def post_wsgi(token, body) -> tuple[int, dict[str, str], bytes]:
+def post_wsgi(token, body, **more_environ) -> tuple[int, dict[str, str], bytes]:
     raw = json.dumps(body).encode()
-    environ = {
+    environ = more_environ | {
         "REQUEST_METHOD": "POST",
         "PATH_INFO": URL,
         "HTTP_AUTHORIZATION": f"Bearer {token}",
@@ -90,6 +90,25 @@ def test_the_ingest_process_answers_as_the_web_process_does(token, driver):
     assert status == 401
     assert headers["Content-Type"] == "application/problem+json"
     assert json.loads(body)["code"] == "unauthenticated"
+
+
+def test_the_ingest_process_carries_request_ids_as_the_web_process_does(token):
+    """Contract 10.1 behind the proxy, which sends the reports to the ingest process: every
+    answer has X-Request-ID (the caller's when well formed) and a problem names it."""
+    status, headers, _ = post_wsgi(
+        token, {"lat": 53.8, "lng": -1.55}, HTTP_X_REQUEST_ID="phone-7.report_12"
+    )
+    assert status == 200
+    assert headers["X-Request-ID"] == "phone-7.report_12"
+
+    status, headers, body = post_wsgi("wrong", {"lat": 53.8, "lng": -1.55}, HTTP_X_REQUEST_ID="a b")
+    assert status == 401
+    made = headers["X-Request-ID"]
+    assert made != "a b"
+    assert len(made) == 32
+    assert json.loads(body)["requestId"] == made
+    # The next request gets its own.
+    assert post_wsgi("wrong", {"lat": 1, "lng": 1})[1]["X-Request-ID"] not in (made, None)
 
 
 @pytest.mark.parametrize(
