@@ -496,6 +496,9 @@ def test_aberdeen_2023_bands_follow_the_councils_hours(compiled):
         ("nottingham-2022-06", WEDNESDAY_NIGHT),  # the night prices are missing
         ("wirral-2024-02", WEDNESDAY_NOON),  # no hours, no waiting time
         ("northern-ireland-2023-12", WEDNESDAY_NOON),  # initial charges only
+        ("tameside-2022-03", WEDNESDAY_NOON),  # no prices in the copy read
+        ("halton-2023", WEDNESDAY_NOON),  # no hours for its three tariffs
+        ("barnsley-2023", WEDNESDAY_NOON),  # a price per mile, not the increments
     ],
 )
 def test_partial_tables_refuse_to_price(compiled, reference, when):
