@@ -206,10 +206,14 @@ def _location_requests_django_served(stack: Stack) -> float:
     )
 
 
-@pytest.mark.skipif(not shutil.which("caddy"), reason="needs caddy (Debian's package)")
 def test_one_proxy_sends_mcp_to_the_asgi_process_reports_to_ingest_and_the_rest_to_web(stack):
     """README, "Serving": Django under WSGI (web), the MCP server under ASGI (mcp), the
     position ingest, behind the proxy that compose.yaml runs (deploy/Caddyfile)."""
+    if not shutil.which("caddy"):
+        # CI installs Debian's caddy (.ci/run) and must run this; a laptop may skip it.
+        if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
+            pytest.fail("caddy is not installed (apt-get install -y caddy)")
+        pytest.skip("needs caddy (Debian's package)")
     proxy = stack.proxy_start(CONCURRENCY)
     web = stack.web_ports(CONCURRENCY)[0]
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
