@@ -24,6 +24,8 @@ urlpatterns = [
     # OAuth 2.1 for AI agents (the MCP server itself is mounted in config.asgi).
     path("", include("agents.urls")),
     path("", include("bookings.urls")),
+    # The passenger's tracking page shows dispatch's live state, so dispatch serves it.
+    path("", include("dispatch.tracking_urls")),
 ]
 
 handler400 = problems.handler400
