@@ -19,6 +19,7 @@ urlpatterns = [
     path("problems/<slug:slug>", problem_type_page, name="problem-type"),
     path("driver/billing/", include("billing.urls")),
     path("driver/", include("drivers.urls")),
+    path("driver/", include("dispatch.driver_urls")),
     path("dispatch/", include("dispatch.urls")),
     path("operator/", include("partners.urls")),
     # OAuth 2.1 for AI agents (the MCP server itself is mounted in config.asgi).

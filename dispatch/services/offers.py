@@ -25,10 +25,10 @@ from bookings.models import Booking, BookingStatus, DispatchQueue
 from bookings.services import booking_status_change
 from bookings.transitions import ASSIGNABLE, DISPATCHABLE, TERMINAL
 from core.errors import DomainError
+from core.geo import bounding_box
 from core.localtime import local_time_format
 from core.task_queue import task_enqueue_on_commit
 from dispatch import conf
-from dispatch.geo import bounding_box
 from dispatch.models import (
     AttemptOutcome,
     DispatchAttempt,

@@ -14,10 +14,10 @@ from rest_framework.test import APIClient
 from bookings.models import Booking, BookingEvent, BookingStatus, FlightStatus
 from bookings.tests.factories import BookingFactory
 from core.errors import DomainError
+from core.geo import EARTH_RADIUS_KM
 from core.testing.places import LEEDS, LONDON, north_of
 from dispatch.airports import airport_get
 from dispatch.flight_status import FlightReport
-from dispatch.geo import EARTH_RADIUS_KM
 from dispatch.services.flights import flight_update_apply
 from dispatch.services.waiting import driver_reported_at_pickup, no_show_require_allowed
 from drivers.tests.factories import UserFactory, driver_at, position_report
