@@ -13,17 +13,29 @@ The edge imports no domain app, so the records are typed loosely here: ``account
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
+
+
+class SignedRequestClaim(Protocol):
+    """The claim that makes a signed request good once (contract 1.2), made by the
+    authenticator that verified the signature; the HTTP edge settles it with the request's
+    outcome (``api.signed_once.SignedOnceMixin``)."""
+
+    pk: int
+
+    def outcome_record(self, *, status: int, content_type: str, body: bytes) -> None: ...
+
+    def forget(self) -> None: ...
 
 
 @dataclass(frozen=True)
 class AccountPrincipal:
     """An external account, proven by one of its API keys (``key``) or by an HMAC
-    signature (``signed_request_id``: the claim that makes the signed request good once)."""
+    signature (``signed_request``: the claim that makes the signed request good once)."""
 
     account: Any
     key: Any = None
-    signed_request_id: int | None = None
+    signed_request: SignedRequestClaim | None = None
 
 
 @dataclass(frozen=True)

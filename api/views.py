@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.utils.module_loading import import_string
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from drf_spectacular.views import SpectacularAPIView
@@ -12,8 +14,7 @@ from rest_framework.views import APIView
 from api.callers import ratelimit_enforce
 from api.idempotency import IdempotentViewMixin
 from api.problems import TITLES
-from partners.api.signed_once import SignedOnceMixin
-from partners.authentication import PUBLIC_AUTHENTICATION
+from api.signed_once import SignedOnceMixin
 
 
 class PublicAPIView(SignedOnceMixin, IdempotentViewMixin, APIView):
@@ -23,7 +24,11 @@ class PublicAPIView(SignedOnceMixin, IdempotentViewMixin, APIView):
     An Idempotency-Key is scoped to the authenticated caller (contract 1.3).
     """
 
-    authentication_classes = PUBLIC_AUTHENTICATION
+    # The account authenticators (partners.authentication), named by dotted path as DRF
+    # names its defaults: the shared edge imports no app.
+    authentication_classes = [
+        import_string(path) for path in settings.PUBLIC_API_AUTHENTICATION_CLASSES
+    ]
     # Anonymous calls are welcome (limited per IP); the schema says so with an empty
     # security requirement beside the key schemes.
     permission_classes = [AllowAny]

@@ -171,7 +171,7 @@ def select_full_scan(job, now):
     """The same eligibility and ordering without the bounding box: every online driver."""
     from django.db.models import F, Q
 
-    from dispatch.geo import distance_sq_km_expression
+    from core.geo import distance_sq_km_expression
     from dispatch.services import matching
     from drivers.models import NetworkTier, Vehicle
 

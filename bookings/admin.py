@@ -4,6 +4,8 @@ The back office goes through the services: a booking's status is read-only here 
 changes only by the "Change status" action, which offers the legal next steps of the
 transition table and calls ``booking_status_change`` (event, sequence bump, webhooks,
 dispatch release). Bookings are never deleted: they are the statutory booking record.
+The "Record the flight's arrival" action is dispatch's (``dispatch.admin``), which
+registers this admin again with it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from bookings.models import (
     BookingEvent,
     BookingStatus,
     EmailConfirmation,
-    FlightStatus,
     Passenger,
     PaymentRecord,
 )
@@ -34,10 +35,7 @@ from bookings.services import (
 )
 from bookings.transitions import TRANSITIONS
 from core.errors import DomainError
-from core.localtime import local_time_format, local_zone
 from core.spreadsheet import spreadsheet_cell
-from dispatch.flight_status import FlightReport
-from dispatch.services.flights import flight_update_apply
 
 
 def statuses_reachable_from_all(statuses) -> list[str]:
@@ -58,43 +56,6 @@ class BookingStatusChangeForm(forms.Form):
         super().__init__(*args, **kwargs)
         labels = dict(BookingStatus.choices)
         self.fields["to_status"].choices = [(status, labels[status]) for status in targets]
-
-
-class FlightArrivalForm(forms.Form):
-    """A flight's arrival as the back office learns it (issue 15): the pickup follows."""
-
-    status = forms.ChoiceField(choices=FlightStatus.choices)
-    landing_at = forms.DateTimeField(
-        required=False,
-        label="Landing (UK time)",
-        help_text="Actual landing when landed, else the latest estimate. YYYY-MM-DD HH:MM.",
-    )
-    terminal = forms.CharField(max_length=20, required=False)
-
-    def clean(self):
-        cleaned = super().clean()
-        landing_needed = cleaned.get("status") not in (
-            FlightStatus.CANCELLED,
-            FlightStatus.DIVERTED,
-        )
-        if landing_needed and not cleaned.get("landing_at"):
-            self.add_error("landing_at", "Required unless the flight is cancelled or diverted.")
-        if cleaned.get("landing_at"):
-            # Typed as UK wall-clock time (the form reads it in TIME_ZONE, UTC).
-            cleaned["landing_at"] = cleaned["landing_at"].replace(tzinfo=local_zone())
-        return cleaned
-
-
-def flight_report_from_form(booking: Booking, form: FlightArrivalForm) -> FlightReport:
-    landing = form.cleaned_data.get("landing_at")
-    landed = form.cleaned_data["status"] == FlightStatus.LANDED
-    return FlightReport(
-        flight_number=booking.flight_number,
-        status=form.cleaned_data["status"],
-        estimated_arrival=None if landed else landing,
-        actual_arrival=landing if landed else None,
-        terminal=form.cleaned_data.get("terminal", ""),
-    )
 
 
 class BookingEventInline(admin.TabularInline):
@@ -202,12 +163,8 @@ class BookingAdmin(admin.ModelAdmin):
     def dropoff_resolved(self, booking) -> str:
         return place_summary(booking.dropoff_place)
 
-    actions = [
-        "status_change",
-        "flight_arrival_record",
-        "export_statutory_record",
-        "block_passenger",
-    ]
+    # dispatch.admin adds "flight_arrival_record" (dispatch's flight check) after the first.
+    actions = ["status_change", "export_statutory_record", "block_passenger"]
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False  # the statutory booking record (LG(MP)A 1976 s56): cancel instead
@@ -260,40 +217,6 @@ class BookingAdmin(admin.ModelAdmin):
                 self.message_user(request, f"{booking.reference}: {error.detail}", messages.ERROR)
         if changed:
             self.message_user(request, f"{changed} booking(s) now {to_status}.", messages.SUCCESS)
-
-    @admin.action(description="Record the flight's arrival…", permissions=["change"])
-    def flight_arrival_record(self, request, queryset):
-        """The back office's door to ``flight_update_apply`` (the pickup follows the
-        flight; driver and passenger are told)."""
-        bookings = list(queryset.order_by("pk"))
-        form = FlightArrivalForm(request.POST if "apply" in request.POST else None)
-        if form.is_valid():
-            actor = f"admin:{request.user.get_username()}"
-            for booking in bookings:
-                try:
-                    update = flight_update_apply(
-                        booking=booking, report=flight_report_from_form(booking, form), actor=actor
-                    )
-                except DomainError as error:
-                    self.message_user(
-                        request, f"{booking.reference}: {error.detail}", messages.ERROR
-                    )
-                    continue
-                when = local_time_format(update.booking.pickup_time, "short")
-                self.message_user(request, f"{booking.reference}: pickup {when}.", messages.SUCCESS)
-            return None
-        return TemplateResponse(
-            request,
-            "bookings/admin/flight_arrival.html",
-            {
-                **self.admin_site.each_context(request),
-                "title": "Record the flight's arrival",
-                "opts": self.model._meta,
-                "bookings": bookings,
-                "form": form,
-                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-            },
-        )
 
     @admin.action(description="Export the statutory booking record (CSV)")
     def export_statutory_record(self, request, queryset):

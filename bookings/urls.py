@@ -7,16 +7,6 @@ urlpatterns = [
     path("places/suggest/", views.place_suggestions_json, name="place-suggestions"),
     path("book/", views.book_page, name="book-page"),
     path(
-        "booking/<str:reference>/<str:token>/",
-        views.booking_status_page,
-        name="booking-status-page",
-    ),
-    path(
-        "booking/<str:reference>/<str:token>/live/",
-        views.booking_status_json,
-        name="booking-status-json",
-    ),
-    path(
         "booking/<str:reference>/<str:token>/pay/",
         views.booking_pay_driver_page,
         name="booking-pay-driver-page",

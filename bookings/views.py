@@ -1,12 +1,12 @@
-"""Server-rendered passenger pages: the landing quote form, booking a quote, tracking
-(with its live JSON), paying the driver, confirming an email."""
+"""Server-rendered passenger pages: the landing quote form, booking a quote, paying the
+driver, confirming an email. The tracking page, which shows dispatch's live state too, is
+``dispatch.views``."""
 
 from __future__ import annotations
 
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
 from api.callers import caller_from_request
@@ -14,22 +14,13 @@ from bookings import actions
 from bookings.forms import QuoteBookingForm, QuoteForm
 from bookings.links import booking_page_token, booking_page_token_valid
 from bookings.models import Booking, BookingSource
-from bookings.selectors import (
-    PAYMENT_WORDS,
-    booking_tracking_state,
-    driver_public_summary,
-    quote_get_or_none,
-)
+from bookings.selectors import PAYMENT_WORDS, driver_public_summary, quote_get_or_none
 from bookings.services import (
-    booking_pay_driver_url,
     email_confirmation_redeem,
     payment_state,
 )
 from core.errors import DomainError
 from pricing.suggestions import place_suggestions
-
-# How often the tracking page asks for news (milliseconds); the page stops once finished.
-TRACKING_POLL_MS = 4000
 
 
 @require_http_methods(["GET", "POST"])
@@ -66,8 +57,9 @@ def place_suggestions_json(request):
     return response
 
 
-def _booking_or_404(reference: str, token: str) -> Booking:
-    """The booking the link opens; 404 alike for an unknown reference and a wrong token."""
+def booking_page_or_404(reference: str, token: str) -> Booking:
+    """The booking a page link opens (this module's pages and the tracking page); 404
+    alike for an unknown reference and a wrong token."""
     if not booking_page_token_valid(reference.upper(), token):
         raise Http404("No such booking")
     booking = (
@@ -87,29 +79,8 @@ def _driver(booking: Booking) -> dict | None:
 
 
 @require_GET
-def booking_status_page(request, reference: str, token: str):
-    """The tracking page of statusUrl; it polls ``booking_status_json`` for changes."""
-    booking = _booking_or_404(reference, token)
-    context = {
-        "booking": booking,
-        "state": booking_tracking_state(booking),
-        "pay_driver_url": booking_pay_driver_url(booking),
-        "token": token,
-        "poll_ms": TRACKING_POLL_MS,
-    }
-    return render(request, "bookings/status.html", context)
-
-
-@never_cache
-@require_GET
-def booking_status_json(request, reference: str, token: str):
-    """The tracking page's live updates: the same state the page was rendered from."""
-    return JsonResponse(booking_tracking_state(_booking_or_404(reference, token)))
-
-
-@require_GET
 def booking_pay_driver_page(request, reference: str, token: str):
-    booking = _booking_or_404(reference, token)
+    booking = booking_page_or_404(reference, token)
     records = list(booking.payment_records.all())
     paid = payment_state(records, booking.fare_due)
     context = {

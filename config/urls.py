@@ -19,11 +19,14 @@ urlpatterns = [
     path("problems/<slug:slug>", problem_type_page, name="problem-type"),
     path("driver/billing/", include("billing.urls")),
     path("driver/", include("drivers.urls")),
+    path("driver/", include("dispatch.driver_urls")),
     path("dispatch/", include("dispatch.urls")),
     path("operator/", include("partners.urls")),
     # OAuth 2.1 for AI agents (the MCP server itself is mounted in config.asgi).
     path("", include("agents.urls")),
     path("", include("bookings.urls")),
+    # The passenger's tracking page shows dispatch's live state, so dispatch serves it.
+    path("", include("dispatch.tracking_urls")),
 ]
 
 handler400 = problems.handler400

@@ -1,5 +1,6 @@
 """Back office for dispatch: the dispatch board (trail, offers, manual assignment), fleets,
-operator licences and the job-card notification log."""
+operator licences and the job-card notification log; and the booking list's "Record the
+flight's arrival" action (dispatch's flight check), added to bookings' admin."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.template.response import TemplateResponse
 
-from bookings.models import BookingStatus
+from bookings.admin import BookingAdmin as BookingRecordAdmin
+from bookings.models import Booking, BookingStatus, FlightStatus
 from core.errors import DomainError
+from core.localtime import local_time_format, local_zone
+from dispatch.flight_status import FlightReport
 from dispatch.models import (
     DispatchAttempt,
     DispatchBooking,
@@ -18,6 +22,7 @@ from dispatch.models import (
     OperatorLicence,
     PartnerFleet,
 )
+from dispatch.services.flights import flight_update_apply
 from dispatch.services.offers import booking_assign_manual, booking_redispatch
 from drivers.models import APPROVED_STAGES, Driver, Vehicle
 
@@ -262,3 +267,89 @@ class OperatorLicenceAdmin(admin.ModelAdmin):
     list_display = ("account", "licensing_authority", "licence_number", "licence_expiry")
     search_fields = ("account__name", "licence_number", "licensing_authority")
     raw_id_fields = ("account",)
+
+
+class FlightArrivalForm(forms.Form):
+    """A flight's arrival as the back office learns it (issue 15): the pickup follows."""
+
+    status = forms.ChoiceField(choices=FlightStatus.choices)
+    landing_at = forms.DateTimeField(
+        required=False,
+        label="Landing (UK time)",
+        help_text="Actual landing when landed, else the latest estimate. YYYY-MM-DD HH:MM.",
+    )
+    terminal = forms.CharField(max_length=20, required=False)
+
+    def clean(self):
+        cleaned = super().clean()
+        landing_needed = cleaned.get("status") not in (
+            FlightStatus.CANCELLED,
+            FlightStatus.DIVERTED,
+        )
+        if landing_needed and not cleaned.get("landing_at"):
+            self.add_error("landing_at", "Required unless the flight is cancelled or diverted.")
+        if cleaned.get("landing_at"):
+            # Typed as UK wall-clock time (the form reads it in TIME_ZONE, UTC).
+            cleaned["landing_at"] = cleaned["landing_at"].replace(tzinfo=local_zone())
+        return cleaned
+
+
+def flight_report_from_form(booking: Booking, form: FlightArrivalForm) -> FlightReport:
+    landing = form.cleaned_data.get("landing_at")
+    landed = form.cleaned_data["status"] == FlightStatus.LANDED
+    return FlightReport(
+        flight_number=booking.flight_number,
+        status=form.cleaned_data["status"],
+        estimated_arrival=None if landed else landing,
+        actual_arrival=landing if landed else None,
+        terminal=form.cleaned_data.get("terminal", ""),
+    )
+
+
+# Bookings' admin with dispatch's flight check: registered again (Django's way to extend
+# another app's admin), so bookings imports nothing of dispatch.
+admin.site.unregister(Booking)
+
+
+@admin.register(Booking)
+class BookingAdmin(BookingRecordAdmin):
+    actions = [
+        "status_change",
+        "flight_arrival_record",
+        "export_statutory_record",
+        "block_passenger",
+    ]
+
+    @admin.action(description="Record the flight's arrival…", permissions=["change"])
+    def flight_arrival_record(self, request, queryset):
+        """The back office's door to ``flight_update_apply`` (the pickup follows the
+        flight; driver and passenger are told)."""
+        bookings = list(queryset.order_by("pk"))
+        form = FlightArrivalForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            actor = f"admin:{request.user.get_username()}"
+            for booking in bookings:
+                try:
+                    update = flight_update_apply(
+                        booking=booking, report=flight_report_from_form(booking, form), actor=actor
+                    )
+                except DomainError as error:
+                    self.message_user(
+                        request, f"{booking.reference}: {error.detail}", messages.ERROR
+                    )
+                    continue
+                when = local_time_format(update.booking.pickup_time, "short")
+                self.message_user(request, f"{booking.reference}: pickup {when}.", messages.SUCCESS)
+            return None
+        return TemplateResponse(
+            request,
+            "bookings/admin/flight_arrival.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Record the flight's arrival",
+                "opts": self.model._meta,
+                "bookings": bookings,
+                "form": form,
+                "action_checkbox_name": ACTION_CHECKBOX_NAME,
+            },
+        )

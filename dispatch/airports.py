@@ -20,7 +20,7 @@ import airportsdata
 from django.conf import settings
 
 from bookings.models import FlightArrival
-from dispatch.geo import haversine_km
+from core.geo import haversine_km
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "airport_pickups.json"
 UK = "GB"

@@ -7,3 +7,8 @@ class DispatchConfig(AppConfig):
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "dispatch"
+
+    def ready(self) -> None:
+        # Registers dispatch's Celery tasks in every process: its services queue them by
+        # name (core.task_queue), since the tasks module imports the services.
+        from dispatch import tasks  # noqa: F401

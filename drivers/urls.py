@@ -10,7 +10,6 @@ urlpatterns = [
     path("signup/done/", views.driver_signup_done_page, name="driver-signup-done"),
     path("login/", views.DriverLoginPage.as_view(), name="driver-login"),
     path("logout/", auth_views.LogoutView.as_view(next_page="driver-login"), name="driver-logout"),
-    path("dashboard/", views.driver_dashboard_page, name="driver-dashboard"),
     path("payment-link/", views.driver_payment_link_update, name="driver-payment-link"),
     path("maps-key/", views.driver_maps_key_update, name="driver-maps-key"),
     path("app/", views.driver_app_page, name="driver-app"),

@@ -1,5 +1,6 @@
-"""Server-rendered driver pages: sign-up, login and the earnings dashboard; and the driver
-app (a progressive web app at ``driver/app/``: its page, manifest and service worker)."""
+"""Server-rendered driver pages: sign-up, login and the dashboard's settings forms; and the
+driver app (a progressive web app at ``driver/app/``: its page, manifest and service
+worker). The dashboard itself shows dispatch's offers, so it is ``dispatch.views``."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from django.urls import reverse, reverse_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.errors import DomainError
-from drivers import selectors, services
+from drivers import services
 from drivers.forms import DriverSignupForm
 from drivers.services import driver_signup
 
@@ -89,19 +90,6 @@ def driver_maps_key_update(request: HttpRequest) -> HttpResponse:
         "maps_api_key",
         "Your maps API key is saved.",
     )
-
-
-@login_required(login_url=LOGIN_URL)
-def driver_dashboard_page(request: HttpRequest) -> HttpResponse:
-    driver = getattr(request.user, "driver", None)
-    if driver is None:
-        return render(request, "drivers/not_a_driver.html", status=403)
-    context = {
-        "driver": driver,
-        "dashboard": selectors.driver_dashboard(driver=driver),
-        "maps_key_state": selectors.driver_maps_key_state(driver),
-    }
-    return render(request, "drivers/dashboard.html", context)
 
 
 # --- the driver app (PWA) --------------------------------------------------------------

@@ -4,6 +4,10 @@ Each class returns an ``api.principals.AccountPrincipal`` (the account, the key 
 was presented, the claim of a signed request), which DRF puts on ``request.auth`` so that
 rate limits and services can attribute the call. A key that is presented but unknown,
 revoked or expired is 401, never anonymous.
+
+The public API's base view (``api.views.PublicAPIView``) names the key and HMAC
+authenticators through the setting ``PUBLIC_API_AUTHENTICATION_CLASSES``, as DRF names its
+defaults: the shared edge imports no app.
 """
 
 from __future__ import annotations
@@ -26,9 +30,15 @@ from rest_framework import authentication, exceptions
 from api.callers import presented_api_key, signer_slug
 from api.principals import AccountPrincipal, request_account
 from api.problems import Problem
+from api.signed_once import SignedRequestReplay
 from core.credential_cache import CredentialCache
 from partners.models import Account, AccountKey
-from partners.services.signatures import signed_request_claim
+from partners.services.signatures import (
+    SignedRequestRepeated,
+    signed_request_claim,
+    signed_request_forget,
+    signed_request_outcome_record,
+)
 
 # Verified keys with their accounts (core.credential_cache); saving or deleting a key or
 # an account in this process empties it at once.
@@ -140,18 +150,41 @@ def hmac_verify(account: Account, request) -> VerifiedSignature:
     return VerifiedSignature(signature=signature, signed_at=signed_at)
 
 
+@dataclass(frozen=True)
+class SignedClaim:
+    """A claimed signature (``partners.services.signatures``), as the HTTP edge settles it
+    (``api.principals.SignedRequestClaim``)."""
+
+    pk: int
+
+    def outcome_record(self, *, status: int, content_type: str, body: bytes) -> None:
+        signed_request_outcome_record(
+            claim_id=self.pk, status=status, content_type=content_type, body=body
+        )
+
+    def forget(self) -> None:
+        signed_request_forget(claim_id=self.pk)
+
+
 def signed_account_principal(request, account: Account) -> AccountPrincipal:
-    """Verify the request's signature for ``account`` and claim it (good once)."""
+    """Verify the request's signature for ``account`` and claim it (good once); a repeat
+    raises ``SignedRequestReplay`` with the first outcome."""
     verified = hmac_verify(account, request)
     django_request = getattr(request, "_request", request)
-    claim = signed_request_claim(
-        account=account,
-        signature=verified.signature,
-        signed_at=verified.signed_at,
-        method=django_request.method,
-        path=django_request.path,
-    )
-    return AccountPrincipal(account=account, signed_request_id=claim.pk)
+    try:
+        claim = signed_request_claim(
+            account=account,
+            signature=verified.signature,
+            signed_at=verified.signed_at,
+            method=django_request.method,
+            path=django_request.path,
+        )
+    except SignedRequestRepeated as repeat:
+        outcome = repeat.outcome
+        raise SignedRequestReplay(
+            status=outcome.status, content_type=outcome.content_type, body=outcome.body
+        ) from None
+    return AccountPrincipal(account=account, signed_request=SignedClaim(pk=claim.pk))
 
 
 class HmacSignatureAuthentication(authentication.BaseAuthentication):
@@ -219,10 +252,7 @@ def account_require_kind(request, kinds: Iterable[str], *, hint: str) -> Account
     return account
 
 
-PUBLIC_AUTHENTICATION = [AccountKeyAuthentication, HmacSignatureAuthentication]
-
 __all__ = [
-    "PUBLIC_AUTHENTICATION",
     "AccountKeyAuthentication",
     "HmacSignatureAuthentication",
     "SupplierAuthentication",

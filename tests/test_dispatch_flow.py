@@ -16,7 +16,7 @@ from bookings.models import BookingStatus
 from bookings.services import BookingDraft, PassengerDetails, booking_create
 from core.testing.places import LEEDS, north_of
 from dispatch.models import NotificationLog, Offer, OfferStatus
-from drivers.selectors import driver_dashboard
+from dispatch.selectors import driver_dashboard
 from drivers.tests.factories import UserFactory, driver_at
 
 pytestmark = pytest.mark.django_db

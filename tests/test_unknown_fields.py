@@ -19,8 +19,7 @@ from api.tests.assertions import assert_problem
 from bookings.models import Booking
 from bookings.tests.factories import BookingFactory
 from core.testing.places import LEEDS
-from drivers.tests.factories import driver_at
-from drivers.tests.test_api_driver import driver_client
+from drivers.tests.factories import driver_at, driver_client
 from partners.tests.factories import partner_job
 from pricing.models import Quote
 

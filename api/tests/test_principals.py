@@ -18,7 +18,7 @@ from partners.models import AccountKey
 
 pytestmark = pytest.mark.django_db
 
-DJANGO_REQUEST_ATTRIBUTES = ("account", "account_key", "driver", "signed_request_id")
+DJANGO_REQUEST_ATTRIBUTES = ("account", "account_key", "driver", "signed_request")
 
 
 def _authenticated(django_request, authenticator) -> Request:
@@ -37,7 +37,7 @@ def test_an_api_key_gives_an_account_principal_with_its_key(make_account):
     assert isinstance(request.auth, AccountPrincipal)
     assert request.auth.account.pk == account.pk
     assert request.auth.key.pk == AccountKey.objects.get(account=account).pk
-    assert request.auth.signed_request_id is None
+    assert request.auth.signed_request is None
     for name in DJANGO_REQUEST_ATTRIBUTES:
         assert not hasattr(django_request, name)
     with pytest.raises(AttributeError):
@@ -55,7 +55,7 @@ def test_a_signature_gives_a_principal_with_its_claim(make_account):
     request = _authenticated(django_request, HmacSignatureAuthentication())
     assert request.auth.account.pk == account.pk
     assert request.auth.key is None
-    assert request.auth.signed_request_id is not None
+    assert request.auth.signed_request is not None
     for name in DJANGO_REQUEST_ATTRIBUTES:
         assert not hasattr(django_request, name)
 

@@ -35,6 +35,7 @@ from billing.weeks import week_bounds, week_has_ended, week_start_of
 from bookings.models import BookingEvent, BookingStatus, PaymentRecord
 from core.localtime import local_today
 from core.money import gbp
+from core.task_queue import task_enqueue_on_commit
 
 logger = logging.getLogger(__name__)
 
@@ -489,10 +490,9 @@ def invoices_generate_week(
                 )
             )
     if result.created_billed:
-        from billing.tasks import invoices_collect_week
-
-        transaction.on_commit(
-            lambda: invoices_collect_week.delay(week_start=week_start.isoformat())
+        # By name: billing.tasks imports this module.
+        task_enqueue_on_commit(
+            "billing.tasks.invoices_collect_week", week_start=week_start.isoformat()
         )
     return result
 

@@ -1,11 +1,9 @@
 """Back office: the statutory booking record export and blocking passengers."""
 
 import csv
-import datetime as dt
 import io
 
 import pytest
-import time_machine
 from django.contrib.auth import get_user_model
 
 from bookings.models import Booking, Passenger
@@ -201,40 +199,3 @@ def test_statutory_record_export_writes_passenger_formulas_as_text(staff_client,
     # A plain number runs nothing and stays as it is.
     assert record["Passenger phone"] == "+447700900123"
     assert record["Fare quoted (GBP)"] == "48.20"
-
-
-def test_the_back_office_records_a_flight_arrival_and_the_pickup_follows(
-    staff_client, booking_factory
-):
-    from dispatch.airports import airport_get
-
-    # given a pickup at Leeds Bradford for BA1234 at 10:00 UTC (10:00 UK time in November)
-    lba = airport_get("LBA")
-    booked = dt.datetime(2026, 11, 23, 10, 0, tzinfo=dt.UTC)
-    booking = booking_factory(
-        pickup_lat=lba.lat, pickup_lng=lba.lng, flight_number="BA1234", pickup_time=booked
-    )
-    form = {"action": "flight_arrival_record", "_selected_action": [booking.pk]}
-    # the form first
-    page = staff_client.post("/admin/bookings/booking/", form)
-    assert page.status_code == 200
-    assert "landing_at" in page.context["form"].fields
-    # when the back office records the landing at 10:50 UK time, terminal Main
-    with time_machine.travel(booked - dt.timedelta(hours=2), tick=False):
-        response = staff_client.post(
-            "/admin/bookings/booking/",
-            {
-                **form,
-                "apply": "1",
-                "status": "landed",
-                "landing_at": "2026-11-23 10:50",
-                "terminal": "Main",
-            },
-        )
-    # then the pickup is the landing plus the international allowance, by the service
-    assert response.status_code == 302
-    booking.refresh_from_db()
-    assert booking.pickup_time == booked + dt.timedelta(minutes=50 + 45)
-    event = booking.events.latest("sequence")
-    assert event.actor == "admin:boss"
-    assert event.detail["flight"]["landed"] is True

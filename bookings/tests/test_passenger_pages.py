@@ -16,8 +16,7 @@ from api.problems import STATUS_BY_CODE
 from bookings.links import booking_page_token
 from bookings.models import Booking, BookingSource
 from bookings.page_errors import PASSENGER_MESSAGES
-from bookings.selectors import booking_tracking_state
-from bookings.services import booking_pay_driver_url, booking_status_change, booking_status_url
+from bookings.services import booking_pay_driver_url, booking_status_url
 from pricing.models import Quote
 from pricing.vehicles import VEHICLE_CLASSES
 
@@ -245,78 +244,7 @@ def test_booking_page_says_an_already_redeemed_quote_in_plain_words(client, quot
     assert Booking.objects.count() == 1
 
 
-# --- the tracking page -----------------------------------------------------------------
-
-
-def _accept(booking) -> None:
-    from drivers.tests.factories import DriverFactory, VehicleFactory
-
-    driver = DriverFactory(name="Asha Khan")
-    vehicle = VehicleFactory(driver=driver, registration="AB12 CDE")
-    booking_status_change(
-        booking=booking, to_status="accepted", actor="test", driver=driver, vehicle=vehicle
-    )
-
-
-def _booked_on_the_website(client, quote_factory) -> Booking:
-    client.post("/book/", _booking_form(quote_factory()))
-    return Booking.objects.get()
-
-
-def test_tracking_page_tells_the_history_in_plain_words(client, quote_factory):
-    booking = _booked_on_the_website(client, quote_factory)
-    _accept(booking)
-    html = client.get(booking_status_url(booking)).content.decode()
-    timeline = html.split('id="timeline"')[1]
-    assert "Booked" in timeline
-    assert "Driver accepted" in timeline
-    assert "booking.status_changed" not in html
-    assert "booking.created" not in html
-    assert "(accepted)" not in html
-
-
-def test_tracking_json_is_the_state_the_page_is_rendered_from(client, quote_factory):
-    booking = _booked_on_the_website(client, quote_factory)
-    url = _path(booking_status_url(booking)) + "live/"
-    first = client.get(url)
-    assert first.status_code == 200
-    assert "no-cache" in first["Cache-Control"]
-    assert first.json() == booking_tracking_state(booking)
-    assert first.json()["driver"] is None
-    assert first.json()["map"]["pickup"] == [booking.pickup_lat, booking.pickup_lng]
-    _accept(booking)
-    later = client.get(url).json()
-    assert later["version"] > first.json()["version"]
-    assert later["statusWords"] == "Driver accepted"
-    assert later["driver"]["name"] == "Asha K."
-    assert [step["words"] for step in later["timeline"]] == ["Booked", "Driver accepted"]
-
-
-def test_tracking_json_needs_the_token(client, booking_factory):
-    booking = booking_factory()
-    assert client.get(f"/booking/{booking.reference}/nottoken/live/").status_code == 404
-
-
-@pytest.mark.parametrize(
-    ("now", "pickup", "shown"),
-    [
-        (
-            SUMMER,
-            dt.datetime(2026, 6, 3, 13, 30, tzinfo=dt.UTC),
-            "Wed 3 June 2026, 14:30 UK time (BST)",
-        ),
-        (
-            WINTER,
-            dt.datetime(2026, 11, 4, 14, 30, tzinfo=dt.UTC),
-            "Wed 4 November 2026, 14:30 UK time (GMT)",
-        ),
-    ],
-)
-def test_tracking_page_times_are_uk_local_and_labelled(client, booking_factory, now, pickup, shown):
-    with time_machine.travel(now, tick=False):
-        booking = booking_factory(pickup_time=pickup)
-        html = client.get(booking_status_url(booking)).content.decode()
-    assert shown in html
+# --- the pay page ----------------------------------------------------------------------
 
 
 def test_pay_driver_page_asks_for_no_card_data(client, booking_factory):
@@ -327,21 +255,6 @@ def test_pay_driver_page_asks_for_no_card_data(client, booking_factory):
     assert "Cash" in html
     token = booking_page_token(booking.reference)
     assert f"/booking/{booking.reference}/{token}/" in html
-
-
-def test_every_status_has_words_for_the_passenger():
-    from bookings.models import BookingStatus
-    from bookings.selectors import STATUS_WORDS
-
-    assert set(STATUS_WORDS) == set(BookingStatus.values)
-
-
-def test_a_driver_dropping_out_reads_as_looking_for_another(client, quote_factory):
-    booking = _booked_on_the_website(client, quote_factory)
-    booking = booking_status_change(booking=booking, to_status="offered", actor="test")
-    booking_status_change(booking=booking, to_status="confirmed", actor="test")
-    steps = [step["words"] for step in booking_tracking_state(booking)["timeline"]]
-    assert steps == ["Booked", "Offered to a driver", "Looking for another driver"]
 
 
 # --- the messages ----------------------------------------------------------------------

@@ -233,6 +233,13 @@ EMAIL_FILE_PATH = env("EMAIL_FILE_PATH", default=str(BASE_DIR / "sent-emails"))
 
 # --- API machinery ---------------------------------------------------------------------
 
+# The public API's authenticators (api.views.PublicAPIView), in order: an account's API key,
+# then an HMAC signature (contract 1.2).
+PUBLIC_API_AUTHENTICATION_CLASSES = [
+    "partners.authentication.AccountKeyAuthentication",
+    "partners.authentication.HmacSignatureAuthentication",
+]
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],

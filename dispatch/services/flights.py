@@ -30,6 +30,7 @@ from bookings.services import booking_amend
 from bookings.transitions import AWAITING_PICKUP
 from core.errors import DomainError, field_error
 from core.localtime import local_datetime, local_time_format
+from core.task_queue import task_enqueue_on_commit
 from dispatch.airports import PickupAirport, airport_for_booking
 from dispatch.flight_status import (
     FlightReport,
@@ -156,14 +157,8 @@ def _record(booking, airport: PickupAirport, report, number, actor) -> FlightUpd
     )
     update = FlightUpdate(booking, arrival, previous, changed=True)
     if update.moved:
-        booking_id = booking.pk
-
-        def notify():
-            from dispatch import tasks
-
-            tasks.pickup_moved_notify.delay(booking_id)
-
-        transaction.on_commit(notify)
+        # By name: dispatch.tasks imports this module.
+        task_enqueue_on_commit("dispatch.tasks.pickup_moved_notify", booking.pk)
     return update
 
 

@@ -34,15 +34,15 @@ from django.db import connection
 from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Value, When
 from django.db.models import CharField as CharFieldType
 
-from core.localtime import local_datetime
-from dispatch import conf
-from dispatch.geo import (
+from core.geo import (
     KM_PER_DEGREE,
     bounding_box,
     distance_sq_km_expression,
     haversine_km,
     km_to_miles,
 )
+from core.localtime import local_datetime
+from dispatch import conf
 from dispatch.models import Offer, OfferStatus, OperatorLicence, PartnerFleet, SkipReason, Tier
 from drivers.models import APPROVED_STAGES, Corridor, Driver, NetworkTier, Vehicle
 from drivers.positions import NearDriver, drivers_near
@@ -236,7 +236,7 @@ def _as_candidate(
 
 
 def _distance_sq_sql(lat_column: str, lng_column: str, point: str) -> str:
-    """SQL for :func:`dispatch.geo.distance_sq_km_expression` around the ``point`` parameters.
+    """SQL for :func:`core.geo.distance_sq_km_expression` around the ``point`` parameters.
 
     The same arithmetic, so that both forms of the matcher rank drivers identically.
     """

@@ -25,9 +25,10 @@ from bookings.models import Booking, BookingStatus, DispatchQueue
 from bookings.services import booking_status_change
 from bookings.transitions import ASSIGNABLE, DISPATCHABLE, TERMINAL
 from core.errors import DomainError
+from core.geo import bounding_box
 from core.localtime import local_time_format
+from core.task_queue import task_enqueue_on_commit
 from dispatch import conf
-from dispatch.geo import bounding_box
 from dispatch.models import (
     AttemptOutcome,
     DispatchAttempt,
@@ -64,14 +65,9 @@ def _attempt(booking: Booking, round_: int, outcome: str, **fields) -> DispatchA
 
 
 def _enqueue(task_name: str, *args, countdown: int | None = None) -> None:
-    """Queue a dispatch task once the current transaction has committed."""
-    from dispatch import tasks
-
-    task = getattr(tasks, task_name)
-    if countdown is None:
-        transaction.on_commit(lambda: task.delay(*args), robust=True)
-    else:
-        transaction.on_commit(lambda: task.apply_async(args, countdown=countdown), robust=True)
+    """Queue a dispatch task once the current transaction has committed (by name:
+    dispatch.tasks imports this module)."""
+    task_enqueue_on_commit(f"dispatch.tasks.{task_name}", *args, countdown=countdown, robust=True)
 
 
 def _round_and_searched_tiers(booking: Booking) -> tuple[int, set[int]]:

@@ -32,10 +32,10 @@ from django.conf import settings
 
 from bookings.models import Booking, BookingEvent, BookingStatus, FlightArrival
 from core.errors import DomainError
+from core.geo import haversine_km
 from core.localtime import local_time_format
 from core.money import gbp
 from dispatch.airports import airport_for_booking
-from dispatch.geo import haversine_km
 from dispatch.locations import driver_position_latest
 from pricing.waiting import WaitingRate, tariff_free_waiting_minutes, tariff_waiting_rate
 

@@ -14,46 +14,26 @@ from rest_framework.test import APIClient
 from bookings.models import Booking, BookingEvent, BookingStatus, FlightStatus
 from bookings.tests.factories import BookingFactory
 from core.errors import DomainError
+from core.geo import EARTH_RADIUS_KM
 from core.testing.places import LEEDS, LONDON, north_of
 from dispatch.airports import airport_get
 from dispatch.flight_status import FlightReport
-from dispatch.geo import EARTH_RADIUS_KM
 from dispatch.services.flights import flight_update_apply
 from dispatch.services.waiting import driver_reported_at_pickup, no_show_require_allowed
 from drivers.tests.factories import UserFactory, driver_at, position_report
-from pricing.models import Tariff, TariffBand
+from pricing.models import Tariff
+from pricing.tests.factories import TariffBandFactory
 
 pytestmark = pytest.mark.django_db
 
 PICKUP = dt.datetime(2026, 11, 23, 10, 0, tzinfo=dt.UTC)
-EVERY_DAY = [
-    {
-        "type": "weekly",
-        "days": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
-        "start": "00:00",
-        "end": "24:00",
-    }
-]
 AT_PICKUP = {"lat": LEEDS[0], "lng": LEEDS[1]}
 
 
 @pytest.fixture
 def tariff():
     """A council table whose meter waits 20 s per 20p: 60p a minute."""
-    tariff = Tariff.objects.create(
-        reference="testshire-2026", name="Testshire", authority="Testshire Council"
-    )
-    TariffBand.objects.create(
-        tariff=tariff,
-        name="Tariff 1",
-        windows=EVERY_DAY,
-        flag_fall_gbp=Decimal("3.00"),
-        flag_fall_distance_m=Decimal(300),
-        increment_distance_m=Decimal(100),
-        increment_price_gbp=Decimal("0.20"),
-        waiting_seconds_per_increment=Decimal(20),
-    )
-    return tariff
+    return TariffBandFactory(tariff__reference="testshire-2026").tariff
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from config.urls import urlpatterns as project_urlpatterns
 
 urlpatterns = [
     path("driver/", include("drivers.urls")),
+    path("driver/", include("dispatch.driver_urls")),
     path("dispatch/", include("dispatch.urls")),
     *project_urlpatterns,
 ]

@@ -1,7 +1,9 @@
-"""Driver app API (contract 6): login, job feed, offers, job status, settlement, availability.
+"""Driver app API (contract 6): login, logout, availability and position reports.
 
 Each view authenticates the driver's token, rate limits per driver (scope ``driver``),
-validates its input serializer and calls one service.
+validates its input serializer and calls one service. The feed, offers, job status,
+settlement and earnings are dispatch's use cases, so their views are ``dispatch.api.views``
+(on ``DriverAPIView``, and at the same paths).
 """
 
 from __future__ import annotations
@@ -19,8 +21,7 @@ from api.idempotency import IdempotentViewMixin
 from api.input_serializers import validated_input
 from api.principals import request_driver
 from api.schema import problem_responses
-from dispatch.services import jobs, offers
-from drivers import selectors, services
+from drivers import services
 from drivers.api import ingest
 from drivers.api.authentication import (
     DriverPositionTokenAuthentication,
@@ -32,16 +33,9 @@ from drivers.api.serializers import (
     DRIVER_LOCATION_REPORT,
     DriverAvailabilityInputSerializer,
     DriverAvailabilityOutputSerializer,
-    DriverEarningsOutputSerializer,
-    DriverJobsFeedOutputSerializer,
-    DriverJobStatusInputSerializer,
-    DriverJobStatusOutputSerializer,
     DriverLocationOutputSerializer,
     DriverLoginInputSerializer,
     DriverLoginOutputSerializer,
-    DriverOfferDecisionOutputSerializer,
-    DriverSettlementInputSerializer,
-    DriverSettlementOutputSerializer,
     OsmandJsonBodySerializer,
 )
 from drivers.tokens import driver_tokens_end
@@ -121,164 +115,6 @@ class DriverLoginView(APIView):
         credentials = validated_input(DriverLoginInputSerializer, request.data)
         token, driver = driver_login(request, **credentials)
         return Response(DriverLoginOutputSerializer({"token": token.key, "driver": driver}).data)
-
-
-class DriverJobsFeedView(DriverAPIView):
-    """GET /api/public/v1/jobs for driver-app clients: offered and accepted jobs.
-
-    The path is shared with partner intake (POST); the partners app routes GET here.
-    """
-
-    @extend_schema(
-        operation_id="driver_jobs_feed",
-        tags=TAGS,
-        responses={200: DriverJobsFeedOutputSerializer, **problem_responses(401, 403, 429)},
-        description=(
-            "The driver's open offers (with offerId and offerExpiresAt; passenger details "
-            "hidden) and the jobs they hold (with passenger name and phone). Authenticate "
-            "with the token from /v1/driver/login."
-        ),
-    )
-    def get(self, request: Request) -> Response:
-        items = selectors.driver_jobs_feed(driver=self.driver)
-        return Response(
-            DriverJobsFeedOutputSerializer({"driver": self.driver, "results": items}).data
-        )
-
-
-class DriverOfferAcceptView(DriverAPIView):
-    @extend_schema(
-        operation_id="driver_offer_accept",
-        tags=TAGS,
-        request=None,
-        responses={
-            200: DriverOfferDecisionOutputSerializer,
-            **problem_responses(
-                401,
-                403,
-                404,
-                409,
-                429,
-                s409="offer_closed: declined, withdrawn or timed out; driver_busy: at maximum load.",
-            ),
-        },
-    )
-    def post(self, request: Request, pk: int) -> Response:
-        offer = offers.offer_accept(offer_id=pk, driver=self.driver)
-        return Response(DriverOfferDecisionOutputSerializer(offer).data)
-
-
-class DriverOfferDeclineView(DriverAPIView):
-    @extend_schema(
-        operation_id="driver_offer_decline",
-        tags=TAGS,
-        request=None,
-        responses={
-            200: DriverOfferDecisionOutputSerializer,
-            **problem_responses(401, 403, 404, 409, 429, s409="offer_closed"),
-        },
-    )
-    def post(self, request: Request, pk: int) -> Response:
-        offer = offers.offer_decline(offer_id=pk, driver=self.driver)
-        return Response(DriverOfferDecisionOutputSerializer(offer).data)
-
-
-class DriverJobStatusView(DriverAPIView):
-    @extend_schema(
-        operation_id="driver_job_status",
-        tags=TAGS,
-        request=DriverJobStatusInputSerializer,
-        responses={
-            200: DriverJobStatusOutputSerializer,
-            **problem_responses(
-                400,
-                401,
-                403,
-                404,
-                409,
-                429,
-                422,
-                s400="invalid_input (a no_show without lat and lng; on_board without the "
-                "booking's pickupCode).",
-                s422="pickup_code_mismatch: not the code the passenger's booking shows.",
-                s429="rate_limited: the driver's limit, or 5 wrong pickup codes for this "
-                "booking in 15 minutes (every try refused until Retry-After).",
-                s409="invalid_transition; no_show_too_early: the free waiting is not over "
-                "(noShowFrom says when it is); no_show_too_far: more than "
-                "NO_SHOW_MAX_DISTANCE_M from the pickup; not_at_pickup (arrived): the "
-                "app's own latest position report is more than ARRIVED_MAX_DISTANCE_M from "
-                "the pickup; position_unknown: no position report in the last 2 minutes "
-                "(arrived and no_show are judged by the driver's own reports).",
-            ),
-        },
-        examples=[
-            OpenApiExample(
-                "Arrived",
-                value={"status": "arrived", "lat": 53.7951, "lng": -1.5474},
-                request_only=True,
-            ),
-            OpenApiExample(
-                "On board, with the passenger's code",
-                value={"status": "on_board", "pickupCode": "4821"},
-                request_only=True,
-            ),
-            OpenApiExample(
-                "No-show",
-                value={"status": "no_show", "lat": 53.7951, "lng": -1.5474},
-                request_only=True,
-            ),
-        ],
-    )
-    def post(self, request: Request, ref: str) -> Response:
-        body = validated_input(DriverJobStatusInputSerializer, request.data)
-        booking = jobs.driver_job_status_change(
-            driver=self.driver,
-            reference=ref,
-            to_status=body["status"],
-            lat=body.get("lat"),
-            lng=body.get("lng"),
-            pickup_code=body.get("pickupCode"),
-        )
-        return Response(DriverJobStatusOutputSerializer(booking).data)
-
-
-class DriverJobSettlementView(DriverAPIView):
-    @extend_schema(
-        operation_id="driver_job_settlement",
-        tags=TAGS,
-        request=DriverSettlementInputSerializer,
-        responses={
-            201: DriverSettlementOutputSerializer,
-            200: OpenApiResponse(
-                DriverSettlementOutputSerializer,
-                description="The same payment reference was already recorded: nothing new.",
-            ),
-            **problem_responses(
-                400,
-                401,
-                403,
-                404,
-                409,
-                429,
-                s400="invalid_input: amountGBP must be more than 0 and at most 99999.99.",
-                s409="not_settleable: the job is neither on board nor completed; "
-                "settlement_exceeds_fare: the job's settlements would add up to more than "
-                "the passenger owes (the final fare, else the booked fare).",
-            ),
-        },
-    )
-    def post(self, request: Request, ref: str) -> Response:
-        body = validated_input(DriverSettlementInputSerializer, request.data)
-        settlement = jobs.driver_job_settle(
-            driver=self.driver,
-            reference=ref,
-            amount=body["amountGBP"],
-            method=body["method"],
-            payment_reference=body["reference"],
-            processor_fee=body["processorFeeGBP"],
-        )
-        output = DriverSettlementOutputSerializer(settlement).data
-        return Response(output, status=201 if settlement.created else 200)
 
 
 class DriverAvailabilityView(DriverAPIView):
@@ -409,23 +245,6 @@ class DriverLogoutView(APIView):
         ratelimit_enforce(request, "driver", value=f"driver:{request.user.driver.pk}")
         driver_tokens_end(user=request.user)
         return Response(status=204)
-
-
-class DriverEarningsView(DriverAPIView):
-    @extend_schema(
-        operation_id="driver_earnings",
-        tags=TAGS,
-        responses={200: DriverEarningsOutputSerializer, **problem_responses(401, 403, 429)},
-        description=(
-            "Today's and this week's jobs, earnings and dead mileage, and the last 8 weeks' "
-            "totals (weeks run Monday to Sunday, UK time): what the driver dashboard shows. "
-            "Earnings are the payments recorded for the driver minus refunds, never quoted "
-            "fares."
-        ),
-    )
-    def get(self, request: Request) -> Response:
-        dashboard = selectors.driver_dashboard(driver=self.driver)
-        return Response(DriverEarningsOutputSerializer(dashboard).data)
 
 
 def ingest_response(answer: ingest.Answer) -> HttpResponse:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from django.db import connection
 
 from core.callers import Caller
-from dispatch.geo import KM_PER_DEGREE, bounding_box, haversine_km
+from core.geo import KM_PER_DEGREE, bounding_box, haversine_km
 from drivers.models import Driver, Vehicle
 from drivers.positions import Fix, NearDriver, Recorded, ReportLimit
 from drivers.positions.trail import trail_samples_pick, trail_samples_write

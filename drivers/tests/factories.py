@@ -8,6 +8,8 @@ import factory
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 from factory.django import DjangoModelFactory
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from core.testing.places import LEEDS, LONDON
 from drivers.models import Corridor, Driver, DriverStage, NetworkTier, Vehicle
@@ -139,3 +141,47 @@ def position_report(driver, *, lat: float, lng: float, heading=None, now=None):
         vehicle_classes=vehicle_classes,
         fixes=[Fix(lat=lat, lng=lng, heading=heading, at=now or timezone.now())],
     )
+
+
+def driver_client(driver) -> APIClient:
+    """An API client holding ``driver``'s app token (a login made for them if they have none)."""
+    if driver.user is None:
+        driver.user = UserFactory()
+        driver.save(update_fields=["user"])
+    token, _ = Token.objects.get_or_create(user=driver.user)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+def offer_accept_post(client, offer):
+    """The driver app accepts ``offer`` (POST /v1/driver/offers/{id}/accept)."""
+    return client.post(f"/api/public/v1/driver/offers/{offer.pk}/accept", format="json")
+
+
+def signup_form(**overrides):
+    """The signup page's form, filled in for Asha Khan of Leeds (``overrides`` change it)."""
+    future = (timezone.localdate() + timedelta(days=400)).isoformat()
+    form = {
+        "name": "Asha Khan",
+        "email": "asha.khan@example.co.uk",
+        "phone": "07911 123456",
+        "password": "a-long-unusual-passphrase-42",
+        "licensing_authority": "Leeds City Council",
+        "licence_number": "PHD123456",
+        "licence_expiry": future,
+        "base_city": "Leeds",
+        "operating_radius_km": "20",
+        "network": "local",
+        "vehicle_make": "Toyota",
+        "vehicle_model": "Corolla",
+        "vehicle_colour": "Silver",
+        "vehicle_registration": "ab12 cde",
+        "vehicle_class": "saloon",
+        "vehicle_seats": "4",
+        "vehicle_licensing_authority": "Leeds City Council",
+        "vehicle_plate_number": "P1234",
+        "vehicle_plate_expiry": future,
+    }
+    form.update(overrides)
+    return form

@@ -8,7 +8,6 @@ from decimal import Decimal
 import pytest
 import time_machine
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from bookings.models import Booking, BookingStatus, PaymentRecord
@@ -17,19 +16,15 @@ from core.testing.places import LEEDS, north_of
 from dispatch.models import Offer, OfferStatus
 from dispatch.services import offers
 from drivers.models import DriverStage
-from drivers.tests.factories import UserFactory, driver_at, position_report
+from drivers.tests.factories import (
+    UserFactory,
+    driver_at,
+    driver_client,
+    offer_accept_post,
+    position_report,
+)
 
 pytestmark = pytest.mark.django_db
-
-
-def driver_client(driver) -> APIClient:
-    if driver.user is None:
-        driver.user = UserFactory()
-        driver.save(update_fields=["user"])
-    token, _ = Token.objects.get_or_create(user=driver.user)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
 
 
 @pytest.fixture
@@ -39,10 +34,6 @@ def offered(django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         offer = offers.booking_dispatch_next(booking_id=booking.pk)
     return offer
-
-
-def accept(client, offer):
-    return client.post(f"/api/public/v1/driver/offers/{offer.pk}/accept", format="json")
 
 
 def test_login_gives_a_token_that_opens_the_feed():
@@ -110,7 +101,7 @@ def test_feed_query_count_does_not_grow_with_jobs(django_assert_max_num_queries)
 
 def test_accept_through_the_api_assigns_the_job_and_shows_the_passenger(offered):
     client = driver_client(offered.driver)
-    response = accept(client, offered)
+    response = offer_accept_post(client, offered)
     assert response.status_code == 200
     assert response.json() == {
         "offerId": offered.pk,
@@ -125,15 +116,15 @@ def test_accept_through_the_api_assigns_the_job_and_shows_the_passenger(offered)
 
 def test_accepting_twice_is_409_offer_closed(offered):
     client = driver_client(offered.driver)
-    assert accept(client, offered).status_code == 200
-    response = accept(client, offered)
+    assert offer_accept_post(client, offered).status_code == 200
+    response = offer_accept_post(client, offered)
     assert response.status_code == 409
     assert response.json()["code"] == "offer_closed"
 
 
 def test_another_drivers_offer_is_404(offered):
     stranger = driver_client(driver_at(north_of(LEEDS, 40)))
-    response = accept(stranger, offered)
+    response = offer_accept_post(stranger, offered)
     assert response.status_code == 404
     assert response.json()["code"] == "offer_not_found"
 
@@ -150,7 +141,7 @@ def test_decline_through_the_api_moves_on(offered, django_capture_on_commit_call
 
 def test_job_status_along_the_state_machine_and_release_on_completion(offered):
     client = driver_client(offered.driver)
-    accept(client, offered)
+    offer_accept_post(client, offered)
     ref = offered.booking.reference
     at_pickup(offered.driver, offered.booking)
     for status in ("en_route", "arrived", "on_board", "completed"):
@@ -165,7 +156,7 @@ def test_job_status_along_the_state_machine_and_release_on_completion(offered):
 
 def test_illegal_status_move_is_409(offered):
     client = driver_client(offered.driver)
-    accept(client, offered)
+    offer_accept_post(client, offered)
     response = client.post(
         f"/api/public/v1/driver/jobs/{offered.booking.reference}/status",
         {"status": "completed"},
@@ -177,7 +168,7 @@ def test_illegal_status_move_is_409(offered):
 
 def test_unknown_status_is_400_naming_the_field(offered):
     client = driver_client(offered.driver)
-    accept(client, offered)
+    offer_accept_post(client, offered)
     response = client.post(
         f"/api/public/v1/driver/jobs/{offered.booking.reference}/status",
         {"status": "flying"},
@@ -200,7 +191,7 @@ def test_status_of_a_job_not_assigned_to_the_driver_is_404(offered):
 
 def test_no_show_releases_the_driver(offered):
     client = driver_client(offered.driver)
-    accept(client, offered)
+    offer_accept_post(client, offered)
     ref = offered.booking.reference
     url = f"/api/public/v1/driver/jobs/{ref}/status"
     at_pickup(offered.driver, offered.booking)
@@ -235,7 +226,7 @@ def drive_to(client, booking, *statuses: str) -> None:
 
 def test_settlement_appends_an_immutable_payment_record(offered):
     client = driver_client(offered.driver)
-    accept(client, offered)
+    offer_accept_post(client, offered)
     drive_to(client, offered.booking, "en_route", "arrived", "on_board", "completed")
     ref = offered.booking.reference
     body = {"amountGBP": 38.2, "method": "card", "reference": "SUMUP-1", "processorFeeGBP": 0.65}
@@ -257,7 +248,7 @@ def test_settlement_appends_an_immutable_payment_record(offered):
 
 def test_settlement_validation(offered):
     client = driver_client(offered.driver)
-    accept(client, offered)
+    offer_accept_post(client, offered)
     response = client.post(
         f"/api/public/v1/driver/jobs/{offered.booking.reference}/settlement",
         {"amountGBP": -5, "method": "bitcoin"},

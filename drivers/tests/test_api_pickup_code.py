@@ -8,8 +8,7 @@ from bookings.models import BookingStatus
 from bookings.tests.factories import BookingFactory
 from core.testing.places import LEEDS
 from dispatch.services import offers
-from drivers.tests.factories import driver_at, position_report
-from drivers.tests.test_api_driver import accept, driver_client
+from drivers.tests.factories import driver_at, driver_client, offer_accept_post, position_report
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +21,7 @@ def arrived(django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         offer = offers.booking_dispatch_next(booking_id=booking.pk)
     client = driver_client(offer.driver)
-    accept(client, offer)
+    offer_accept_post(client, offer)
     # arriving is judged against the driver's own latest position report (contract 6)
     position_report(offer.driver, lat=booking.pickup_lat, lng=booking.pickup_lng)
     for status in ("en_route", "arrived"):
@@ -69,7 +68,7 @@ def test_a_booking_without_a_code_starts_without_one(django_capture_on_commit_ca
     with django_capture_on_commit_callbacks(execute=True):
         offer = offers.booking_dispatch_next(booking_id=booking.pk)
     client = driver_client(offer.driver)
-    accept(client, offer)
+    offer_accept_post(client, offer)
     position_report(offer.driver, lat=booking.pickup_lat, lng=booking.pickup_lng)
     for status in ("en_route", "arrived", "on_board"):
         assert post_status(client, booking, {"status": status}).status_code == 200

@@ -11,8 +11,7 @@ from django.contrib.staticfiles import finders
 
 from bookings.tests.factories import BookingFactory, PaymentRecordFactory
 from core.testing.places import LEEDS
-from drivers.tests.factories import UserFactory, driver_at
-from drivers.tests.test_api_driver import driver_client
+from drivers.tests.factories import UserFactory, driver_at, driver_client
 
 pytestmark = pytest.mark.django_db
 

@@ -12,36 +12,9 @@ from bookings.tests.factories import BookingFactory
 from dispatch.services import matching
 from dispatch.services.matching import JobRequirements
 from drivers.models import Driver, DriverStage
-from drivers.tests.factories import DriverFactory, VehicleFactory
+from drivers.tests.factories import DriverFactory, VehicleFactory, signup_form
 
 pytestmark = pytest.mark.django_db
-
-
-def signup_form(**overrides):
-    future = (timezone.localdate() + timedelta(days=400)).isoformat()
-    form = {
-        "name": "Asha Khan",
-        "email": "asha.khan@example.co.uk",
-        "phone": "07911 123456",
-        "password": "a-long-unusual-passphrase-42",
-        "licensing_authority": "Leeds City Council",
-        "licence_number": "PHD123456",
-        "licence_expiry": future,
-        "base_city": "Leeds",
-        "operating_radius_km": "20",
-        "network": "local",
-        "vehicle_make": "Toyota",
-        "vehicle_model": "Corolla",
-        "vehicle_colour": "Silver",
-        "vehicle_registration": "ab12 cde",
-        "vehicle_class": "saloon",
-        "vehicle_seats": "4",
-        "vehicle_licensing_authority": "Leeds City Council",
-        "vehicle_plate_number": "P1234",
-        "vehicle_plate_expiry": future,
-    }
-    form.update(overrides)
-    return form
 
 
 def test_signup_creates_a_driver_awaiting_approval(client):

@@ -8,7 +8,7 @@ from django.test import Client
 
 from core.testing.concurrency import race
 from drivers.models import Driver
-from drivers.tests.test_signup_and_admin import signup_form
+from drivers.tests.factories import signup_form
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

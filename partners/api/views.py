@@ -25,8 +25,8 @@ from api.callers import caller_from_request, ratelimit_enforce
 from api.input_serializers import validated_input
 from api.schema import problem_responses
 from api.views import PublicAPIView
-from drivers.api.serializers import DriverJobsFeedOutputSerializer
-from drivers.api.views import DriverJobsFeedView
+from dispatch.api.serializers import DriverJobsFeedOutputSerializer
+from dispatch.api.views import DriverJobsFeedView
 from partners.api.serializers import (
     PARTNER_JOB_FIELDS,
     BookingStatusReportInputSerializer,

@@ -50,6 +50,7 @@ from requests.adapters import HTTPAdapter
 from bookings import events as booking_events
 from bookings.models import Booking, BookingEvent, BookingStatus
 from bookings.selectors import driver_public_summary
+from core.task_queue import task_enqueue_on_commit
 from dispatch.models import Offer, OfferStatus
 from partners.models import (
     Account,
@@ -616,7 +617,6 @@ def webhook_delivery_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
         delivered_at=None,
     )
     delivery.refresh_from_db()
-    from partners.tasks import webhook_delivery_send
-
-    transaction.on_commit(lambda: webhook_delivery_send.delay(delivery.pk))
+    # By name: partners.tasks imports this module.
+    task_enqueue_on_commit("partners.tasks.webhook_delivery_send", delivery.pk)
     return delivery

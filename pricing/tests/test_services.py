@@ -9,9 +9,10 @@ import time_machine
 
 from core.errors import DomainError
 from partners.models import Account
-from pricing.models import Quote, Tariff, TariffBand, TariffLifecycle
+from pricing.models import Quote, Tariff, TariffLifecycle
 from pricing.selectors import quote_get_for_redemption
 from pricing.services import PricedJourney, quote_create, quote_price
+from pricing.tests.factories import TariffBandFactory, TariffFactory
 from pricing.vehicles import VEHICLE_CLASS_BY_CODE, VEHICLE_CLASSES, vehicle_factors
 
 NOON = dt.datetime(2030, 6, 5, 11, 0, tzinfo=dt.UTC)  # 12:00 BST, a Wednesday
@@ -87,26 +88,20 @@ def test_tariff_selection_by_pickup(tariffs, pickup, reference):
 def test_latest_complete_current_tariff_of_a_council_wins(tariffs):
     manchester = tariffs["manchester-2023-09"]
     # a newer table with missing figures is skipped...
-    incomplete = Tariff.objects.create(
-        reference="manchester-2026-draft",
-        name="draft",
-        authority="Manchester City Council",
-        effective_from=dt.date(2026, 1, 1),
-        areas_gss=["E08000003"],
-    )
-    TariffBand.objects.create(
-        tariff=incomplete,
+    incomplete = TariffBandFactory(
+        tariff__reference="manchester-2026-draft",
+        tariff__name="draft",
+        tariff__authority="Manchester City Council",
+        tariff__effective_from=dt.date(2026, 1, 1),
+        tariff__areas_gss=["E08000003"],
         name="All",
         flag_fall_gbp=Decimal("9"),
-        windows=[
-            {
-                "type": "weekly",
-                "days": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
-                "start": "00:00",
-                "end": "24:00",
-            }
-        ],
-    )
+        # missing figures: the table is incomplete
+        flag_fall_distance_m=None,
+        increment_distance_m=None,
+        increment_price_gbp=None,
+        waiting_seconds_per_increment=None,
+    ).tariff
     assert priced().tariff_source["reference"] == manchester.reference
     # ...a newer complete one wins; a historical one never does
     band = incomplete.bands.get()
@@ -131,29 +126,18 @@ def test_editing_a_band_changes_the_next_fare(tariffs):
 @pytest.mark.django_db
 def test_account_rate_is_used_for_its_jobs(tariffs):
     operator = Account.objects.create(kind="operator", name="Acme Cars", slug="acme")
-    own = Tariff.objects.create(
-        reference="acme-rate",
-        name="Acme approved rate",
-        authority="Acme Cars",
-        kind="operator",
-        account=operator,
-    )
-    TariffBand.objects.create(
-        tariff=own,
+    TariffBandFactory(
+        tariff__reference="acme-rate",
+        tariff__name="Acme approved rate",
+        tariff__authority="Acme Cars",
+        tariff__kind="operator",
+        tariff__account=operator,
         name="Flat",
         flag_fall_gbp=Decimal("10"),
         flag_fall_distance_m=Decimal(1),
         increment_distance_m=Decimal(1000),
         increment_price_gbp=Decimal("1.00"),
         waiting_seconds_per_increment=Decimal(600),
-        windows=[
-            {
-                "type": "weekly",
-                "days": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
-                "start": "00:00",
-                "end": "24:00",
-            }
-        ],
     )
     assert priced(account=operator).tariff_source["reference"] == "acme-rate"
     assert priced().tariff_source["reference"] == "manchester-2023-09"
@@ -314,7 +298,7 @@ def test_tariffs_load_is_idempotent_and_keeps_marks():
 def _manchester_rise(effective_from: dt.date, **fields) -> Tariff:
     """A complete Manchester table starting on ``effective_from`` (a flag fall of £9 that
     no real table has, so a quote shows at once which table priced it)."""
-    rise = Tariff.objects.create(
+    rise = TariffFactory(
         reference="manchester-rise",
         name="rise",
         authority="Manchester City Council",
@@ -322,7 +306,7 @@ def _manchester_rise(effective_from: dt.date, **fields) -> Tariff:
         areas_gss=["E08000003"],
         **fields,
     )
-    TariffBand.objects.create(
+    TariffBandFactory(
         tariff=rise,
         name="All",
         flag_fall_gbp=Decimal("9"),
@@ -330,14 +314,6 @@ def _manchester_rise(effective_from: dt.date, **fields) -> Tariff:
         increment_distance_m=Decimal(100),
         increment_price_gbp=Decimal("0.2"),
         waiting_seconds_per_increment=Decimal(30),
-        windows=[
-            {
-                "type": "weekly",
-                "days": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
-                "start": "00:00",
-                "end": "24:00",
-            }
-        ],
     )
     return rise
 

@@ -88,7 +88,7 @@ def _job_in_app(tab, reference: str, status: str) -> None:
 @pytest.fixture
 def fast_tracking(monkeypatch):
     """The tracking page polls every half second, so the walk does not wait long."""
-    monkeypatch.setattr("bookings.views.TRACKING_POLL_MS", 500)
+    monkeypatch.setattr("dispatch.views.TRACKING_POLL_MS", 500)
 
 
 def test_a_driver_runs_a_website_booking_in_the_driver_app_on_a_phone(

@@ -29,7 +29,7 @@ WAIT_SECONDS = 20
 @pytest.fixture
 def fast_tracking(monkeypatch):
     """The tracking page polls every half second, so the walk does not wait long."""
-    monkeypatch.setattr("bookings.views.TRACKING_POLL_MS", 500)
+    monkeypatch.setattr("dispatch.views.TRACKING_POLL_MS", 500)
 
 
 def _wait(browser):

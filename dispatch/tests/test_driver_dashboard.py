@@ -14,7 +14,7 @@ from bookings.services import payment_record_append
 from bookings.tests.factories import BookingFactory
 from core.testing.places import LEEDS
 from dispatch.models import Offer, OfferStatus, Tier
-from drivers.selectors import driver_dashboard
+from dispatch.selectors import driver_dashboard
 from drivers.tests.factories import UserFactory, driver_at
 
 pytestmark = pytest.mark.django_db
