@@ -108,8 +108,9 @@ def test_published_example_fares_are_the_distance_part_of_the_quote(
 ):
     # Given a table and a fare its authority published for a distance (no waiting)...
     tariff = compiled(tariff_id)
-    # ...when a journey of that distance is priced, even one slowed by traffic,
-    distance = miles * MILE
+    # ...when a journey of that distance (published in whole or half miles) is priced,
+    # even one slowed by traffic,
+    distance = Decimal(str(miles)) * MILE
     slow = price(tariff, distance, EXAMPLE_WHEN[band], duration_s=no_waiting(distance) + 600)
     distance_part = sum(
         (r["amountGBP"] for r in slow.applied_rules if r["code"] in DISTANCE_CODES), Decimal(0)
