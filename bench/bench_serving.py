@@ -74,7 +74,11 @@ def start(index: int, arguments: list[str], extra: dict[str, str]) -> subprocess
         cwd=ROOT,
         env=environment,
     )
-    wait_ready(f"http://127.0.0.1:{port}/healthz", timeout=120)
+    try:
+        wait_ready(f"http://127.0.0.1:{port}/healthz", timeout=120)
+    except RuntimeError:
+        server_stop(server)  # not left serving (and holding the database) after the bench
+        raise
     return server
 
 
