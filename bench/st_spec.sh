@@ -5,7 +5,7 @@
 #      wrong content type or off-schema response, or an invalid body accepted, fails;
 #   2. newman (package.json) runs Postman collections against the same server: ours
 #      (partners/tests/postman/), and the spec's own when it is in ST_SPEC_DIR.
-#   bash bench/st_spec.sh [max-examples]
+#   bash bench/st_spec.sh [max-examples]   (ST_SPEC_MAX_TIME: seconds per schemathesis run)
 # The spec's licence forbids redistributing it, so it is not in this repository: put
 # st-spec-v1.json (and, if wanted, its Postman collection) from
 # github.com/suntransfers/supplier-integration/docs/v1/ in ST_SPEC_DIR (default .st-spec/).
@@ -57,7 +57,7 @@ run() {
     --workers 1 --seed 26 --suppress-health-check all --warnings off "$@"
 }
 # Every operation, any reference.
-run --max-examples "${1:-25}" --max-time 50
+run --max-examples "${1:-25}" --max-time "${ST_SPEC_MAX_TIME:-50}"
 # The operations on one booking again, half of the time on the booking that exists.
 cat >"$work/held.toml" <<TOML
 parameters = { "path.bookingReference" = { dictionary = "held", probability = 0.5 } }
@@ -65,4 +65,4 @@ parameters = { "path.bookingReference" = { dictionary = "held", probability = 0.
 values = ["SUNTR_HELD1"]
 TOML
 config="$work/held.toml" run --include-path-regex '\{bookingReference\}' \
-  --max-examples "${1:-25}" --max-time 30
+  --max-examples "${1:-25}" --max-time "${ST_SPEC_MAX_TIME:-30}"

@@ -112,3 +112,14 @@ def test_beat_runs_once_and_every_queue_has_a_worker(settings):
         if "worker" in words and "-Q" in words:
             served |= set(words[words.index("-Q") + 1].split(","))
     assert served == set(settings.CELERY_QUEUE_NAMES)
+
+
+def test_each_container_is_checked_on_its_own_port_or_not_at_all():
+    """The image's HEALTHCHECK is the web process's /healthz on $PORT; mcp and ingest
+    answer /healthz on their own ports, and the processes without HTTP opt out."""
+    services = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]
+    assert "healthcheck" not in services["web"]
+    assert "8002/healthz" in " ".join(services["mcp"]["healthcheck"]["test"])
+    assert "8001/healthz" in " ".join(services["ingest"]["healthcheck"]["test"])
+    for name in ("release", "worker", "worker_webhooks", "worker_billing", "beat", "dispatcher"):
+        assert services[name]["healthcheck"] == {"disable": True}

@@ -92,6 +92,14 @@ def test_the_ingest_process_answers_as_the_web_process_does(token, driver):
     assert json.loads(body)["code"] == "unauthenticated"
 
 
+def test_the_ingest_process_answers_healthz_for_its_container_and_proxy():
+    environ = {"REQUEST_METHOD": "GET", "PATH_INFO": "/healthz", "wsgi.input": io.BytesIO()}
+    seen = {}
+    body = b"".join(wsgi_call(environ, lambda status, headers: seen.update(status=status)))
+    assert seen["status"] == "200 OK"
+    assert json.loads(body) == {"status": "ok"}
+
+
 def test_the_ingest_process_carries_request_ids_as_the_web_process_does(token):
     """Contract 10.1 behind the proxy, which sends the reports to the ingest process: every
     answer has X-Request-ID (the caller's when well formed) and a problem names it."""
