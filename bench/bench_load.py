@@ -34,6 +34,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import (  # noqa: E402
+    CADDY_RUN,
+    caddy_environment,
     database_recreate,
     database_url,
     procfile_server_arguments,
@@ -207,13 +209,13 @@ def main() -> int:
     ingest = start([str(BIN / "gunicorn"), *procfile_server_arguments("ingest"), "-w", "1",
                     "-b", f"127.0.0.1:{INGEST_PORT}", "--log-level", "warning"], log)  # fmt: skip
     proxy = subprocess.Popen(
-        ["caddy", "run", "--config", "deploy/Caddyfile", "--adapter", "caddyfile"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        env={"PATH": os.environ["PATH"], "HOME": str(folder), "CADDY_ADMIN": "off",
-             "SITE_ADDRESS": f":{PORT}", "WEB_UPSTREAMS": f"127.0.0.1:{WEB_PORT}",
-             "MCP_UPSTREAMS": f"127.0.0.1:{MCP_PORT}",
-             "INGEST_UPSTREAMS": f"127.0.0.1:{INGEST_PORT}"},
-    )  # fmt: skip
+        CADDY_RUN,
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env=caddy_environment(folder, PORT, web=[WEB_PORT], mcp=MCP_PORT, ingest=INGEST_PORT),
+    )
     worker = start([str(BIN / "celery"), "-A", "config", "worker", "-l", "warning"], log)
     dispatcher = start([PYTHON, "manage.py", "run_dispatcher"], log)
     samples: list[tuple[float, float, float, int]] = []

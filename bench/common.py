@@ -4,6 +4,7 @@ and online drivers. Import after ``sys.path`` holds the project root."""
 from __future__ import annotations
 
 import math
+import os
 import random
 import re
 import shlex
@@ -34,6 +35,28 @@ def procfile_server_arguments(process: str) -> list[str]:
         elif not word.startswith("--forwarded-allow-ips"):
             arguments.append(word)
     return arguments
+
+
+CADDY_RUN = ["caddy", "run", "--config", "deploy/Caddyfile", "--adapter", "caddyfile"]
+
+
+def caddy_environment(
+    folder: Path, port: int, *, web: list[int], mcp: int, ingest: int
+) -> dict[str, str]:
+    """The environment deploy/Caddyfile reads, for the proxy on this machine: answering on
+    ``port``, the processes on loopback as upstreams, no admin endpoint, its files in
+    ``folder``."""
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(folder),
+        "XDG_DATA_HOME": str(folder / "caddy-data"),
+        "XDG_CONFIG_HOME": str(folder / "caddy-config"),
+        "CADDY_ADMIN": "off",
+        "SITE_ADDRESS": f":{port}",
+        "WEB_UPSTREAMS": " ".join(f"127.0.0.1:{p}" for p in web),
+        "MCP_UPSTREAMS": f"127.0.0.1:{mcp}",
+        "INGEST_UPSTREAMS": f"127.0.0.1:{ingest}",
+    }
 
 
 def database_url(base_url: str, name: str) -> str:

@@ -21,6 +21,8 @@ import urllib.request
 from contextlib import suppress
 from pathlib import Path
 
+from bench.common import CADDY_RUN, caddy_environment
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 PG_PORT = int(os.environ.get("OPERATIONS_PG_PORT", "55450"))
@@ -373,22 +375,17 @@ class Stack:
     def proxy_start(self, concurrency: str) -> int:
         """Caddy with the project's deploy/Caddyfile, its upstreams the processes honcho
         runs here; answers on PROXY_PORT."""
-        upstreams = " ".join(f"127.0.0.1:{port}" for port in self.web_ports(concurrency))
         log = open(self.folder / "caddy.log", "ab")  # noqa: SIM115 - the child keeps it
         self.proxy = subprocess.Popen(
-            ["caddy", "run", "--config", "deploy/Caddyfile", "--adapter", "caddyfile"],
+            CADDY_RUN,
             cwd=ROOT,
-            env={
-                "PATH": os.environ.get("PATH", ""),
-                "HOME": str(self.folder),
-                "XDG_DATA_HOME": str(self.folder / "caddy-data"),
-                "XDG_CONFIG_HOME": str(self.folder / "caddy-config"),
-                "CADDY_ADMIN": "off",
-                "SITE_ADDRESS": f":{PROXY_PORT}",
-                "WEB_UPSTREAMS": upstreams,
-                "MCP_UPSTREAMS": f"127.0.0.1:{MCP_PORT}",
-                "INGEST_UPSTREAMS": f"127.0.0.1:{INGEST_PORT}",
-            },
+            env=caddy_environment(
+                self.folder,
+                PROXY_PORT,
+                web=self.web_ports(concurrency),
+                mcp=MCP_PORT,
+                ingest=INGEST_PORT,
+            ),
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
