@@ -26,9 +26,7 @@ def task_enqueue_on_commit(
     queue is logged, not raised, after the commit.
     """
     task = current_app.tasks[name]
-    if countdown is None:
-        transaction.on_commit(lambda: task.delay(*args, **kwargs), robust=robust)
-    else:
-        transaction.on_commit(
-            lambda: task.apply_async(args, kwargs, countdown=countdown), robust=robust
-        )
+    # apply_async is what delay calls; a countdown of None is no delay.
+    transaction.on_commit(
+        lambda: task.apply_async(args, kwargs, countdown=countdown), robust=robust
+    )
