@@ -500,6 +500,9 @@ def test_aberdeen_2023_bands_follow_the_councils_hours(compiled):
         ("tameside-2022-03", WEDNESDAY_NOON),  # no prices in the copy read
         ("halton-2023", WEDNESDAY_NOON),  # no hours for its three tariffs
         ("barnsley-2023", WEDNESDAY_NOON),  # a price per mile, not the increments
+        ("east-dunbartonshire-2022-12", WEDNESDAY_NIGHT),  # Tariff 2 cut off in the copy
+        ("west-dunbartonshire-2024-05", WEDNESDAY_NOON),  # no amounts in the copy read
+        ("midlothian-2022-11", WEDNESDAY_NOON),  # no distances, no hours
     ],
 )
 def test_partial_tables_refuse_to_price(compiled, reference, when):
