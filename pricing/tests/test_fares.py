@@ -500,6 +500,8 @@ def test_aberdeen_2023_bands_follow_the_councils_hours(compiled):
         ("tameside-2022-03", WEDNESDAY_NOON),  # no prices in the copy read
         ("halton-2023", WEDNESDAY_NOON),  # no hours for its three tariffs
         ("barnsley-2023", WEDNESDAY_NOON),  # a price per mile, not the increments
+        ("reading-2023-10", WEDNESDAY_NOON),  # no waiting time, flag-fall distance unclear
+        ("bracknell-2026-05", WEDNESDAY_NOON),  # Appendix A not read
     ],
 )
 def test_partial_tables_refuse_to_price(compiled, reference, when):
