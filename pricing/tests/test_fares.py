@@ -503,6 +503,8 @@ def test_aberdeen_2023_bands_follow_the_councils_hours(compiled):
         ("east-dunbartonshire-2022-12", WEDNESDAY_NIGHT),  # Tariff 2 cut off in the copy
         ("west-dunbartonshire-2024-05", WEDNESDAY_NOON),  # no amounts in the copy read
         ("midlothian-2022-11", WEDNESDAY_NOON),  # no distances, no hours
+        ("reading-2023-10", WEDNESDAY_NOON),  # no waiting time, flag-fall distance unclear
+        ("bracknell-2026-05", WEDNESDAY_NOON),  # Appendix A not read
     ],
 )
 def test_partial_tables_refuse_to_price(compiled, reference, when):
