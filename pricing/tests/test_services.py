@@ -76,6 +76,8 @@ def test_priced_journey_shape(tariffs):
         ("Aberdeen", "network-standard"),
         ("Nottingham", "network-standard"),
         ("Birkenhead", "network-standard"),
+        # Coventry's 2022 table is partial (the day rate's start and increment only)
+        ("Coventry", "network-standard"),
     ],
 )
 def test_tariff_selection_by_pickup(tariffs, pickup, reference):
