@@ -266,6 +266,7 @@ def _create_figures(tariff: Tariff, record: dict) -> None:
             increment_distance_m=band.get("increment_distance_m"),
             increment_price_gbp=band.get("increment_price_gbp"),
             waiting_seconds_per_increment=band.get("waiting_seconds_per_increment"),
+            waiting_increment_price_gbp=band.get("waiting_increment_price_gbp"),
             multiplier_of=band.get("multiplier_of") or "",
             multiplier=band.get("multiplier"),
             source_units=band.get("source_units") or "",
