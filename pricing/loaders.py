@@ -41,6 +41,7 @@ EXTRA_RULES: dict[str, tuple[str, int]] = {
     "5+ passengers, each (if agreed at booking)": (ExtraKind.PER_PASSENGER, 4),
     "5+ passengers": (ExtraKind.PARTY_FLAT, 4),
     "each passenger in excess of four": (ExtraKind.PER_PASSENGER, 4),
+    "for each passenger in excess of 1 for each whole journey": (ExtraKind.PER_PASSENGER, 1),
     "more than 4 passengers": (ExtraKind.PARTY_PERCENT, 4),
     "airport terminal drop-off barrier": (ExtraKind.AIRPORT_DROPOFF, 0),
     "airport terminal pick-up barrier": (ExtraKind.AIRPORT_PICKUP, 0),
