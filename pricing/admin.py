@@ -26,7 +26,12 @@ class TariffBandInline(admin.StackedInline):
     fields = (
         ("position", "name"),
         ("flag_fall_gbp", "flag_fall_distance_m", "flag_fall_seconds"),
-        ("increment_price_gbp", "increment_distance_m", "waiting_seconds_per_increment"),
+        (
+            "increment_price_gbp",
+            "increment_distance_m",
+            "waiting_seconds_per_increment",
+            "waiting_increment_price_gbp",
+        ),
         ("applies_after_distance_m", "until_distance_m"),
         ("multiplier_of", "multiplier"),
         "windows",

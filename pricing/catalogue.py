@@ -71,6 +71,7 @@ def tariff_compile(tariff: Tariff) -> CompiledTariff:
             increment_distance=_d(band.increment_distance_m),
             increment_price=_d(band.increment_price_gbp),
             increment_seconds=_d(band.waiting_seconds_per_increment),
+            waiting_increment_price=_d(band.waiting_increment_price_gbp),
             until_distance=_d(band.until_distance_m),
             after_distance=_d(band.applies_after_distance_m),
             multiplier=_d(band.multiplier),

@@ -9,7 +9,10 @@ Meter model (shared/data/README.md): the flag fall covers the first
 ``increment_distance_m`` travelled or per ``waiting_seconds_per_increment`` spent below the
 changeover speed, an increment charged as soon as it starts. A band with
 ``applies_after_distance_m`` (TfL's rate beyond about six miles) prices the distance beyond,
-and the increment already paid at the switch carries over.
+and the increment already paid at the switch carries over. A band whose waiting is priced
+in its own step (``waiting_increment_price_gbp``: South Ribble's 10p per 30 s against 20p
+per tenth of a mile) counts its waiting increments apart from its distance increments,
+each begun one paid at its own price (:meth:`CompiledBand.waiting_price`).
 
 Contract 2.1: the distance part of a council fare is exactly what the authority's meter
 shows for the distance (``flag_fall``, ``metered``, ``metered_beyond``: every published
@@ -171,10 +174,28 @@ class CompiledBand:
     increment_price: Decimal | None
     increment_seconds: Decimal | None
     until_distance: Decimal | None = None
+    # The price of one waiting increment where the table gives its own (None: the same as
+    # ``increment_price``); read it through ``waiting_price``.
+    waiting_increment_price: Decimal | None = None
     after_distance: Decimal | None = None
     multiplier: Decimal | None = None
     multiplier_of: str = ""
     uncertain: tuple[str, ...] = ()
+
+    @property
+    def waiting_price(self) -> Decimal | None:
+        """What one increment of waiting (``increment_seconds``) costs: the band's own
+        waiting step if the table gives one, else its increment price (the one home of
+        that rule: the meter and the booking's waiting charge read it here)."""
+        if self.waiting_increment_price is not None:
+            return self.waiting_increment_price
+        return self.increment_price
+
+    @property
+    def waits_apart(self) -> bool:
+        """Whether waiting is charged in a step of another price than distance, so that
+        the two cannot share an increment."""
+        return self.waiting_price != self.increment_price
 
     @property
     def is_tail(self) -> bool:
@@ -337,6 +358,22 @@ def time_in_traffic_s(distance_m: Decimal, duration_s: Decimal, cruise_mps: Deci
     return waiting if waiting > ZERO else ZERO
 
 
+def _steps(
+    band: CompiledBand, distance_units: Decimal, waiting_s: Decimal
+) -> tuple[int, int, Decimal]:
+    """The increments a segment charges: (distance increments, waiting increments, the
+    units the distance increments were counted from). Distance and waiting share one
+    increment when they cost the same; a band that prices waiting in its own step counts
+    each apart, every begun increment of each paid."""
+    if not waiting_s:
+        return _ceil_units(distance_units), 0, distance_units
+    waiting_units = waiting_s / band.increment_seconds
+    if band.waits_apart:
+        return _ceil_units(distance_units), _ceil_units(waiting_units), distance_units
+    units = distance_units + waiting_units
+    return _ceil_units(units), 0, units
+
+
 def _meter(
     tariff: CompiledTariff,
     meter_band: CompiledBand,
@@ -349,7 +386,8 @@ def _meter(
     speed, shared between the distance segments by their share of the distance.
 
     The flag fall covers its first distance; then one increment per increment distance
-    (or per increment seconds of waiting), charged as soon as it starts. A distance band
+    (or per increment seconds of waiting), charged as soon as it starts (waiting in its
+    own increments where the band prices it apart: :func:`_steps`). A distance band
     (TfL's rate beyond about six miles) prices the distance beyond its start, and what the
     last increment paid for beyond a segment's end carries into the next. Returns the
     lines (none unless ``labelled``) and their total."""
@@ -361,12 +399,17 @@ def _meter(
     if tails and tails[0].after_distance < seg_end:
         seg_end = tails[0].after_distance
     inc_d = meter_band.increment_distance
-    units = (seg_end - meter_band.flag_fall_distance) / inc_d
+    waiting_here = ZERO
     if waiting:
-        share = seg_end / distance_m if distance_m else ONE
-        units += waiting * share / meter_band.increment_seconds
-    count = _ceil_units(units)
-    total = meter_band.flag_fall + meter_band.increment_price * count
+        waiting_here = waiting * (seg_end / distance_m if distance_m else ONE)
+    count, waited, units = _steps(
+        meter_band, (seg_end - meter_band.flag_fall_distance) / inc_d, waiting_here
+    )
+    total = (
+        meter_band.flag_fall
+        + meter_band.increment_price * count
+        + (meter_band.waiting_price * waited if waited else ZERO)
+    )
     if labelled:
         lines.append(
             (
@@ -391,11 +434,13 @@ def _meter(
             raise TariffIncomplete(f"{tariff.name}: '{tail.name}' has missing figures.")
         seg_end = tails[index + 1].after_distance if index + 1 < len(tails) else distance_m
         seg_len = seg_end - seg_start
-        units = (seg_len - carried_m) / tail.increment_distance
-        if waiting:
-            units += waiting * (seg_len / distance_m) / tail.increment_seconds
-        count = _ceil_units(units)
+        waiting_here = waiting * (seg_len / distance_m) if waiting else ZERO
+        count, waited, units = _steps(
+            tail, (seg_len - carried_m) / tail.increment_distance, waiting_here
+        )
         total += tail.increment_price * count
+        if waited:
+            total += tail.waiting_price * waited
         if count and labelled:
             lines.append(
                 (

@@ -140,6 +140,16 @@ class TariffBand(models.Model):
     waiting_seconds_per_increment = models.DecimalField(
         max_digits=8, decimal_places=2, null=True, blank=True
     )
+    waiting_increment_price_gbp = models.DecimalField(
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        help_text=(
+            "Price of one waiting increment where the table charges waiting in its own step "
+            "(South Ribble: 10p per 30 s, distance in 20p steps); empty: the increment price."
+        ),
+    )
     multiplier_of = models.CharField(
         max_length=120, blank=True, help_text="Band whose fare this band multiplies."
     )

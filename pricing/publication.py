@@ -55,6 +55,8 @@ def _band(band) -> dict:
         "incrementDistanceM": _number(band.increment_distance_m),
         "incrementPriceGBP": _number(band.increment_price_gbp),
         "waitingSecondsPerIncrement": _number(band.waiting_seconds_per_increment),
+        # null: a waiting increment costs incrementPriceGBP (the registry's own rule)
+        "waitingIncrementPriceGBP": _number(band.waiting_increment_price_gbp),
         "multiplierOf": band.multiplier_of or None,
         "multiplier": _number(band.multiplier),
         "uncertain": list(band.uncertain or []),

@@ -1,10 +1,12 @@
 """What waiting costs under a tariff (issue 15): its free minutes and its waiting rate.
 
-A hackney carriage meter advances one increment (``increment_price_gbp``) per
-``waiting_seconds_per_increment`` spent waiting (shared/data/README.md); that is the
-council's waiting rate, and a passenger kept waiting beyond the free minutes pays it as
-a meter would. A band whose figures are missing charges nothing: a missing figure is
-never invented.
+A hackney carriage meter advances one increment (``increment_price_gbp``, or the band's
+own ``waiting_increment_price_gbp`` where the table prices waiting in another step, as
+South Ribble's 10p per 30 s) per ``waiting_seconds_per_increment`` spent waiting
+(shared/data/README.md, pricing/data/README.md); that is the council's waiting rate, and a
+passenger kept waiting beyond the free minutes pays it as a meter would. Which price
+applies is :attr:`pricing.fares.CompiledBand.waiting_price`'s to say. A band whose figures
+are missing charges nothing: a missing figure is never invented.
 """
 
 from __future__ import annotations
@@ -67,10 +69,10 @@ def tariff_waiting_rate(reference: str, *, at: dt.datetime) -> WaitingRate | Non
             band = compiled.band_named(band.multiplier_of)
     except TariffIncomplete:
         return None
-    if not band.increment_price or not band.increment_seconds:
+    if not band.waiting_price or not band.increment_seconds:
         return None
     return WaitingRate(
         band=band.name,
-        increment_price=band.increment_price * multiplier,
+        increment_price=band.waiting_price * multiplier,
         increment_seconds=band.increment_seconds,
     )

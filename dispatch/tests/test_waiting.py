@@ -429,6 +429,25 @@ def test_the_waiting_line_says_how_long_beyond_the_free_minutes_and_the_rate(job
     }
 
 
+def test_a_band_with_its_own_waiting_step_charges_waiting_at_that_price(job, tariff):
+    # Given a table that charges waiting in its own step (South Ribble's shape: distance
+    # 20p per step, waiting 10p per period), here 10p per 20 s
+    tariff.bands.update(waiting_increment_price_gbp=Decimal("0.10"))
+    Tariff.objects.get(pk=tariff.pk).save()  # a changed band is a new version of its table
+    client, booking = job
+    status(client, booking, PICKUP, "arrived", **AT_PICKUP)
+    # when the passenger boards 7 min 10 s after the free minutes
+    status(client, booking, PICKUP + minutes(17) + dt.timedelta(seconds=10), "on_board")
+    booking.refresh_from_db()
+    # then waiting is 22 periods of 20 s begun at 10p, not at the 20p distance step
+    assert booking.final_fare_lines[-1] == {
+        "code": "waiting",
+        "label": "Waiting 7 min beyond 10 free min from arrival (Tariff 1: GBP 0.10 per 20 s)",
+        "amountGBP": "2.20",
+    }
+    assert booking.final_fare == Decimal("40.40")
+
+
 def landed_airport_job(job, landing: dt.datetime):
     """The job moved to Leeds Bradford airport, its flight landed at ``landing``."""
     client, booking = job

@@ -36,6 +36,13 @@ class PublishedTariffBandSerializer(serializers.Serializer):
     incrementDistanceM = serializers.FloatField(allow_null=True)
     incrementPriceGBP = serializers.FloatField(allow_null=True)
     waitingSecondsPerIncrement = serializers.FloatField(allow_null=True)
+    waitingIncrementPriceGBP = serializers.FloatField(
+        allow_null=True,
+        help_text=(
+            "What one waiting increment (waitingSecondsPerIncrement) costs where the table "
+            "prices waiting in its own step; null: incrementPriceGBP."
+        ),
+    )
     multiplierOf = serializers.CharField(allow_null=True)
     multiplier = serializers.FloatField(allow_null=True)
     uncertain = serializers.ListField(child=serializers.CharField())
@@ -101,6 +108,7 @@ EXAMPLE = {
             "incrementDistanceM": 160,
             "incrementPriceGBP": 0.2,
             "waitingSecondsPerIncrement": 36,
+            "waitingIncrementPriceGBP": None,
             "multiplierOf": None,
             "multiplier": None,
             "uncertain": [],

@@ -230,6 +230,30 @@ def test_changing_a_rate_in_the_back_office_sends_a_new_version(
 
 
 @responses.activate
+def test_a_waiting_price_of_its_own_set_in_the_back_office_is_sent_with_the_band(
+    platform, back_office, tariffs, django_capture_on_commit_callbacks
+):
+    # given the network's rate, whose bands wait at their increment price (null)
+    responses.post(PLATFORM_HOOK, status=204)
+    rate = Tariff.objects.get(reference="network-standard")
+
+    # when the back office gives the day band a waiting step of its own
+    admin_change(
+        back_office,
+        rate,
+        django_capture_on_commit_callbacks,
+        **{"bands-0-waiting_increment_price_gbp": "0.10"},
+    )
+
+    # then the platform receives it beside the distance step; null still means the same
+    [event] = events_to(PLATFORM_HOOK)
+    day, night = event["data"]["bands"]
+    assert (day["incrementPriceGBP"], day["waitingIncrementPriceGBP"]) == (0.2, 0.1)
+    assert day["waitingSecondsPerIncrement"] == 36
+    assert night["waitingIncrementPriceGBP"] is None
+
+
+@responses.activate
 def test_saving_a_tariff_unchanged_sends_nothing(
     platform, back_office, tariffs, django_capture_on_commit_callbacks
 ):

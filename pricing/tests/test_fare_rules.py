@@ -292,6 +292,101 @@ def test_the_distance_part_never_depends_on_the_time_in_traffic():
     assert slow.fare > still.fare
 
 
+# A band that prices waiting in its own step (pricing/data/README.md
+# ``waiting_increment_price_gbp``; South Ribble: 20p per tenth of a mile, 10p per 30 s).
+WAITS_APART = band("Day", 0, [daily("00:00", "24:00")], waiting_increment_price=Decimal("0.05"))
+SAME_STEP = band("Day", 0, [daily("00:00", "24:00")])
+
+
+def test_a_band_with_its_own_waiting_step_prices_distance_as_before():
+    # 2000 m, no waiting: 2.00 + 10 x 0.10, whatever the waiting step costs
+    apart = price(at(2025, 6, 4, 12), time_bands=[WAITS_APART])
+    same = price(at(2025, 6, 4, 12), time_bands=[SAME_STEP])
+    assert (
+        rules(apart)
+        == rules(same)
+        == [
+            ("flag_fall", Decimal("2.00")),
+            ("metered", Decimal("1.00")),
+        ]
+    )
+    # ...and with time in traffic its distance lines are still the table's for the distance
+    slow = price(at(2025, 6, 4, 12), waiting=95, time_bands=[WAITS_APART])
+    assert rules(slow)[:2] == rules(same)
+
+
+@pytest.mark.parametrize(
+    ("waiting", "steps"),
+    [(0, 0), (1, 1), (10, 1), (11, 2), (95, 10), (100, 10)],
+)
+def test_a_band_with_its_own_waiting_step_charges_time_in_its_own_increments(waiting, steps):
+    # Waiting is counted apart from distance (the steps cost different amounts, so one
+    # increment cannot be part distance, part time): every 10 s begun is 0.05, and the
+    # distance's own increments are untouched. 2000 m ends exactly on an increment.
+    result = price(at(2025, 6, 4, 12), waiting=waiting, time_bands=[WAITS_APART])
+    time_lines = [r for r in rules(result) if r[0] == "time_in_traffic"]
+    assert time_lines == ([("time_in_traffic", Decimal("0.05") * steps)] if steps else [])
+    assert result.fare == Decimal("3.00") + Decimal("0.05") * steps
+
+
+def test_waiting_apart_does_not_complete_the_distance_increment_already_begun():
+    # 2050 m: 10.5 increments of distance, charged as 11 (1.10). With 5 s of waiting a
+    # shared meter fills the begun increment (10.5 + 0.5 = 11: nothing more to pay); a
+    # band that waits apart charges its first 10 s of waiting (0.05) on top.
+    shared = price(at(2025, 6, 4, 12), distance=2050, waiting=5, time_bands=[SAME_STEP])
+    apart = price(at(2025, 6, 4, 12), distance=2050, waiting=5, time_bands=[WAITS_APART])
+    assert rules(shared) == [("flag_fall", Decimal("2.00")), ("metered", Decimal("1.10"))]
+    assert rules(apart) == [*rules(shared), ("time_in_traffic", Decimal("0.05"))]
+
+
+def test_a_waiting_step_of_the_same_price_is_the_shared_meter():
+    # Giving the increment price again as the waiting price changes nothing (null means
+    # "the same", and the same is the same)
+    same_again = band("Day", 0, [daily("00:00", "24:00")], waiting_increment_price=Decimal("0.1"))
+    for distance, waiting in ((2050, 5), (6000, 100), (1500, 37)):
+        assert rules(
+            price(at(2025, 6, 4, 12), distance=distance, waiting=waiting, time_bands=[same_again])
+        ) == rules(
+            price(at(2025, 6, 4, 12), distance=distance, waiting=waiting, time_bands=[SAME_STEP])
+        )
+
+
+def test_distance_bands_with_their_own_waiting_step_count_it_apart_in_each_segment():
+    # 6000 m with 120 s of waiting, shared by each segment's share of the distance:
+    # Day to 3000 m (shared step 0.10): 20 + 120 x 3000/6000 / 10 = 26        -> 26 x 0.10
+    # 3000-5000 m (0.30, waiting 0.15 per 20 s): 10 distance; 40 s / 20 = 2    -> 2 x 0.15
+    # 5000-5500 m (0.50 per 250 m or 25 s, shared): 500/250 + 10/25 = 2.4      -> 3 x 0.50
+    #             (3 - 2.4) x 250 = 150 m already paid for
+    # 5500-6000 m (1.00, waiting 0.40 per 10 s): (500 - 150)/100 = 3.5 -> 4; 10 s -> 1 x 0.40
+    # distance alone: 2.00 + 2.00 + 3.00 + 1.00 + 5.00 = 13.00 (the 5500-6000 m segment
+    # has no carry without waiting); with time: 2.00 + 2.60 + 3.30 + 1.50 + 4.40 = 13.80
+    tails = (
+        CompiledBand(
+            **{
+                **{f: getattr(TAILS[0], f) for f in TAILS[0].__slots__},
+                "waiting_increment_price": Decimal("0.15"),
+            }
+        ),
+        TAILS[1],
+        CompiledBand(
+            **{
+                **{f: getattr(TAILS[2], f) for f in TAILS[2].__slots__},
+                "waiting_increment_price": Decimal("0.40"),
+            }
+        ),
+    )
+    result = price(at(2025, 6, 4, 12), distance=6000, waiting=120, tail_bands=tails)
+    assert rules(result) == [
+        ("flag_fall", Decimal("2.00")),
+        ("metered", Decimal("2.00")),
+        ("metered_beyond", Decimal("3.00")),
+        ("metered_beyond", Decimal("1.00")),
+        ("metered_beyond", Decimal("5.00")),
+        ("time_in_traffic", Decimal("0.80")),
+    ]
+    assert result.fare == Decimal("13.80")
+
+
 def test_a_distance_band_starts_only_beyond_its_distance():
     # Exactly 3000 m: the 3 km band has nothing to charge and its doubts do not apply
     result = price(at(2025, 6, 4, 12), distance=3000, tail_bands=TAILS)

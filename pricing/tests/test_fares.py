@@ -472,6 +472,37 @@ def test_south_hams_cost_2_on_sundays_nights_holidays_and_christmas(compiled):
 
 
 @pytest.mark.django_db
+def test_south_ribble_prices_distance_in_its_steps_and_waiting_at_10p_per_30_s(compiled):
+    # The council's page: Tariff 1 £2.70 for the first two tenths of a mile, then £0.20 a
+    # tenth; waiting on each tariff £0.10 per 30 s or part (waiting_increment_price_gbp).
+    # 1 mile: 2.70 + 8 x 0.20 = 4.30; 2 miles: 2.70 + 18 x 0.20 = 6.30
+    south_ribble = compiled("south-ribble-2022-04")
+    assert south_ribble.lifecycle == "partial"  # may have been replaced (see its status)
+    assert price(south_ribble, MILE, WEDNESDAY_NOON).fare == Decimal("4.30")
+    assert price(south_ribble, 2 * MILE, WEDNESDAY_NOON).fare == Decimal("6.30")
+    # 95 s in traffic: four periods of 30 s begun, at 10p each (a meter that shared the
+    # 20p step between distance and time would have charged 0.80)
+    slow = price(south_ribble, MILE, WEDNESDAY_NOON, duration_s=no_waiting(MILE) + 95)
+    assert [(r["code"], r["amountGBP"]) for r in slow.applied_rules] == [
+        ("flag_fall", Decimal("2.70")),
+        ("metered", Decimal("1.60")),
+        ("time_in_traffic", Decimal("0.40")),
+    ]
+    # Tariff 2 (00:00-06:00 and bank holidays): 3.50 + 8 x 0.25; Tariff 3 (Christmas and
+    # New Year): 4.50 + 8 x 0.35; each waits at the same 10p per 30 s
+    small_hours = dt.datetime(2025, 6, 5, 2, 0, tzinfo=LONDON)
+    assert price(south_ribble, MILE, small_hours).fare == Decimal("5.50")
+    holiday = dt.datetime(2025, 8, 25, 12, 0, tzinfo=LONDON)
+    assert price(south_ribble, MILE, holiday).band == "Tariff 2"
+    christmas = dt.datetime(2025, 12, 25, 12, 0, tzinfo=LONDON)
+    festive = price(south_ribble, MILE, christmas, duration_s=no_waiting(MILE) + 30)
+    assert (festive.band, festive.fare) == ("Tariff 3", Decimal("7.40"))
+    # the hirer's companions: 20p each beyond the first
+    three = price(south_ribble, MILE, WEDNESDAY_NOON, options=FareOptions(passengers=3))
+    assert three.fare == Decimal("4.70")
+
+
+@pytest.mark.django_db
 def test_aberdeen_2023_bands_follow_the_councils_hours(compiled):
     # historical (replaced in April 2025), but its windows are read as the council wrote
     # them: weekday days, nights and weekends, weekend 02:00-05:00, Christmas
