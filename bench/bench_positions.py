@@ -146,6 +146,8 @@ def wrk_run(url: str, script: Path, tokens: Path, connections: int, seconds: int
     output = process.stdout.read()
     _, _, usage = os.wait4(process.pid, 0)
     process.returncode = 0
+    if not re.search(r"99%\s+[\d.]+(us|ms|s)", output):
+        raise RuntimeError(f"wrk gave no latency distribution:\n{output}")
     result = {
         "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
         "p50": latency_ms(re.search(r"50%\s+(\S+)", output).group(1)),
