@@ -76,9 +76,12 @@ def _answer(environ) -> Answer:
 
 
 def application(environ, start_response):
-    # The signals Django's own handler sends around a request: among their receivers,
+    # The signal Django's own handler sends as a request starts: its receiver
     # close_old_connections drops a connection that broke or outlived CONN_MAX_AGE, so a
-    # database restart costs one 503, not every request after it.
+    # database restart costs one 503, not every request after it. request_finished is not
+    # sent: its receivers close caches, reset the URL resolver and clear the request id,
+    # none of which this path needs (the id is cleared below), and they cost about 25 us a
+    # report, 3 % of what a report costs the ingest.
     signals.request_started.send(sender=__name__, environ=environ)
     # Contract 10.1, as django-guid does in the web process: the caller's well-formed id,
     # else a new one, on the response and in a problem's requestId.
@@ -91,7 +94,6 @@ def application(environ, start_response):
         answer = problem_answer(error)
     finally:
         clear_guid()
-        signals.request_finished.send(sender=__name__)
     headers = [
         ("Content-Type", answer.content_type),
         ("Content-Length", str(len(answer.body))),

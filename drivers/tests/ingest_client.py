@@ -12,9 +12,7 @@ def wsgi_call(environ, start_response):
     """The ingest's WSGI application, called as Django's test client calls Django's: with
     the test's connection (and its transaction) kept open across the request."""
     signals.request_started.disconnect(close_old_connections)
-    signals.request_finished.disconnect(close_old_connections)
     try:
         return ingest_wsgi.application(environ, start_response)
     finally:
         signals.request_started.connect(close_old_connections)
-        signals.request_finished.connect(close_old_connections)
