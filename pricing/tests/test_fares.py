@@ -536,6 +536,8 @@ def test_aberdeen_2023_bands_follow_the_councils_hours(compiled):
         ("midlothian-2022-11", WEDNESDAY_NOON),  # no distances, no hours
         ("reading-2023-10", WEDNESDAY_NOON),  # no waiting time, flag-fall distance unclear
         ("bracknell-2026-05", WEDNESDAY_NOON),  # Appendix A not read
+        ("dundee-2024-12", WEDNESDAY_NOON),  # no initial distances, no hours
+        ("inverclyde-2024-12", WEDNESDAY_NOON),  # initial charges only
     ],
 )
 def test_partial_tables_refuse_to_price(compiled, reference, when):
