@@ -16,6 +16,7 @@ The tariff ("Testshire"), all times Europe/London:
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
@@ -220,9 +221,7 @@ def test_a_band_with_missing_figures_cannot_be_priced():
 
 def test_a_distance_band_with_missing_figures_cannot_be_priced():
     broken = tail("Beyond 3 km", 3000, 200, "0.30", 20)
-    broken = CompiledBand(
-        **{**{f: getattr(broken, f) for f in broken.__slots__}, "increment_price": None}
-    )
+    broken = replace(broken, increment_price=None)
     with pytest.raises(TariffIncomplete, match="Testshire: 'Beyond 3 km' has missing figures"):
         price(at(2025, 6, 4, 12), distance=4000, tail_bands=[broken])
 
@@ -361,19 +360,9 @@ def test_distance_bands_with_their_own_waiting_step_count_it_apart_in_each_segme
     # distance alone: 2.00 + 2.00 + 3.00 + 1.00 + 5.00 = 13.00 (the 5500-6000 m segment
     # has no carry without waiting); with time: 2.00 + 2.60 + 3.30 + 1.50 + 4.40 = 13.80
     tails = (
-        CompiledBand(
-            **{
-                **{f: getattr(TAILS[0], f) for f in TAILS[0].__slots__},
-                "waiting_increment_price": Decimal("0.15"),
-            }
-        ),
+        replace(TAILS[0], waiting_increment_price=Decimal("0.15")),
         TAILS[1],
-        CompiledBand(
-            **{
-                **{f: getattr(TAILS[2], f) for f in TAILS[2].__slots__},
-                "waiting_increment_price": Decimal("0.40"),
-            }
-        ),
+        replace(TAILS[2], waiting_increment_price=Decimal("0.40")),
     )
     result = price(at(2025, 6, 4, 12), distance=6000, waiting=120, tail_bands=tails)
     assert rules(result) == [
