@@ -133,8 +133,8 @@ def children(pid: int) -> list[int]:
 
 
 def latency_ms(text: str) -> float:
-    value, unit = re.match(r"([\d.]+)(us|ms|s)", text).groups()
-    return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+    value, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text).groups()
+    return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}[unit]
 
 
 def wrk_run(url: str, script: Path, tokens: Path, connections: int, seconds: int) -> dict:
@@ -146,12 +146,18 @@ def wrk_run(url: str, script: Path, tokens: Path, connections: int, seconds: int
     output = process.stdout.read()
     _, _, usage = os.wait4(process.pid, 0)
     process.returncode = 0
-    if not re.search(r"99%\s+[\d.]+(us|ms|s)", output):
+    # The distribution's lines only ("     50%    1.62ms"): the thread stats above them end
+    # in percentages too ("85.50%"), which an unanchored pattern took for the median.
+    percentile = {
+        match.group(1): latency_ms(match.group(2))
+        for match in re.finditer(r"^\s+(50|99)%\s+([\d.]+(?:us|ms|s|m))\s*$", output, re.M)
+    }
+    if set(percentile) != {"50", "99"}:
         raise RuntimeError(f"wrk gave no latency distribution:\n{output}")
     result = {
         "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
-        "p50": latency_ms(re.search(r"50%\s+(\S+)", output).group(1)),
-        "p99": latency_ms(re.search(r"99%\s+(\S+)", output).group(1)),
+        "p50": percentile["50"],
+        "p99": percentile["99"],
         "requests": int(re.search(r"(\d+) requests in", output).group(1)),
         "errors": 0,
         "wrk_cpu": usage.ru_utime + usage.ru_stime,
