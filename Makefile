@@ -87,14 +87,17 @@ beat: install
 	$(BIN)/celery -A config beat -l info
 
 # The position ingest on its own (drivers.api.ingest_wsgi): what the proxy sends
-# POST /api/public/v1/driver/location and /api/public/v1/osmand/ to in production.
+# POST /api/public/v1/driver/location and /api/public/v1/osmand/ to in production. Under
+# granian, whose HTTP handling is compiled (README, "Sizing the position ingest"). It reads
+# no client address, so it needs no trusted proxies.
 INGEST_PORT ?= 8001
 INGEST_CONCURRENCY ?= 2
 INGEST_THREADS ?= 4
 ingest: install
-	$(BIN)/gunicorn drivers.api.ingest_wsgi:application --worker-class gthread \
-	  --threads $(INGEST_THREADS) --workers $(INGEST_CONCURRENCY) --bind 0.0.0.0:$(INGEST_PORT) \
-	  --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"
+	$(BIN)/granian --interface wsgi --no-ws --workers $(INGEST_CONCURRENCY) \
+	  --blocking-threads $(INGEST_THREADS) --respawn-failed-workers --host 0.0.0.0 \
+	  --port $(INGEST_PORT) --log-config config/granian-logging-$${LOG_FORMAT:-json}.json \
+	  drivers.api.ingest_wsgi:application
 
 # Hands committed bookings to the workers (with REDIS_URL set; one or more beside them).
 dispatcher: install

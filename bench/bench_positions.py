@@ -5,11 +5,12 @@ database (``dtd_bench_positions``), then:
 
 1. **Ingest**: ``--drivers`` drivers with app tokens (every token first sent to each
    worker, as a running ingest has them cached) (``--live-share`` of them holding a
-   live job, so the sampled trail is written), the ingest process
-   (``gunicorn drivers.api.ingest_wsgi:application``, ``--workers``) on port
-   ``--port``, and wrk posting single fixes of random drivers near their base, at each
+   live job, so the sampled trail is written), the ingest process as the Procfile's
+   ``ingest`` line runs it (granian, ``--workers`` x ``--threads``; ``--server gunicorn``
+   runs the gunicorn gthread server it had before, for comparison) on port ``--port``,
+   and wrk posting single fixes of random drivers near their base, at each
    of ``--connections``. Prints per level: reports/s, p50/p99 latency, the CPU seconds per
-   second of the ingest workers, of redis-server and of wrk, and reports/s per ingest core.
+   second of the ingest processes (server and workers), of redis-server and of wrk, and reports/s per ingest core.
    Then the writes per report: Redis script calls and write commands (INFO commandstats),
    PostgreSQL rows written (trail rows inserted, driver rows updated), and the trail's
    rows per live driver per 30 s slot (at most 1).
@@ -72,6 +73,13 @@ request = function()
     {["Authorization"] = "Token " .. d[1], ["Content-Type"] = "application/json"}, body)
 end
 """
+
+
+def procfile_line(process: str) -> str:
+    for line in (ROOT / "Procfile").read_text().splitlines():
+        if line.startswith(f"{process}: "):
+            return line.split(": ", 1)[1]
+    raise SystemExit(f"the Procfile has no {process!r} process")
 
 
 def bench_env(redis_url: str) -> dict[str, str]:
@@ -291,18 +299,28 @@ def ingest(args, redis_port: int, workdir: Path) -> None:
     print(
         f"\nIngest: {args.drivers:,} drivers with app tokens ({live:,} on a live job), "
         f"loaded in {time.perf_counter() - started:.0f} s; {args.workers} ingest workers "
-        f"({args.worker_class}, {args.threads} threads); load average before: "
+        f"({args.server}, {args.threads} threads each); load average before: "
         f"{os.getloadavg()[0]:.1f}"
     )
     connection.close()
     env = bench_env(f"redis://127.0.0.1:{redis_port}/0")
-    server = subprocess.Popen(
-        [str(ROOT / ".venv/bin/gunicorn"), "drivers.api.ingest_wsgi:application",
-         "--workers", str(args.workers), "--bind", f"127.0.0.1:{args.port}",
-         "--worker-class", args.worker_class, "--threads", str(args.threads),
-         "--backlog", "2048", "--log-level", "warning"],
-        cwd=ROOT, env=env,
-    )  # fmt: skip
+    if args.server == "gunicorn":  # the ingest's server before granian, for comparison
+        command = [str(ROOT / ".venv/bin/gunicorn"), "drivers.api.ingest_wsgi:application",
+                   "--workers", str(args.workers), "--bind", f"127.0.0.1:{args.port}",
+                   "--worker-class", "gthread", "--threads", str(args.threads),
+                   "--backlog", "2048", "--log-level", "warning"]  # fmt: skip
+    else:  # the Procfile's own line, as honcho runs it: through the shell
+        env.update(
+            PATH=f"{ROOT / '.venv/bin'}{os.pathsep}{env.get('PATH', '')}",
+            INGEST_CONCURRENCY=str(args.workers),
+            INGEST_THREADS=str(args.threads),
+            INGEST_PORT=str(args.port),
+        )
+        command = ["bash", "-c", "exec env " + procfile_line("ingest")]
+    # The server's own lines go to a file beside the bench's data, not into its table.
+    server_log = workdir / "ingest.log"
+    with open(server_log, "wb") as log:
+        server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
     url = f"http://127.0.0.1:{args.port}{LOCATION_PATH}"
     try:
         deadline = time.monotonic() + 30
@@ -313,7 +331,9 @@ def ingest(args, redis_port: int, workdir: Path) -> None:
                 break  # it answers (405 or 401)
             except OSError:
                 time.sleep(0.2)
-        workers = children(server.pid)
+        else:
+            raise RuntimeError(f"the ingest did not answer in 30 s:\n{server_log.read_text()}")
+        workers = [server.pid, *children(server.pid)]
         redis_pid = int(
             subprocess.run(
                 ["redis-cli", "-p", str(redis_port), "info", "server"],
@@ -434,8 +454,8 @@ def main() -> int:
     parser.add_argument("--drivers", type=int, default=4000)
     parser.add_argument("--live-share", type=float, default=0.2)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--worker-class", default="gthread", choices=["sync", "gthread"])
     parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--server", default="procfile", choices=["procfile", "gunicorn"])
     parser.add_argument("--port", type=int, default=8780)
     parser.add_argument("--redis-port", type=int, default=6470)
     parser.add_argument("--connections", type=lambda s: [int(c) for c in s.split(",")],

@@ -4,6 +4,8 @@ themselves cannot be built on these machines (README, "Self-hosting with contain
 
 from __future__ import annotations
 
+import json
+import re
 import shlex
 import subprocess
 from pathlib import Path
@@ -59,10 +61,10 @@ def test_compose_gives_each_queue_the_worker_the_procfile_gives_it():
         assert f"-Q {queues}" in make_dry_run("worker", f"QUEUES={queues}")
 
 
-def _server_arguments(command: str) -> list[str]:
-    """gunicorn's arguments, as the shell would split them, without the address to bind."""
+def _server_arguments(command: str, server: str = "gunicorn") -> list[str]:
+    """The server's arguments, as the shell would split them, without the address to bind."""
     words = shlex.split(command.replace("\\\n", " "))
-    start = next(i for i, w in enumerate(words) if w.endswith("gunicorn"))
+    start = next(i for i, w in enumerate(words) if w.endswith(server))
     return [w for w in words[start + 1 :] if not w.startswith(("--bind", "0.0.0.0"))]
 
 
@@ -73,7 +75,6 @@ def _server_arguments(command: str) -> list[str]:
         ("web", "config.wsgi:application", "gthread"),
         # The MCP server needs ASGI: the one ASGI app, behind the proxy's /mcp route.
         ("mcp", "config.asgi:application", "uvicorn_worker.UvicornWorker"),
-        ("ingest", "drivers.api.ingest_wsgi:application", "gthread"),
     ],
 )
 def test_the_procfile_and_the_makefile_run_the_same_servers(process, application, worker_class):
@@ -83,8 +84,34 @@ def test_the_procfile_and_the_makefile_run_the_same_servers(process, application
         assert arguments[0] == application
         assert worker_class in arguments
         assert any(a.startswith("--forwarded-allow-ips") for a in arguments)
-    if process != "ingest":  # metrics from every worker of the two request servers
-        assert ["-c", "config/gunicorn.py"] == from_procfile[1:3] == from_make[1:3]
+    # Metrics and JSON log lines from every worker.
+    assert ["-c", "config/gunicorn.py"] == from_procfile[1:3] == from_make[1:3]
+
+
+def test_the_ingest_runs_under_granian_alike_from_the_procfile_and_the_makefile():
+    """The position ingest (issue 27) under granian's WSGI interface. It reads no client
+    address, so it trusts no forwarded headers; a worker that dies is started again, as
+    gunicorn's are; its own lines use the application's log format."""
+    environment = {"INGEST_CONCURRENCY": "2", "INGEST_THREADS": "4", "INGEST_PORT": "8001"}
+    from_procfile = _server_arguments(
+        re.sub(
+            r"\$\{(\w+):-([^}]*)\}", lambda m: environment.get(m[1], m[2]), procfile()["ingest"]
+        ),
+        "granian",
+    )
+    make = make_dry_run("ingest").replace("${LOG_FORMAT:-json}", "json")
+    from_make = _server_arguments(make, "granian")
+    assert from_procfile == from_make
+    assert from_procfile[-1] == "drivers.api.ingest_wsgi:application"
+    assert from_procfile[:2] == ["--interface", "wsgi"]
+    assert "--respawn-failed-workers" in from_procfile
+    log_config = from_procfile[from_procfile.index("--log-config") + 1]
+    assert log_config == "config/granian-logging-json.json"
+    for log_format in ("json", "console"):
+        config = json.loads((ROOT / f"config/granian-logging-{log_format}.json").read_text())
+        formatter = config["formatters"]["structured"]["()"]
+        assert formatter == f"operations.logs.{log_format}_formatter"
+        assert set(config["loggers"]) == {"_granian", "granian.access"}
 
 
 def test_the_proxy_routes_each_path_to_the_process_that_serves_it():

@@ -19,12 +19,14 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
+from http.client import HTTPConnection
 from itertools import count
 from pathlib import Path
 
 import pytest
 
 from tests.operations_stack import (
+    INGEST_PORT,
     LOCATION_PATH,
     METRICS_TOKEN,
     RECEIVER_PORT,
@@ -243,6 +245,40 @@ def test_one_proxy_sends_mcp_to_the_asgi_process_reports_to_ingest_and_the_rest_
     # The same report sent to the web process is Django's, and counted.
     assert http(web, "POST", LOCATION_PATH, {"lat": 53.8, "lng": -1.55})[0] == 401
     assert wait_until(lambda: _location_requests_django_served(stack) == before + 1, 5)
+
+
+def test_the_ingest_refuses_an_oversized_report_unread_and_starts_a_dead_worker_again(stack):
+    """The ingest under granian (the Procfile's line): a body over the limit is refused
+    from its Content-Length, before it is sent; a worker that dies is replaced, as
+    gunicorn's were; granian's own lines are JSON like the application's."""
+    connection = HTTPConnection("127.0.0.1", INGEST_PORT, timeout=10)
+    connection.putrequest("POST", LOCATION_PATH)
+    connection.putheader("Content-Type", "application/json")
+    connection.putheader("Content-Length", str(100_000_000))
+    connection.endheaders()  # and not one byte of the body
+    response = connection.getresponse()
+    assert response.status == 400
+    assert json.loads(response.read())["code"] == "invalid_body"
+    connection.close()
+
+    own_lines = [
+        line.split("| ", 1)[1]
+        for line in stack.log_tail(10**9).splitlines()
+        if " ingest.1 " in line and "| " in line
+    ]
+    started = [json.loads(line) for line in own_lines if '"logger": "_granian' in line]
+    assert any(entry["event"].startswith("Started worker") for entry in started), own_lines
+
+    worker = stack.process_tree("ingest.1")[-1][0]
+    os.kill(worker, signal.SIGKILL)
+    assert wait_until(
+        lambda: (
+            worker not in stack.pids("ingest.1")
+            and len(stack.process_tree("ingest.1")) > 1
+            and http(INGEST_PORT, "GET", "/healthz", timeout=5)[0] == 200
+        ),
+        30,
+    ), stack.log_tail()
 
 
 def _pool_children(stack: Stack, name: str) -> list[int]:

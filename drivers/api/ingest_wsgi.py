@@ -1,7 +1,12 @@
 """The ingest process: a plain WSGI application serving only the position reports.
 
-    gunicorn drivers.api.ingest_wsgi:application --workers N   (the Procfile's ``ingest``)
+    granian --interface wsgi --workers N drivers.api.ingest_wsgi:application
+    (the Procfile's ``ingest``)
 
+granian parses HTTP in compiled code, so a worker's CPU goes to the reports (README,
+"Sizing the position ingest", measured against gunicorn's threaded workers). It hands the
+application the body unread, so an oversized one is refused from its Content-Length
+before it is received (``_body``).
 Stateless (live positions are in Redis, tokens are re-read after their cache expires), so
 processes are added behind the proxy as cars are: route ``POST
 /api/public/v1/driver/location`` and ``/api/public/v1/osmand/`` to them. Nothing of
