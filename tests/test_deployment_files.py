@@ -62,8 +62,10 @@ def test_compose_gives_each_queue_the_worker_the_procfile_gives_it():
 
 
 def _server_arguments(command: str, server: str = "gunicorn") -> list[str]:
-    """The server's arguments, as the shell would split them, without the address to bind."""
-    words = shlex.split(command.replace("\\\n", " "))
+    """The server's arguments, as the shell would split them, without the address to bind
+    (from its own line: a nested make adds lines such as "make[1]: Leaving directory")."""
+    line = next(line for line in command.replace("\\\n", " ").splitlines() if server in line)
+    words = shlex.split(line)
     start = next(i for i, w in enumerate(words) if w.endswith(server))
     return [w for w in words[start + 1 :] if not w.startswith(("--bind", "0.0.0.0"))]
 
