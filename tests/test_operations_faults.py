@@ -384,8 +384,30 @@ def test_postgresql_restarted_under_load_is_503_with_retry_after_then_serves_aga
     assert invariants_broken(stack) == {}
 
 
+DRIVER_APP_TOKEN = """
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from drivers.models import Driver
+driver = Driver.objects.filter(user__isnull=True).order_by("id").last()
+driver.user = get_user_model().objects.create(username="ingest-fault-test")
+driver.save(update_fields=["user"])
+print(Token.objects.create(user=driver.user).key)
+"""
+
+
+def _report(token: str) -> tuple[int, dict]:
+    """A driver app's position report to the ingest process: (status, headers)."""
+    status, headers, _ = http(
+        INGEST_PORT, "POST", LOCATION_PATH, {"lat": 53.7952, "lng": -1.5477},
+        headers={"Authorization": f"Token {token}"}, timeout=10,
+    )  # fmt: skip
+    return status, headers
+
+
 def test_redis_restarted_with_work_queued_loses_none_of_it_and_serves_meanwhile(stack):
     ports = stack.web_ports(CONCURRENCY)
+    token = stack.python(DRIVER_APP_TOKEN).strip().splitlines()[-1]
+    assert _report(token)[0] == 200
     workers = [pid for name in ("worker.1", "worker.2") for pid in stack.pids(name)]
     offers_before = stack.postgres.count("SELECT count(*) FROM dispatch_offer")
     free_drivers(stack)
@@ -403,6 +425,8 @@ def test_redis_restarted_with_work_queued_loses_none_of_it_and_serves_meanwhile(
         during = [book(stack, ports[n % 2]) for n in range(4)]
         quote = http(ports[0], "POST", "/api/public/v1/quote",
                      {"pickup": "Leeds station", "dropoff": "York", "passengers": 1})  # fmt: skip
+        # Live positions are in Redis: the ingest says so, and when to send again.
+        report_status, report_headers = _report(token)
         stack.redis.start()
         # The queue survived (more may have been published before the stop).
         assert int(stack.redis.cli("LLEN", "dispatch")) >= depth
@@ -412,6 +436,10 @@ def test_redis_restarted_with_work_queued_loses_none_of_it_and_serves_meanwhile(
 
     assert {status for status, _, _ in during} <= {200, 201}, during
     assert quote[0] == 200
+    assert report_status == 503
+    assert int(report_headers["Retry-After"]) > 0
+    # The ingest's workers reconnect by themselves.
+    assert wait_until(lambda: _report(token)[0] == 200, 15), stack.log_tail()
     expected = queued + len(during)
     assert wait_until(
         lambda: (
