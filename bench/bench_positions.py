@@ -8,9 +8,10 @@ database (``dtd_bench_positions``), then:
    live job, so the sampled trail is written), the ingest process as the Procfile's
    ``ingest`` line runs it (granian, ``--workers`` x ``--threads``; ``--server gunicorn``
    runs the gunicorn gthread server it had before, for comparison) on port ``--port``,
-   and wrk posting single fixes of random drivers near their base, at each
-   of ``--connections``. Prints per level: reports/s, p50/p99 latency, the CPU seconds per
-   second of the ingest processes (server and workers), of redis-server and of wrk, and reports/s per ingest core.
+   and wrk posting single fixes of random drivers near their base, at each of
+   ``--connections``. Prints per level: reports/s, p50/p99 latency, the CPU seconds per
+   second of the ingest processes (server and workers), of redis-server and of wrk, and
+   reports/s per ingest core.
    Then the writes per report: Redis script calls and write commands (INFO commandstats),
    PostgreSQL rows written (trail rows inserted, driver rows updated), and the trail's
    rows per live driver per 30 s slot (at most 1).

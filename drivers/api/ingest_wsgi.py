@@ -7,6 +7,7 @@ granian parses HTTP in compiled code, so a worker's CPU goes to the reports (REA
 "Sizing the position ingest", measured against gunicorn's threaded workers). It hands the
 application the body unread, so an oversized one is refused from its Content-Length
 before it is received (``_body``).
+
 Stateless (live positions are in Redis, tokens are re-read after their cache expires), so
 processes are added behind the proxy as cars are: route ``POST
 /api/public/v1/driver/location`` and ``/api/public/v1/osmand/`` to them. Nothing of
