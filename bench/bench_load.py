@@ -38,6 +38,7 @@ from bench.common import (  # noqa: E402
     caddy_environment,
     database_recreate,
     database_url,
+    procfile_command,
     procfile_server_arguments,
 )
 from bench.http_bench import wait_ready  # noqa: E402
@@ -138,10 +139,10 @@ def prepare(cars: int) -> dict:
     }
 
 
-def start(command: list[str], log) -> subprocess.Popen:
+def start(command: list[str], log, **extra: str) -> subprocess.Popen:
     return subprocess.Popen(
-        command, cwd=ROOT, env=env(LOG_LEVEL="WARNING"), stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True,
+        command, cwd=ROOT, env=env(LOG_LEVEL="WARNING", **extra), stdout=log,
+        stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
 
 
@@ -206,8 +207,9 @@ def main() -> int:
                  "-b", f"127.0.0.1:{WEB_PORT}"], log)  # fmt: skip
     mcp = start([*gunicorn, *procfile_server_arguments("mcp"), "-w", "1",
                  "-b", f"127.0.0.1:{MCP_PORT}"], log)  # fmt: skip
-    ingest = start([str(BIN / "gunicorn"), *procfile_server_arguments("ingest"), "-w", "1",
-                    "-b", f"127.0.0.1:{INGEST_PORT}", "--log-level", "warning"], log)  # fmt: skip
+    ingest = start(procfile_command("ingest"), log, INGEST_CONCURRENCY="1",
+                   INGEST_PORT=str(INGEST_PORT),
+                   PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")  # fmt: skip
     proxy = subprocess.Popen(
         CADDY_RUN,
         cwd=ROOT,

@@ -76,13 +76,6 @@ end
 """
 
 
-def procfile_line(process: str) -> str:
-    for line in (ROOT / "Procfile").read_text().splitlines():
-        if line.startswith(f"{process}: "):
-            return line.split(": ", 1)[1]
-    raise SystemExit(f"the Procfile has no {process!r} process")
-
-
 def bench_env(redis_url: str) -> dict[str, str]:
     base = PG_ADMIN_URL.rsplit("/", 1)[0]
     values = dict(os.environ)
@@ -310,14 +303,16 @@ def ingest(args, redis_port: int, workdir: Path) -> None:
                    "--workers", str(args.workers), "--bind", f"127.0.0.1:{args.port}",
                    "--worker-class", "gthread", "--threads", str(args.threads),
                    "--backlog", "2048", "--log-level", "warning"]  # fmt: skip
-    else:  # the Procfile's own line, as honcho runs it: through the shell
+    else:  # the Procfile's own line
+        from bench.common import procfile_command
+
         env.update(
             PATH=f"{ROOT / '.venv/bin'}{os.pathsep}{env.get('PATH', '')}",
             INGEST_CONCURRENCY=str(args.workers),
             INGEST_THREADS=str(args.threads),
             INGEST_PORT=str(args.port),
         )
-        command = ["bash", "-c", "exec env " + procfile_line("ingest")]
+        command = procfile_command("ingest")
     # The server's own lines go to a file beside the bench's data, not into its table.
     server_log = workdir / "ingest.log"
     with open(server_log, "wb") as log:

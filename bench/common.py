@@ -17,14 +17,27 @@ KM_PER_DEG = 111.2
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def procfile_server_arguments(process: str) -> list[str]:
-    """The gunicorn arguments of a Procfile process, each ``${NAME:-default}`` at its
-    default, without what a bench sets itself (bind, workers, config, trusted proxies)."""
+def procfile_line(process: str) -> str:
+    """The command of a Procfile process, as written there."""
     [line] = [
         line
         for line in (ROOT / "Procfile").read_text().splitlines()
-        if line.startswith(f"{process}:")
+        if line.startswith(f"{process}: ")
     ]
+    return line.split(": ", 1)[1]
+
+
+def procfile_command(process: str) -> list[str]:
+    """A Procfile process's command as honcho runs it, through the shell, so that each
+    ``${NAME:-default}`` takes the environment's value (the environment's ``PATH`` must
+    find the server); ``exec`` keeps the server's PID that of the process started."""
+    return ["bash", "-c", "exec env " + procfile_line(process)]
+
+
+def procfile_server_arguments(process: str) -> list[str]:
+    """The gunicorn arguments of a Procfile process, each ``${NAME:-default}`` at its
+    default, without what a bench sets itself (bind, workers, config, trusted proxies)."""
+    line = procfile_line(process)
     words = shlex.split(re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", line))
     arguments, skip = [], False
     for word in words[words.index("gunicorn") + 1 :]:
