@@ -96,7 +96,7 @@ INGEST_THREADS ?= 4
 ingest: install
 	$(BIN)/granian --interface wsgi --no-ws --workers $(INGEST_CONCURRENCY) \
 	  --blocking-threads $(INGEST_THREADS) --respawn-failed-workers --host 0.0.0.0 \
-	  --port $(INGEST_PORT) --log-config config/granian-logging-$${LOG_FORMAT:-json}.json \
+	  --port $(INGEST_PORT) --log-config config/granian-logging.json \
 	  drivers.api.ingest_wsgi:application
 
 # Hands committed bookings to the workers (with REDIS_URL set; one or more beside them).

@@ -34,11 +34,10 @@ def child_exit(server, worker):
 
 # gunicorn's own lines (start, worker boots and exits, timeouts) and uvicorn's, in the same
 # JSON as the application's (operations.logs, contract 10.1). LOG_FORMAT=console for text.
-_formatter = f"operations.logs.{os.environ.get('LOG_FORMAT', 'json')}_formatter"
 logconfig_dict = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"structured": {"()": _formatter}},
+    "formatters": {"structured": {"()": "operations.logs.server_formatter"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",

@@ -14,6 +14,7 @@ local default); both carry the same fields.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -108,6 +109,15 @@ def json_formatter() -> structlog.stdlib.ProcessorFormatter:
 def console_formatter() -> structlog.stdlib.ProcessorFormatter:
     """LOGGING formatter factory: readable key=value lines, same fields."""
     return _formatter(structlog.dev.ConsoleRenderer(colors=False))
+
+
+def server_formatter() -> structlog.stdlib.ProcessorFormatter:
+    """Formatter factory for the servers' own lines (gunicorn's and uvicorn's through
+    ``config/gunicorn.py``, granian's through ``config/granian-logging.json``), read before
+    Django's settings are: ``LOG_FORMAT`` from the environment, JSON unless it says
+    ``console``, as in production."""
+    log_format = os.environ.get("LOG_FORMAT", "json")
+    return console_formatter() if log_format == "console" else json_formatter()
 
 
 def logging_config(log_format: str, level: str) -> dict:

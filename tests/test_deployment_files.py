@@ -101,19 +101,16 @@ def test_the_ingest_runs_under_granian_alike_from_the_procfile_and_the_makefile(
         ),
         "granian",
     )
-    make = make_dry_run("ingest").replace("${LOG_FORMAT:-json}", "json")
-    from_make = _server_arguments(make, "granian")
+    from_make = _server_arguments(make_dry_run("ingest"), "granian")
     assert from_procfile == from_make
     assert from_procfile[-1] == "drivers.api.ingest_wsgi:application"
     assert from_procfile[:2] == ["--interface", "wsgi"]
     assert "--respawn-failed-workers" in from_procfile
     log_config = from_procfile[from_procfile.index("--log-config") + 1]
-    assert log_config == "config/granian-logging-json.json"
-    for log_format in ("json", "console"):
-        config = json.loads((ROOT / f"config/granian-logging-{log_format}.json").read_text())
-        formatter = config["formatters"]["structured"]["()"]
-        assert formatter == f"operations.logs.{log_format}_formatter"
-        assert set(config["loggers"]) == {"_granian", "granian.access"}
+    assert log_config == "config/granian-logging.json"
+    config = json.loads((ROOT / log_config).read_text())
+    assert config["formatters"]["structured"]["()"] == "operations.logs.server_formatter"
+    assert set(config["loggers"]) == {"_granian", "granian.access"}
 
 
 def test_the_proxy_routes_each_path_to_the_process_that_serves_it():

@@ -8,7 +8,7 @@ import logging
 import structlog
 from django_guid import clear_guid, set_guid
 
-from operations.logs import json_formatter, logging_config, redact_text
+from operations.logs import json_formatter, logging_config, redact_text, server_formatter
 
 
 def _formatted(message: str, *args, exc_info=None) -> dict:
@@ -65,3 +65,15 @@ def test_production_logs_json_and_local_logs_key_values(settings):
     assert settings.LOGGING["formatters"]["structured"]["()"].endswith("console_formatter")
     production = logging_config("json", "INFO")
     assert production["formatters"]["structured"]["()"] == "operations.logs.json_formatter"
+
+
+def test_the_servers_own_lines_follow_log_format_from_the_environment(monkeypatch):
+    """gunicorn's, uvicorn's and granian's lines (config/gunicorn.py,
+    config/granian-logging.json), formatted before Django's settings are read."""
+    record = logging.LogRecord("_granian", logging.INFO, __file__, 1, "Started worker-1", (), None)
+    monkeypatch.delenv("LOG_FORMAT", raising=False)
+    assert json.loads(server_formatter().format(record))["event"] == "Started worker-1"
+    monkeypatch.setenv("LOG_FORMAT", "console")
+    line = server_formatter().format(record)
+    assert "Started worker-1" in line
+    assert not line.startswith("{")
