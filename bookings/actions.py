@@ -241,7 +241,9 @@ def booking_place_from_quote(
 
     Returns (booking, created). A quote is redeemed once: a retry with the same passenger
     phone and email returns the same booking (created False); anyone else gets 409
-    ``quote_already_redeemed``. 404 ``quote_not_found``, 410 ``quote_expired``.
+    ``quote_already_redeemed``. 404 ``quote_not_found``, 410 ``quote_expired``. An "as
+    soon as possible" quote books a pickup now; a quote whose pickup time has passed is
+    400 ``pickup_in_past`` (``policies.quote_pickup_time``).
     Guarantees as :func:`booking_place`; the confirmation email goes out once, on creation.
     """
     request = BookingRequest(
@@ -253,7 +255,12 @@ def booking_place_from_quote(
     )
     admitted = booking_request_admit(caller=caller, request=request, form=form)
     quote = quote_get_for_redemption(quote_id)
-    draft = admitted.draft(caller, pickup_time=quote.depart_at)
+    pickup_time = quote.depart_at
+    if quote.redeemed_at is None:  # a retry of a redeemed quote gets its booking back
+        pickup_time = policies.quote_pickup_time(
+            depart_at=quote.depart_at, asap=quote.asap, field=form.name("quoteId")
+        )
+    draft = admitted.draft(caller, pickup_time=pickup_time)
     booking, created = booking_redeem_quote(quote=quote, draft=draft)
     if created and form.current_rules:
         _confirmation_send(booking, admitted.passenger_record)
