@@ -16,7 +16,7 @@ form names them (:class:`BookingForm`).
 | book a journey priced on the spot (v1 current form, instant alias) | :func:`booking_place` |
 | book a quote (v1 quote form, create alias, website page) | :func:`booking_place_from_quote` |
 | look a booking up (reference + email) | :func:`booking_lookup` |
-| cancel as the passenger | :func:`booking_cancel_for_passenger` |
+| cancel as the passenger | :func:`booking_cancel_for_passenger` (API, MCP); :func:`booking_cancel_from_page` (tracking page, email link) |
 | check a passenger email, send a confirmation link | :func:`passenger_email_check` |
 """
 
@@ -58,6 +58,7 @@ __all__ = [
     "PassengerDetails",
     "PassengerEmailCheck",
     "booking_cancel_for_passenger",
+    "booking_cancel_from_page",
     "booking_lookup",
     "booking_place",
     "booking_place_from_quote",
@@ -297,6 +298,15 @@ def booking_cancel_for_passenger(
     return booking_cancel(
         booking=booking, actor=f"passenger:{email.strip().lower()}", reason=reason
     )
+
+
+def booking_cancel_from_page(*, caller: Caller, booking: Booking, reason: str = "") -> Booking:
+    """Cancel as the holder of the booking's page link (the tracking page, the email's
+    cancel link), with the API's rules (contract 3.3): idempotent; 409 ``not_cancellable``
+    from ``on_board`` on; the reason screened. The link's token was checked by the page."""
+    limit_enforce(caller, "lookup")
+    text_screen(caller, {"reason": reason}, ("reason",))
+    return booking_cancel(booking=booking, actor="passenger:page-link", reason=reason)
 
 
 def passenger_email_check(*, caller: Caller, email: str) -> PassengerEmailCheck:

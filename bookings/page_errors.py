@@ -46,6 +46,9 @@ PASSENGER_MESSAGES: dict[str, str] = {
         "and try again."
     ),
     "invalid_input": "Please check the highlighted fields.",
+    "not_cancellable": (
+        "This booking can no longer be cancelled: the passenger is on board or the journey is over."
+    ),
     "tariff_incomplete": (
         "We cannot price this journey online yet. Please try another pickup time or contact us."
     ),

@@ -92,6 +92,11 @@ def booking_status_url(booking: Booking) -> str:
     return _booking_page_url("booking-status-page", booking.reference)
 
 
+def booking_cancel_url(booking: Booking) -> str:
+    """The passenger's cancel page (the booking email's link; the tracking page's button)."""
+    return _booking_page_url("booking-cancel-page", booking.reference)
+
+
 def booking_pay_driver_url(booking: Booking) -> str:
     return _booking_page_url("booking-pay-driver-page", booking.reference)
 
@@ -514,6 +519,7 @@ def email_confirmation_send(*, passenger: Passenger, booking: Booking | None = N
                 else []
             ),
             f"Track it: {booking_status_url(booking)}",
+            f"Cancel it (free, before you are on board): {booking_cancel_url(booking)}",
             f"Confirm your email: {link}",
         ]
     transaction.on_commit(

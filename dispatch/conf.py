@@ -53,3 +53,8 @@ def job_card_grace_seconds() -> int:
 def handover_grace_seconds() -> int:
     """How old a booking that never reached dispatch must be before the sweep starts it."""
     return int(settings.DISPATCH_HANDOVER_GRACE_SECONDS)
+
+
+def driver_cancelled_shown_hours() -> int:
+    """How long the driver app lists a job cancelled under the driver (issue 34)."""
+    return int(settings.DISPATCH_DRIVER_CANCELLED_SHOWN_HOURS)

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from dispatch.models import Offer
 from dispatch.notifications import JobCardSendError
-from dispatch.services import flights, job_cards, offers
+from dispatch.services import cancellations, flights, job_cards, offers
 
 
 @shared_task
@@ -66,6 +66,20 @@ def bookings_dispatch_overdue() -> int:
 def job_card_send(offer_id: int, channel: str) -> None:
     """Send one job card (SMS or WhatsApp); retried with backoff when the provider fails."""
     job_cards.job_card_send(offer_id=offer_id, channel=channel)
+
+
+@shared_task(
+    autoretry_for=(JobCardSendError,),
+    retry_backoff=2,
+    retry_backoff_max=120,
+    retry_jitter=True,
+    max_retries=6,
+)
+def cancellation_notice_send(booking_id: int, driver_id: int, channel: str) -> None:
+    """Tell a driver a job they held or were offered is cancelled (SMS or WhatsApp)."""
+    cancellations.cancellation_notice_send(
+        booking_id=booking_id, driver_id=driver_id, channel=channel
+    )
 
 
 @shared_task

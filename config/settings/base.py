@@ -585,6 +585,8 @@ DISPATCH_LEAD_JOURNEY_FACTOR = env.float("DISPATCH_LEAD_JOURNEY_FACTOR", default
 DISPATCH_LEAD_MAX_MINUTES = env.int("DISPATCH_LEAD_MAX_MINUTES", default=360)
 DISPATCH_TRAIL_SKIPPED_LIMIT = 25
 DISPATCH_OFFER_LINK_MAX_AGE_SECONDS = 1800
+# The driver app lists a job cancelled under the driver (held or offered) for this long.
+DISPATCH_DRIVER_CANCELLED_SHOWN_HOURS = 12
 # "No driver found" alerts go to these addresses (mail_admins).
 ADMINS = [("Dispatch desk", email) for email in env.list("ADMIN_EMAILS", default=[])]
 LOGIN_URL = "/driver/login/"

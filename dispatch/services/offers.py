@@ -36,7 +36,7 @@ from dispatch.models import (
     OfferStatus,
     Tier,
 )
-from dispatch.services import matching
+from dispatch.services import cancellations, matching
 from dispatch.services.matching import Candidate, JobRequirements
 from dispatch.signals import fleet_offer_made
 from drivers.models import Driver, Vehicle
@@ -712,13 +712,22 @@ def driver_job_release(*, booking_id: int, now: datetime | None = None) -> bool:
 
 
 def booking_dispatch_stop(*, booking_id: int, now: datetime | None = None) -> None:
-    """A cancelled booking: withdraw its open offer and free its driver."""
+    """A booking that ended: withdraw its open offer and free its driver. A cancelled one
+    is also told, after commit, to the driver who held it and to the driver whose offer
+    was open (``cancellations.cancellation_notices_enqueue``; each notice goes once)."""
     now = now or timezone.now()
     with transaction.atomic():
         booking = _lock_booking(booking_id)
+        to_tell = set()
         for offer in Offer.objects.select_for_update(no_key=True).filter(
             booking=booking, status=OfferStatus.OPEN
         ):
             _offer_withdraw(booking, offer, now, f"Booking {booking.status}")
+            if offer.driver_id is not None:
+                to_tell.add(offer.driver_id)
         if booking.status in TERMINAL:
             driver_job_release(booking_id=booking.pk, now=now)
+        if booking.status == BookingStatus.CANCELLED:
+            if booking.driver_id is not None:
+                to_tell.add(booking.driver_id)
+            cancellations.cancellation_notices_enqueue(booking_id=booking.pk, driver_ids=to_tell)

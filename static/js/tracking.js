@@ -58,6 +58,8 @@
     if (code) code.hidden = !state.pickupCode;
     drawTimeline(state.timeline);
     drawMap(state.map);
+    var cancel = document.getElementById("cancel-line");
+    if (cancel) cancel.hidden = !state.cancellable;
     if (state.finished) text("live-note", "This booking is finished.");
     root.setAttribute("data-version", String(state.version));
   }
