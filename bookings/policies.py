@@ -228,6 +228,14 @@ def email_limits_enforce(
         )
 
 
+def dispatch_window_closes_at(*, pickup_time: dt.datetime) -> dt.datetime:
+    """When dispatch stops offering a booking without a driver by itself (issue 34):
+    ``DISPATCH_GIVE_UP_AFTER_PICKUP_MINUTES`` after its pickup time (a passenger may still
+    be waiting at the kerb). After it, the passenger and the sender are told and the
+    booking waits for a human."""
+    return pickup_time + dt.timedelta(minutes=settings.DISPATCH_GIVE_UP_AFTER_PICKUP_MINUTES)
+
+
 def dispatch_window_opens_at(
     *, pickup_time: dt.datetime, duration_minutes: int | None
 ) -> dt.datetime:

@@ -58,3 +58,8 @@ def handover_grace_seconds() -> int:
 def driver_cancelled_shown_hours() -> int:
     """How long the driver app lists a job cancelled under the driver (issue 34)."""
     return int(settings.DISPATCH_DRIVER_CANCELLED_SHOWN_HOURS)
+
+
+def redispatch_batch() -> int:
+    """At most this many bookings without a driver are offered again per pass (issue 34)."""
+    return int(settings.DISPATCH_REDISPATCH_BATCH)

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from dispatch.models import Offer
 from dispatch.notifications import JobCardSendError
-from dispatch.services import cancellations, flights, job_cards, offers
+from dispatch.services import cancellations, flights, job_cards, offers, redispatch
 
 
 @shared_task
@@ -112,3 +112,16 @@ def pickup_moved_notify(booking_id: int) -> None:
 def no_driver_bookings_retry(driver_id: int) -> None:
     """A driver became available: offer the no_driver bookings near them again."""
     offers.no_driver_bookings_retry(driver_id=driver_id)
+
+
+@shared_task
+def bookings_redispatch() -> int:
+    """Beat (``dispatch-redispatch``): offer bookings without a driver again while their
+    window is open; hand over those whose window closed. Returns how many were offered."""
+    return redispatch.bookings_redispatch().offered
+
+
+@shared_task
+def unassigned_passenger_notify(booking_id: int) -> None:
+    """Tell the passenger no driver was found before the window closed."""
+    redispatch.unassigned_passenger_notify(booking_id=booking_id)

@@ -502,11 +502,26 @@ POSITIONS_BATCH_MAX = env.int("POSITIONS_BATCH_MAX", default=100)
 # logged-out app keep reporting positions that long.
 POSITIONS_TOKEN_CACHE_SECONDS = env.int("POSITIONS_TOKEN_CACHE_SECONDS", default=120)
 
+# Re-dispatch (issue 34): a booking without a driver is offered again while its window is
+# open: when a driver declines, times out, comes online or frees up, and every
+# DISPATCH_REDISPATCH_EVERY_SECONDS (beat, or the embedded dispatcher), at most
+# DISPATCH_REDISPATCH_BATCH bookings a pass, soonest pickup first. The window closes
+# DISPATCH_GIVE_UP_AFTER_PICKUP_MINUTES after the pickup time: then the passenger and the
+# sender are told and the booking waits on the desk's queue (bookings.policies).
+DISPATCH_REDISPATCH_EVERY_SECONDS = env.float("DISPATCH_REDISPATCH_EVERY_SECONDS", default=30.0)
+DISPATCH_REDISPATCH_BATCH = env.int("DISPATCH_REDISPATCH_BATCH", default=1000)
+DISPATCH_GIVE_UP_AFTER_PICKUP_MINUTES = env.int("DISPATCH_GIVE_UP_AFTER_PICKUP_MINUTES", default=20)
 CELERY_BEAT_SCHEDULE: dict = {
     # Safety net behind the per-offer countdown: expire offers whose timeout passed.
     "dispatch-offers-expire-overdue": {
         "task": "dispatch.tasks.offers_expire_overdue",
         "schedule": 30.0,
+    },
+    # Bookings without a driver offered again while their window is open; those whose
+    # window closed told to the passenger and the sender (issue 34).
+    "dispatch-redispatch": {
+        "task": "dispatch.tasks.bookings_redispatch",
+        "schedule": DISPATCH_REDISPATCH_EVERY_SECONDS,
     },
     # Bookings the dispatcher handed over whose task message was lost (a broker restart).
     "dispatch-bookings-overdue": {

@@ -22,6 +22,7 @@ from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
+from bookings.policies import dispatch_window_closes_at
 from bookings.services import booking_status_change
 from bookings.transitions import ASSIGNABLE, DISPATCHABLE, TERMINAL
 from core.errors import DomainError
@@ -232,18 +233,26 @@ def _offer_make(
 
 
 def booking_dispatch_next(
-    *, booking_id: int, now: datetime | None = None, new_round: bool = False
+    *,
+    booking_id: int,
+    now: datetime | None = None,
+    new_round: bool = False,
+    quiet: bool = False,
 ) -> Offer | None:
     """Offer the booking to the best candidate not yet tried in this round.
 
     Guarantees: at most one open offer per booking; tiers are tried in order and, inside
     a tier, candidates by dead mileage then load; each driver or fleet is offered a booking
-    at most once per round; when nobody is left the booking is ``no_driver`` and the
-    admins are alerted. A no-op when the booking is not waiting for a driver (already
-    offered, accepted, cancelled...) so the task is safe to run twice. A ``no_driver``
-    booking is only picked up again with ``new_round`` (the desk's re-dispatch), so an
-    exhausted booking never loops on its own. A booking whose dispatch window has not
-    opened yet (``Booking.dispatch_opens_at``, issue 15) stays ``confirmed``, untouched.
+    at most once per round, and never again to a driver or fleet that declined it (issue
+    34; with ``quiet``, nor to one that let it time out); when nobody is left the booking
+    is ``no_driver``. A no-op when the booking is not
+    waiting for a driver (already offered, accepted, cancelled...) so the task is safe to
+    run twice. A ``no_driver`` booking is only picked up again with ``new_round`` (the
+    re-dispatch of ``dispatch.services.redispatch``, the desk's), so an exhausted booking
+    never loops on its own; with ``quiet`` a new round that finds nobody writes nothing
+    (the periodic re-dispatch tries every open booking each pass). A booking whose
+    dispatch window has not opened yet (``Booking.dispatch_opens_at``, issue 15) stays
+    ``confirmed``, untouched.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -266,8 +275,12 @@ def booking_dispatch_next(
             # Dispatched without the dispatcher (in process, the sweep): it must not claim it.
             Booking.objects.filter(pk=booking.pk).update(dispatch_started_at=now)
         round_, searched_tiers = _round_and_searched_tiers(booking)
-        tried_drivers = {d for _, r, d, _ in earlier if r == round_ and d}
-        tried_fleets = {f for _, r, _, f in earlier if r == round_ and f}
+        # Tried in this round, or declined in any: a driver who said no is never asked
+        # again; one who let it time out is not asked again by the automatic re-dispatch
+        # (``quiet``) either, only by the desk's.
+        said_no = {OfferStatus.DECLINED, *([OfferStatus.EXPIRED] if quiet else [])}
+        tried_drivers = {d for s, r, d, _ in earlier if d and (r == round_ or s in said_no)}
+        tried_fleets = {f for s, r, _, f in earlier if f and (r == round_ or s in said_no)}
         job = JobRequirements.for_booking(booking)
         trail: list[DispatchAttempt] = []
         for tier in matching.TIERS:
@@ -279,6 +292,8 @@ def booking_dispatch_next(
                     tried_drivers=tried_drivers,
                     tried_fleets=tried_fleets,
                 )
+                if candidate is None and quiet:
+                    break  # nobody in this tier: a quiet round writes no trail
                 tier_trail = (
                     []
                     if tier in searched_tiers
@@ -294,7 +309,8 @@ def booking_dispatch_next(
                         tried_drivers.add(candidate.driver.pk)
                     else:
                         tried_fleets.add(candidate.fleet.pk)
-        _dispatch_exhausted(booking, round_, trail)
+        if not quiet:
+            _dispatch_exhausted(booking, round_, trail)
         return None
 
 
@@ -313,16 +329,16 @@ def _dispatch_exhausted(booking: Booking, round_: int, trail: list[DispatchAttem
             actor=DISPATCH_ACTOR,
             detail={"round": round_},
         )
-    logger.error(
-        "dispatch: no driver for booking %s (round %s); manual assignment needed",
+    logger.warning(
+        "dispatch: no driver for booking %s (round %s); offered again while its window is "
+        "open (dispatch.services.redispatch)",
         booking.reference,
         round_,
     )
-    _enqueue("no_driver_alert", booking.pk)
 
 
 def no_driver_alert_send(*, booking_id: int) -> None:
-    """Tell the admins a booking needs manual assignment (mail_admins)."""
+    """Tell the admins a booking whose dispatch window closed needs a human (mail_admins)."""
     booking = Booking.objects.filter(pk=booking_id).first()
     if booking is None or booking.status != BookingStatus.NO_DRIVER:
         return
@@ -330,7 +346,8 @@ def no_driver_alert_send(*, booking_id: int) -> None:
         f"No driver for {booking.reference}",
         "\n".join(
             [
-                f"Every dispatch tier is exhausted for booking {booking.reference}.",
+                f"No driver took booking {booking.reference} while its dispatch window was "
+                "open; it waits on the dispatch board's queue (needs a human).",
                 f"Pickup: {booking.pickup} at {local_time_format(booking.pickup_time)}",
                 f"Dropoff: {booking.dropoff}",
                 f"Passengers: {booking.passengers}, vehicle: {booking.vehicle_type}",
@@ -353,9 +370,6 @@ def booking_redispatch(*, booking_id: int, actor: str) -> Offer | None:
         return booking_dispatch_next(booking_id=booking_id, new_round=True)
 
 
-# A no_driver booking is offered again automatically for this long after its dispatch
-# window opened; older ones are the desk's (as for bookings_dispatch_overdue).
-NO_DRIVER_RETRY_WITHIN = timedelta(days=1)
 NO_DRIVER_RETRY_BATCH = 20
 
 
@@ -364,11 +378,12 @@ def no_driver_bookings_retry(*, driver_id: int, now: datetime | None = None) -> 
     round for the ``no_driver`` bookings whose pickup lies within a driver tier's reach of
     that driver; their ids.
 
-    Guarantees: only network bookings whose dispatch window opened less than a day ago
-    (a passenger may still be waiting for a pickup that was "now"), soonest pickup first,
-    at most ``NO_DRIVER_RETRY_BATCH`` per call; each goes through ``booking_dispatch_next``
-    (its booking lock, every matching rule), so the best candidate gets the offer, which
-    is not necessarily this driver, and a booking someone else already took is left alone.
+    Guarantees: only network bookings whose dispatch window is still open
+    (``bookings.policies.dispatch_window_closes_at``; not yet on the desk's queue),
+    soonest pickup first, at most ``NO_DRIVER_RETRY_BATCH`` per call; each goes through
+    ``booking_dispatch_next`` (its booking lock, every matching rule, never a driver who
+    declined it), so the best candidate gets the offer, which is not necessarily this
+    driver, and a booking someone else already took is left alone.
     """
     now = now or timezone.now()
     driver = Driver.objects.filter(pk=driver_id).values_list("last_lat", "last_lng").first()
@@ -379,8 +394,9 @@ def no_driver_bookings_retry(*, driver_id: int, now: datetime | None = None) -> 
     waiting = list(
         Booking.objects.filter(
             status=BookingStatus.NO_DRIVER,
+            unassigned_at__isnull=True,
             dispatch_queue=DispatchQueue.NETWORK,
-            dispatch_opens_at__gte=now - NO_DRIVER_RETRY_WITHIN,
+            pickup_time__gt=window_open_since(now),
             pickup_lat__range=(min_lat, max_lat),
             pickup_lng__range=(min_lng, max_lng),
         )
@@ -391,8 +407,14 @@ def no_driver_bookings_retry(*, driver_id: int, now: datetime | None = None) -> 
         logger.info(
             "dispatch: driver %s available; offering booking %s again", driver_id, booking_id
         )
-        booking_dispatch_next(booking_id=booking_id, now=now, new_round=True)
+        booking_dispatch_next(booking_id=booking_id, now=now, new_round=True, quiet=True)
     return waiting
+
+
+def window_open_since(now: datetime) -> datetime:
+    """A booking whose pickup time is later than this still has its dispatch window open
+    (``bookings.policies.dispatch_window_closes_at``)."""
+    return now - (dispatch_window_closes_at(pickup_time=now) - now)
 
 
 def _lock_offer_for(offer_id: int, driver: Driver | None) -> tuple[Booking, Offer]:
