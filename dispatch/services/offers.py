@@ -642,12 +642,17 @@ def booking_assign_manual(
     actor: str,
     detail: dict | None = None,
     now: datetime | None = None,
+    matched: bool = False,
 ) -> Offer:
     """Assign a driver by hand (the dispatch desk in the admin, an operator's dashboard for
     its own fleet), bypassing the matcher's filters; ``detail`` joins the status event's.
 
     Guarantees: any open offer is withdrawn first (a late accept of it gets 409
-    ``offer_closed``); the driver's job load is still guarded (409 ``driver_busy``), and
+    ``offer_closed``); with ``matched`` (an operator's assignment) the driver and vehicle
+    must pass central dispatch's rules of the job (class, wheelchair access, seats,
+    licences and licensing area: ``matching.assignment_refusal``; else 400
+    ``invalid_input`` naming the rule); the driver's job load is still guarded (409
+    ``driver_busy``), and
     the assignment is an accepted offer row like any other, so the driver's seat is
     counted and released exactly as for a job they accepted themselves.
     """
@@ -665,10 +670,12 @@ def booking_assign_manual(
             .first()
         )
         round_ = _current_round(booking)
+        vehicle = vehicle or driver.vehicles.filter(active=True).order_by("pk").first()
+        if matched:
+            _assignment_require_matching(booking, vehicle)
         if open_offer is not None:
             _offer_withdraw(booking, open_offer, now, f"Withdrawn for manual assignment by {actor}")
         _driver_take_job(driver.pk)
-        vehicle = vehicle or driver.vehicles.filter(active=True).order_by("pk").first()
         offer = Offer.objects.create(
             booking=booking,
             round=round_,
@@ -700,6 +707,24 @@ def booking_assign_manual(
             detail=f"Assigned by {actor}"[:300],
         )
         return offer
+
+
+def _assignment_require_matching(booking: Booking, vehicle: Vehicle | None) -> None:
+    """400 ``invalid_input`` (naming ``driver``) unless central dispatch could offer the
+    job to this driver and vehicle."""
+    if vehicle is None:
+        reason_words = "the driver has no active vehicle"
+    else:
+        job = JobRequirements.for_booking(booking)
+        reason = matching.assignment_refusal(job=job, vehicle_id=vehicle.pk)
+        if not reason:
+            return
+        reason_words = matching.ASSIGNMENT_REFUSAL_WORDS[reason]
+    raise DomainError(
+        "invalid_input",
+        f"Central dispatch would not give {booking.reference} to this driver: {reason_words}.",
+        errors={"driver": [f"Not suitable for this job: {reason_words}."]},
+    )
 
 
 def driver_job_release(*, booking_id: int, now: datetime | None = None) -> bool:

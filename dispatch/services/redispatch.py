@@ -9,7 +9,8 @@ runs :func:`bookings_redispatch`. Each ``no_driver`` booking whose window is ope
 a new round through the tiers again (local, national, fleets) as ``booking_dispatch_next``
 runs them, never to a driver or fleet that declined it; a round that finds nobody writes
 nothing. At most ``DISPATCH_REDISPATCH_BATCH`` (1,000) bookings a pass, soonest pickup
-first.
+first; a booking with no free driver within reach (one query for the whole pass,
+``_reachable_filter``) is not searched at all.
 
 The window closes ``DISPATCH_GIVE_UP_AFTER_PICKUP_MINUTES`` (20) after the pickup time
 (``bookings.policies.dispatch_window_closes_at``). Then, at once: ``booking.unassigned``
@@ -22,20 +23,23 @@ desk assigns or re-dispatches it, or someone cancels it.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.mail import send_mail
-from django.db.models import Count
+from django.db.models import Count, Exists, F, OuterRef
 from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
 from bookings.services import booking_cancel_url, booking_unassigned_record
+from core.geo import bounding_box
 from core.localtime import local_time_format
 from core.task_queue import task_enqueue_on_commit
 from dispatch import conf
-from dispatch.models import AttemptOutcome, DispatchAttempt
+from dispatch.models import AttemptOutcome, DispatchAttempt, Offer, OfferStatus, PartnerFleet
 from dispatch.services import offers
+from drivers.models import Driver
 
 logger = logging.getLogger(__name__)
 
@@ -59,11 +63,13 @@ def bookings_redispatch(*, now: datetime | None = None) -> RedispatchPass:
     closed = list(base.filter(pickup_time__lte=since).values_list("pk", flat=True)[:500])
     for booking_id in closed:
         booking_unassign(booking_id=booking_id, now=now)
-    open_ids = list(
+    open_rows = list(
         base.filter(pickup_time__gt=since, dispatch_queue=DispatchQueue.NETWORK)
         .order_by("pickup_time", "pk")
-        .values_list("pk", flat=True)[: conf.redispatch_batch()]
+        .values_list("pk", "pickup_lat", "pickup_lng")[: conf.redispatch_batch()]
     )
+    reachable = _reachable_filter()
+    open_ids = [pk for pk, lat, lng in open_rows if reachable(lat, lng)]
     offered = 0
     for booking_id in open_ids:
         offer = offers.booking_dispatch_next(
@@ -72,7 +78,53 @@ def bookings_redispatch(*, now: datetime | None = None) -> RedispatchPass:
         offered += offer is not None
     if offered:
         logger.info("dispatch: re-dispatch offered %s of %s bookings", offered, len(open_ids))
-    return RedispatchPass(offered=offered, waiting=len(open_ids) - offered, unassigned=len(closed))
+    return RedispatchPass(offered=offered, waiting=len(open_rows) - offered, unassigned=len(closed))
+
+
+# The grid the pass buckets free drivers in (degrees): a booking is tried only when some
+# cell within a driver tier's reach of its pickup holds a free driver.
+_CELL_DEGREES = 0.25
+
+
+def _reachable_filter():
+    """A cheap test run before the matcher, so that a pass over a city short of drivers
+    costs one query rather than a full search per booking: with an active partner fleet
+    every booking is worth a try (tier 3 has no position); otherwise only a booking with
+    a driver online, below their job limit and holding no open offer within the driver
+    tiers' reach (the furthest search ring, the national pickup radius) of its pickup.
+    The matcher then applies every rule to those."""
+    if PartnerFleet.objects.filter(active=True).exists():
+        return lambda lat, lng: True
+    free = (
+        Driver.objects.filter(
+            online=True,
+            current_jobs__lt=F("max_jobs"),
+            last_lat__isnull=False,
+            last_lng__isnull=False,
+        )
+        .exclude(Exists(Offer.objects.filter(driver=OuterRef("pk"), status=OfferStatus.OPEN)))
+        .values_list("last_lat", "last_lng")
+    )
+    cells = {(_cell(lat), _cell(lng)) for lat, lng in free}
+    if not cells:
+        return lambda lat, lng: False
+    reach_km = max(conf.search_rings_km()[-1], conf.national_pickup_radius_km())
+
+    def reachable(lat, lng) -> bool:
+        if lat is None or lng is None:
+            return True  # the matcher records why it cannot place it
+        min_lat, max_lat, min_lng, max_lng = bounding_box(lat, lng, reach_km)
+        return any(
+            (i, j) in cells
+            for i in range(_cell(min_lat), _cell(max_lat) + 1)
+            for j in range(_cell(min_lng), _cell(max_lng) + 1)
+        )
+
+    return reachable
+
+
+def _cell(degrees: float) -> int:
+    return math.floor(degrees / _CELL_DEGREES)
 
 
 def unassigned_reasons(booking: Booking) -> list[dict]:
