@@ -3,8 +3,8 @@ bookings without a driver (``dispatch.services.redispatch.bookings_redispatch``,
 entry ``dispatch-redispatch``, every DISPATCH_REDISPATCH_EVERY_SECONDS).
 
 Creates a throwaway PostgreSQL database (``dtd_bench_redispatch``), loads 10,000 online
-drivers across Great Britain (bench_dispatch's cities), every one busy (at their job
-limit), and 1,000 ``no_driver`` network bookings whose window is open, at pickups in the
+drivers across Great Britain (bench_dispatch's cities), every one busy (holding an
+accepted job on board now, at their limit of one), and 1,000 ``no_driver`` network bookings whose window is open, at pickups in the
 same cities. Then measures:
 
 - a pass where nobody is free (the steady state while a city is short of drivers): wall
@@ -83,6 +83,55 @@ def load_bookings(count: int, rng: random.Random) -> None:
         cursor.execute("ANALYZE bookings_booking;")
 
 
+def hold_jobs(now) -> None:
+    """Every driver holds one accepted job busy now (capacity in time): busy."""
+    from bookings.models import Booking, BookingStatus
+    from bookings.references import reference_generate
+    from dispatch.models import Offer, OfferStatus, Tier
+    from dispatch.services.matching import job_busy_window
+    from drivers.models import Driver
+
+    drivers = list(Driver.objects.values_list("pk", "last_lat", "last_lng"))
+    busy_from, busy_until = job_busy_window(now - timedelta(minutes=10), 40)
+    for start in range(0, len(drivers), 2000):
+        chunk = drivers[start : start + 2000]
+        held = Booking.objects.bulk_create(
+            [
+                Booking(
+                    reference=reference_generate(),
+                    source="api",
+                    pickup="Held",
+                    dropoff="Held",
+                    pickup_lat=lat,
+                    pickup_lng=lng,
+                    pickup_time=busy_from,
+                    duration_minutes=40,
+                    passengers=1,
+                    vehicle_type="saloon",
+                    fare="20.00",
+                    status=BookingStatus.ON_BOARD,
+                    driver_id=pk,
+                )
+                for pk, lat, lng in chunk
+            ]
+        )
+        Offer.objects.bulk_create(
+            [
+                Offer(
+                    booking=booking,
+                    tier=Tier.MANUAL,
+                    driver_id=booking.driver_id,
+                    status=OfferStatus.ACCEPTED,
+                    expires_at=busy_from,
+                    busy_from=busy_from,
+                    busy_until=busy_until,
+                )
+                for booking in held
+            ]
+        )
+    Driver.objects.update(current_jobs=1)
+
+
 def timed_pass(now) -> tuple[float, int, object]:
     from dispatch.services.redispatch import bookings_redispatch
 
@@ -96,7 +145,7 @@ def timed_pass(now) -> tuple[float, int, object]:
 def written() -> int:
     from dispatch.models import DispatchAttempt, Offer
 
-    return DispatchAttempt.objects.count() + Offer.objects.count()
+    return DispatchAttempt.objects.count() + Offer.objects.count()  # held jobs are constant
 
 
 def main() -> int:
@@ -121,8 +170,8 @@ def main() -> int:
 
         rng = random.Random(args.seed)
         load_drivers(args.drivers, rng)
-        Driver.objects.update(current_jobs=1)  # everyone busy (max_jobs is 1)
         now = timezone.now()
+        hold_jobs(now)  # everyone busy now (max_jobs is 1)
         positions_index_load(now)
         load_bookings(args.bookings, rng)
         timed_pass(now)  # warm caches and plans
@@ -136,6 +185,9 @@ def main() -> int:
                 : int(args.drivers * args.freed)
             ]
         )
+        from dispatch.models import Offer
+
+        Offer.objects.filter(driver_id__in=freed_ids, status="accepted").update(released_at=now)
         Driver.objects.filter(pk__in=freed_ids).update(current_jobs=0)
         busy_s, busy_queries, busy = timed_pass(now)
     finally:

@@ -63,3 +63,13 @@ def driver_cancelled_shown_hours() -> int:
 def redispatch_batch() -> int:
     """At most this many bookings without a driver are offered again per pass (issue 34)."""
     return int(settings.DISPATCH_REDISPATCH_BATCH)
+
+
+def travel_to_next_pickup_minutes() -> int:
+    """Allowed after a job's estimated end to reach the next pickup (capacity in time)."""
+    return int(settings.DISPATCH_TRAVEL_TO_NEXT_PICKUP_MINUTES)
+
+
+def unknown_duration_minutes() -> int:
+    """A job's length when its journey was not priced with one (capacity in time)."""
+    return int(settings.DISPATCH_UNKNOWN_DURATION_MINUTES)

@@ -147,6 +147,10 @@ class Offer(models.Model):
         blank=True,
         help_text="When an accepted job stopped counting towards the driver's job load.",
     )
+    # Capacity in time (issue 34): an accepted job keeps its driver busy over this span
+    # (dispatch.services.matching.job_busy_window); empty: always (rows from before).
+    busy_from = models.DateTimeField(null=True, blank=True)
+    busy_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["booking", "created_at", "id"]

@@ -125,3 +125,9 @@ def bookings_redispatch() -> int:
 def unassigned_passenger_notify(booking_id: int) -> None:
     """Tell the passenger no driver was found before the window closed."""
     redispatch.unassigned_passenger_notify(booking_id=booking_id)
+
+
+@shared_task
+def offer_busy_window_refresh(booking_id: int) -> None:
+    """An amended booking's accepted job keeps its driver busy where it now is."""
+    offers.offer_busy_window_refresh(booking_id=booking_id)

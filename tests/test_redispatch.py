@@ -23,6 +23,7 @@ from core.testing.places import LEEDS, north_of
 from dispatch.models import DispatchAttempt, Offer, OfferStatus
 from dispatch.periodic import PeriodicTasks
 from dispatch.services import offers, redispatch
+from dispatch.tests.factories import jobs_held
 from drivers.tests.factories import driver_at
 from partners.models import WebhookDelivery
 
@@ -67,10 +68,10 @@ def test_a_booking_nobody_took_is_offered_again_and_handed_to_a_human_when_its_w
     assert run(redispatch.bookings_redispatch).offered == 0
     assert DispatchAttempt.objects.count() == rows
     # when another driver comes free (a job of theirs ends) and the schedule comes round
-    tom = driver_at(north_of(LEEDS, 3), name="Tom Price", max_jobs=1, current_jobs=1)
+    tom = driver_at(north_of(LEEDS, 3), name="Tom Price", max_jobs=1)
+    [held] = jobs_held(tom, 1, pickup_time=timezone.now() - timedelta(minutes=5))
     assert run(redispatch.bookings_redispatch).offered == 0
-    tom.current_jobs = 0
-    tom.save(update_fields=["current_jobs"])
+    run(offers.driver_job_release, booking_id=held.booking_id)
     assert run(redispatch.bookings_redispatch).offered == 1
     # then it is offered to Tom, not to Asha
     assert _open_offer(booking).driver == tom

@@ -599,6 +599,15 @@ DISPATCH_LEAD_MINUTES = env.int("DISPATCH_LEAD_MINUTES", default=30)
 DISPATCH_LEAD_JOURNEY_FACTOR = env.float("DISPATCH_LEAD_JOURNEY_FACTOR", default=1.0)
 DISPATCH_LEAD_MAX_MINUTES = env.int("DISPATCH_LEAD_MAX_MINUTES", default=360)
 DISPATCH_TRAIL_SKIPPED_LIMIT = 25
+# Capacity in time (issue 34): a job keeps its driver busy from its pickup to its
+# estimated end (the priced journey's minutes, or DISPATCH_UNKNOWN_DURATION_MINUTES when
+# none was priced) plus DISPATCH_TRAVEL_TO_NEXT_PICKUP_MINUTES to reach the next pickup.
+# Both are this service's own allowances, not measured figures; a driver's load for a
+# job counts only the jobs they hold whose busy time overlaps its own.
+DISPATCH_TRAVEL_TO_NEXT_PICKUP_MINUTES = env.int(
+    "DISPATCH_TRAVEL_TO_NEXT_PICKUP_MINUTES", default=20
+)
+DISPATCH_UNKNOWN_DURATION_MINUTES = 60
 DISPATCH_OFFER_LINK_MAX_AGE_SECONDS = 1800
 # The driver app lists a job cancelled under the driver (held or offered) for this long.
 DISPATCH_DRIVER_CANCELLED_SHOWN_HOURS = 12

@@ -135,8 +135,9 @@ def _tier_trail(
     return trail
 
 
-def _driver_still_free(driver_id: int) -> bool:
-    """Lock the driver and re-check load and pending cards (another booking may have won).
+def _driver_still_free(driver_id: int, job: JobRequirements) -> bool:
+    """Lock the driver and re-check load in time and pending cards (another booking may
+    have won).
 
     SKIP LOCKED: a driver another dispatch step is deciding about right now counts as taken
     for this step. Waiting instead could deadlock two steps that met their candidates in
@@ -150,13 +151,14 @@ def _driver_still_free(driver_id: int) -> bool:
                 Offer.objects.filter(driver_id=OuterRef("pk"), status=OfferStatus.OPEN)
             )
         )
-        .values_list("current_jobs", "max_jobs", "card_pending")
+        .values_list("max_jobs", "card_pending")
         .first()
     )
     if state is None:
         return False
-    current_jobs, max_jobs, card_pending = state
-    return current_jobs < max_jobs and not card_pending
+    max_jobs, card_pending = state
+    load = matching.jobs_overlapping(job).filter(driver_id=driver_id).count()
+    return load < max_jobs and not card_pending
 
 
 def _candidate_free(
@@ -173,7 +175,7 @@ def _candidate_free(
         )
         if candidate is None or candidate.driver is None:
             return candidate
-        if _driver_still_free(candidate.driver.pk):
+        if _driver_still_free(candidate.driver.pk, job):
             return candidate
         tried_drivers.add(candidate.driver.pk)  # taken by another booking meanwhile
 
@@ -433,14 +435,26 @@ def _ensure_open(offer: Offer, now: datetime) -> None:
         raise DomainError("offer_closed", f"Offer {offer.pk} is no longer open ({state}).")
 
 
-def _driver_take_job(driver_id: int) -> None:
-    """Count a job against the driver: guarded by current_jobs < max_jobs (no double booking)."""
-    Driver.objects.select_for_update(no_key=True).filter(pk=driver_id).first()  # lock 3: the driver
-    taken = Driver.objects.filter(pk=driver_id, current_jobs__lt=F("max_jobs")).update(
-        current_jobs=F("current_jobs") + 1
+def _driver_take_job(driver_id: int, booking: Booking) -> tuple:
+    """Count a job against the driver (no double booking): under the driver's lock, the
+    jobs they hold whose busy span overlaps this one's must stay below their limit
+    (capacity in time, issue 34); returns the job's busy span for its offer row."""
+    job = JobRequirements.for_booking(booking)
+    max_jobs = (
+        Driver.objects.select_for_update(no_key=True)  # lock 3: the driver
+        .filter(pk=driver_id)
+        .values_list("max_jobs", flat=True)
+        .first()
     )
-    if not taken:
-        raise DomainError("driver_busy", "The driver is already at their maximum job load.")
+    load = matching.jobs_overlapping(job).filter(driver_id=driver_id).count()
+    if max_jobs is None or load >= max_jobs:
+        raise DomainError(
+            "driver_busy",
+            "The driver already holds their maximum of jobs at that time "
+            "(their other jobs overlap this one).",
+        )
+    Driver.objects.filter(pk=driver_id).update(current_jobs=F("current_jobs") + 1)
+    return job.busy_from, job.busy_until
 
 
 def offer_accept(*, offer_id: int, driver: Driver, now: datetime | None = None) -> Offer:
@@ -455,8 +469,13 @@ def offer_accept(*, offer_id: int, driver: Driver, now: datetime | None = None) 
     with transaction.atomic():
         booking, offer = _lock_offer_for(offer_id, driver)
         _ensure_open(offer, now)
-        _driver_take_job(driver.pk)
-        Offer.objects.filter(pk=offer.pk).update(status=OfferStatus.ACCEPTED, responded_at=now)
+        busy_from, busy_until = _driver_take_job(driver.pk, booking)
+        Offer.objects.filter(pk=offer.pk).update(
+            status=OfferStatus.ACCEPTED,
+            responded_at=now,
+            busy_from=busy_from,
+            busy_until=busy_until,
+        )
         booking_status_change(
             booking=booking,
             to_status=BookingStatus.ACCEPTED,
@@ -675,8 +694,10 @@ def booking_assign_manual(
             _assignment_require_matching(booking, vehicle)
         if open_offer is not None:
             _offer_withdraw(booking, open_offer, now, f"Withdrawn for manual assignment by {actor}")
-        _driver_take_job(driver.pk)
+        busy_from, busy_until = _driver_take_job(driver.pk, booking)
         offer = Offer.objects.create(
+            busy_from=busy_from,
+            busy_until=busy_until,
             booking=booking,
             round=round_,
             tier=Tier.MANUAL,
@@ -725,6 +746,18 @@ def _assignment_require_matching(booking: Booking, vehicle: Vehicle | None) -> N
         f"Central dispatch would not give {booking.reference} to this driver: {reason_words}.",
         errors={"driver": [f"Not suitable for this job: {reason_words}."]},
     )
+
+
+def offer_busy_window_refresh(*, booking_id: int) -> int:
+    """An amended booking (a new pickup time, a flight that moved it): the accepted job's
+    busy span follows it, so capacity in time counts it where it now is."""
+    booking = Booking.objects.filter(pk=booking_id).only("pickup_time", "duration_minutes").first()
+    if booking is None:
+        return 0
+    busy_from, busy_until = matching.job_busy_window(booking.pickup_time, booking.duration_minutes)
+    return Offer.objects.filter(
+        booking_id=booking_id, status=OfferStatus.ACCEPTED, released_at__isnull=True
+    ).update(busy_from=busy_from, busy_until=busy_until)
 
 
 def driver_job_release(*, booking_id: int, now: datetime | None = None) -> bool:

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.mail import send_mail
-from django.db.models import Count, Exists, F, OuterRef
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
@@ -90,19 +91,27 @@ def _reachable_filter():
     """A cheap test run before the matcher, so that a pass over a city short of drivers
     costs one query rather than a full search per booking: with an active partner fleet
     every booking is worth a try (tier 3 has no position); otherwise only a booking with
-    a driver online, below their job limit and holding no open offer within the driver
-    tiers' reach (the furthest search ring, the national pickup radius) of its pickup.
-    The matcher then applies every rule to those."""
+    a driver online, holding no open offer and fewer jobs busy right now than their limit
+    (a later job may still leave them free for it) within the driver tiers' reach (the
+    furthest search ring, the national pickup radius) of its pickup. Permissive on
+    purpose: the matcher then applies every rule, capacity in time included."""
     if PartnerFleet.objects.filter(active=True).exists():
         return lambda lat, lng: True
-    free = (
-        Driver.objects.filter(
-            online=True,
-            current_jobs__lt=F("max_jobs"),
-            last_lat__isnull=False,
-            last_lng__isnull=False,
+    now = timezone.now()
+    busy_now = Subquery(
+        Offer.objects.filter(
+            driver_id=OuterRef("pk"), status=OfferStatus.ACCEPTED, released_at__isnull=True
         )
+        .filter(Q(busy_from__isnull=True) | Q(busy_from__lte=now, busy_until__gt=now))
+        .values("driver_id")
+        .annotate(n=Count("pk"))
+        .values("n")[:1]
+    )
+    free = (
+        Driver.objects.filter(online=True, last_lat__isnull=False, last_lng__isnull=False)
         .exclude(Exists(Offer.objects.filter(driver=OuterRef("pk"), status=OfferStatus.OPEN)))
+        .annotate(busy_now=Coalesce(busy_now, 0))
+        .filter(busy_now__lt=F("max_jobs"))
         .values_list("last_lat", "last_lng")
     )
     cells = {(_cell(lat), _cell(lng)) for lat, lng in free}

@@ -25,7 +25,7 @@ from dispatch.models import (
 )
 from dispatch.services import offers
 from dispatch.signals import fleet_offer_made
-from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory
+from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory, jobs_held
 from drivers.models import NetworkTier
 from drivers.tests.factories import CorridorFactory, driver_at
 
@@ -184,7 +184,7 @@ def test_accept_by_a_driver_at_capacity_is_refused(dispatch_now):
     driver = driver_at(LEEDS, max_jobs=1)
     booking = BookingFactory()
     offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
-    type(driver).objects.filter(pk=driver.pk).update(current_jobs=1)  # took a job elsewhere
+    jobs_held(driver, 1)  # took a job elsewhere, at the same time
     with pytest.raises(DomainError) as busy:
         offers.offer_accept(offer_id=offer.pk, driver=driver)
     assert busy.value.code == "driver_busy"
