@@ -157,12 +157,16 @@ def main() -> int:
     parser.add_argument("--passes", type=int, default=5)
     parser.add_argument("--freed", type=float, default=0.02, help="share of drivers freed")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--budget", type=float, default=1e9, help="a pass's search budget (s); default: none"
+    )
     args = parser.parse_args()
     if connection.vendor != "postgresql":
         print("bench_redispatch needs PostgreSQL (DATABASE_URL=postgres://...)", file=sys.stderr)
         return 2
     settings.CELERY_TASK_ALWAYS_EAGER = False  # job cards are not sent: dispatch's own cost
     settings.DISPATCH_REDISPATCH_BATCH = max(args.bookings, settings.DISPATCH_REDISPATCH_BATCH)
+    settings.DISPATCH_REDISPATCH_BUDGET_SECONDS = args.budget
     connection.settings_dict["TEST"]["NAME"] = "dtd_bench_redispatch"
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:

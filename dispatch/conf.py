@@ -73,3 +73,8 @@ def travel_to_next_pickup_minutes() -> int:
 def unknown_duration_minutes() -> int:
     """A job's length when its journey was not priced with one (capacity in time)."""
     return int(settings.DISPATCH_UNKNOWN_DURATION_MINUTES)
+
+
+def redispatch_budget_seconds() -> float:
+    """A re-dispatch pass stops searching after this long (issue 34)."""
+    return float(settings.DISPATCH_REDISPATCH_BUDGET_SECONDS)

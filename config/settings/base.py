@@ -510,6 +510,9 @@ POSITIONS_TOKEN_CACHE_SECONDS = env.int("POSITIONS_TOKEN_CACHE_SECONDS", default
 # sender are told and the booking waits on the desk's queue (bookings.policies).
 DISPATCH_REDISPATCH_EVERY_SECONDS = env.float("DISPATCH_REDISPATCH_EVERY_SECONDS", default=30.0)
 DISPATCH_REDISPATCH_BATCH = env.int("DISPATCH_REDISPATCH_BATCH", default=1000)
+# A pass stops searching after this long (wall clock), soonest pickups first, so that
+# passes never pile up behind each other; the rest wait for the next pass.
+DISPATCH_REDISPATCH_BUDGET_SECONDS = env.float("DISPATCH_REDISPATCH_BUDGET_SECONDS", default=10.0)
 DISPATCH_GIVE_UP_AFTER_PICKUP_MINUTES = env.int("DISPATCH_GIVE_UP_AFTER_PICKUP_MINUTES", default=20)
 CELERY_BEAT_SCHEDULE: dict = {
     # Safety net behind the per-offer countdown: expire offers whose timeout passed.

@@ -9,7 +9,9 @@ runs :func:`bookings_redispatch`. Each ``no_driver`` booking whose window is ope
 a new round through the tiers again (local, national, fleets) as ``booking_dispatch_next``
 runs them, never to a driver or fleet that declined it; a round that finds nobody writes
 nothing. At most ``DISPATCH_REDISPATCH_BATCH`` (1,000) bookings a pass, soonest pickup
-first; a booking with no free driver within reach (one query for the whole pass,
+first, searching for at most ``DISPATCH_REDISPATCH_BUDGET_SECONDS`` (10 s) a pass, so
+that passes never pile up (the rest wait for the next); a booking with no free driver
+within reach (one query for the whole pass,
 ``_reachable_filter``) is not searched at all.
 
 The window closes ``DISPATCH_GIVE_UP_AFTER_PICKUP_MINUTES`` (20) after the pickup time
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -72,7 +75,11 @@ def bookings_redispatch(*, now: datetime | None = None) -> RedispatchPass:
     reachable = _reachable_filter()
     open_ids = [pk for pk, lat, lng in open_rows if reachable(lat, lng)]
     offered = 0
+    deadline = time.monotonic() + conf.redispatch_budget_seconds()
     for booking_id in open_ids:
+        if time.monotonic() > deadline:
+            logger.warning("dispatch: re-dispatch pass out of time; the rest wait for the next")
+            break
         offer = offers.booking_dispatch_next(
             booking_id=booking_id, now=now, new_round=True, quiet=True
         )
