@@ -152,6 +152,9 @@ def booking_tracking_state(booking: Booking) -> dict:
         ],
         "dispatchStartsAt": _moment(_dispatch_start_ahead(booking)),
         "airportPickup": _airport_pickup(booking),
+        # What the passenger bought (contract 2.1 meetAndGreet): the page promises a driver
+        # in the arrivals hall only then.
+        "meetAndGreet": booking.meet_and_greet,
         "waitingCharge": next(
             (line for line in booking.final_fare_lines or () if line.get("code") == "waiting"),
             None,
