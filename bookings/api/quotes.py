@@ -15,6 +15,7 @@ from api.output import render
 from api.schema import problem_responses
 from api.views import PublicAPIView
 from bookings import actions
+from bookings.api import examples
 from pricing.api import serializers as s
 
 
@@ -23,6 +24,7 @@ class QuoteV1View(PublicAPIView):
         operation_id="quote_v1",
         summary="Price a journey (current form)",
         request=s.QuoteV1RequestSerializer,
+        examples=examples.QUOTE_V1,
         responses={
             200: s.QuoteV1ResponseSerializer,
             **problem_responses(
@@ -60,6 +62,7 @@ class QuoteEstimateView(PublicAPIView):
         operation_id="quote_estimate",
         summary="Price a journey (simple alias form, snake_case)",
         request=s.QuoteEstimateRequestSerializer,
+        examples=examples.QUOTE_ESTIMATE,
         responses={200: s.QuoteEstimateResponseSerializer, **problem_responses(400, 401, 422, 429)},
         tags=["quotes"],
     )
