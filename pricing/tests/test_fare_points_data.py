@@ -28,7 +28,7 @@ def _date(text: str) -> dt.date:
 
 
 def _source_ok(source: dict) -> None:
-    assert source["url"].startswith("https://"), source
+    assert source["url"].startswith(("https://", "http://")), source
     assert source["publisher"].strip(), source
     _date(source["read"])
     if source.get("date") is not None:  # an undated copy says so with null
