@@ -55,6 +55,8 @@ def test_point_shape(point):
         assert Decimal(point["miles"]) > 0
     if "distance_m" in point:
         assert Decimal(point["distance_m"]) > 0
+    if "superseded_from" in point:  # known to have been replaced by figures not found
+        assert _date(point["superseded_from"]) > _date(point["as_of"])
 
 
 def test_ids_unique():
