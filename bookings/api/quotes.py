@@ -34,9 +34,11 @@ class QuoteV1View(PublicAPIView):
                 429,
                 s400="Invalid input, e.g. meetAndGreet for a pickup that is not an airport.",
                 s422=(
-                    "address_not_found (an end cannot be placed), outside_service_area, or "
-                    "address_not_precise (both ends resolve to one point from different "
-                    "text, or an end is only its town's centre inside that town)."
+                    "address_not_found (an end cannot be placed, or a postcode that does "
+                    "not exist), outside_service_area, or address_not_precise (both ends "
+                    "on one point; an end placed only as far as the town its text names "
+                    "something inside, e.g. a street without its postcode where no street "
+                    "geocoder is configured; or a town's centre for a journey inside it)."
                 ),
             ),
         },
