@@ -70,18 +70,29 @@ def example(name: str, value, **kwargs) -> OpenApiExample:
 # generated, by tomorrow at EXAMPLE_DEPART_HOUR UK time (examples_dated).
 DEPART_TOMORROW = "<tomorrow 10:00 UK time>"
 EXAMPLE_DEPART_HOUR = 10
+# A driver app's buffered position fixes: moments ago (a fix over a day old is refused).
+FIX_TEN_SECONDS_AGO = "<10 seconds ago>"
+FIX_FIVE_SECONDS_AGO = "<5 seconds ago>"
 
 
 def examples_dated(result, generator, request, public):
-    """Postprocessing hook: every ``DEPART_TOMORROW`` in a request example becomes a real
-    time, so "Try it out" books a journey that has not already left (issue 40)."""
+    """Postprocessing hook: every ``DEPART_TOMORROW`` (and fix time) in a request example
+    becomes a real time, so "Try it out" books a journey that has not already left and
+    reports positions the ingest accepts (issue 40)."""
     zone = local_zone()
     tomorrow = timezone.now().astimezone(zone).date() + dt.timedelta(days=1)
-    when = dt.datetime.combine(tomorrow, dt.time(EXAMPLE_DEPART_HOUR), tzinfo=zone).isoformat()
+    now = timezone.now().replace(microsecond=0)
+    times = {
+        DEPART_TOMORROW: dt.datetime.combine(
+            tomorrow, dt.time(EXAMPLE_DEPART_HOUR), tzinfo=zone
+        ).isoformat(),
+        FIX_TEN_SECONDS_AGO: (now - dt.timedelta(seconds=10)).isoformat(),
+        FIX_FIVE_SECONDS_AGO: (now - dt.timedelta(seconds=5)).isoformat(),
+    }
 
     def dated(value):
-        if value == DEPART_TOMORROW:
-            return when
+        if isinstance(value, str) and value in times:
+            return times[value]
         if isinstance(value, dict):
             return {key: dated(field) for key, field in value.items()}
         if isinstance(value, list):

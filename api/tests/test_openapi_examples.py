@@ -11,9 +11,12 @@ import datetime as dt
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from api.schema import DEPART_TOMORROW
+from core.testing.places import LEEDS
+from drivers.tests.factories import UserFactory, driver_at
 from partners.models import Account
 from partners.services.accounts import account_create
 
@@ -63,14 +66,17 @@ def test_every_public_booking_example_posts_successfully(client, tariffs):
         kind: account_create(kind=kind, name=f"Docs Reader {kind}", approved=True)[1]
         for kind in (Account.Kind.PARTNER, Account.Kind.OPERATOR)
     }
+    driver_token = Token.objects.create(user=driver_at(LEEDS, user=UserFactory()).user).key
     tried, failed = [], []
     for method, path, operation, name, value in _examples(document):
         if "{" in path or method != "post" or path in NEEDS_A_BOOKING:
             continue  # a path parameter (a booking, a driver's job) the reader fills in
         names = {scheme for requirement in operation.get("security", []) for scheme in requirement}
-        if names and {} not in operation.get("security", []) and "ApiKeyHeader" not in names:
-            continue  # a driver's token from /v1/driver/login
         api = APIClient()
+        if names & {"tokenAuth", "driverPositionTokenAuth"}:  # the app's token from login
+            api.credentials(HTTP_AUTHORIZATION=f"Token {driver_token}")
+        elif names and {} not in operation.get("security", []) and "ApiKeyHeader" not in names:
+            continue
         if "ApiKeyHeader" in names:
             kind = Account.Kind.OPERATOR if "/operator/" in path else Account.Kind.PARTNER
             api.credentials(HTTP_X_SERVICE_AI_KEY=keys[kind])
@@ -101,5 +107,7 @@ def test_every_public_booking_example_posts_successfully(client, tariffs):
         "/api/public/v1/passenger-verify",
         "/api/public/v1/jobs",
         "/api/public/v1/operator/jobs",
+        "/api/public/v1/driver/location",
+        "/api/public/v1/driver/availability",
     ):
         assert path in tried, path
