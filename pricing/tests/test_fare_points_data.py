@@ -108,3 +108,42 @@ def test_cross_checks_against_the_registry():
     assert by_id["phtm-2023-08-york"]["amount_gbp"] == "8.00"
     assert by_id["phtm-2023-08-edinburgh"]["amount_gbp"] == "8.40"
     assert "leeds-2026-01" in TARIFF_IDS
+
+
+def _same_day_sets():
+    """An authority's figures published together: one authority, day and tariff."""
+    sets: dict[tuple, list[dict]] = {}
+    for point in POINTS["points"]:
+        sets.setdefault((point["authority"], point["as_of"], point.get("tariff")), []).append(point)
+    return sets
+
+
+def test_figures_published_together_agree():
+    """Figures of one table (one authority, day and tariff) check against each other: a
+    longer journey never costs less, and where fares a mile apart stand beside a per-mile
+    price, their difference is that price to within one 30p step (Walsall's 2023 guide:
+    £4.80, £7.05 and £2.25 a mile)."""
+    checked = 0
+    for points in _same_day_sets().values():
+        fares = sorted(
+            (Decimal(p["miles"]), Decimal(p["amount_gbp"])) for p in points if p["figure"] == "fare"
+        )
+        for (miles_a, fare_a), (miles_b, fare_b) in zip(fares, fares[1:], strict=False):
+            if miles_b > miles_a:
+                assert fare_b > fare_a, points[0]["authority"]
+        by_miles = dict(fares)
+        for per_mile in (Decimal(p["amount_gbp"]) for p in points if p["figure"] == "per_mile"):
+            for miles, fare in by_miles.items():
+                if miles + 1 in by_miles:
+                    assert abs(by_miles[miles + 1] - fare - per_mile) <= Decimal("0.30")
+                    checked += 1
+    assert checked >= 1
+
+
+def test_coverage_does_not_shrink():
+    """The file's reach as the README states it (2026-11-27, second search): a lost block of
+    points shows here before it shows in the coverage command."""
+    authorities = {p["authority"] for p in POINTS["points"]}
+    districts = {code for p in POINTS["points"] for code in p["areas_gss"]}
+    assert len(authorities) >= 92
+    assert len(districts) >= 102
