@@ -20,6 +20,7 @@ from billing.models import (
     CreditNote,
     Invoice,
     InvoiceLine,
+    InvoiceRunFailure,
     PartnerJobFee,
     Subscription,
     SubscriptionAudit,
@@ -362,3 +363,24 @@ class PartnerJobFeeAdmin(BackOfficeAdmin):
     list_editable = ("fee_per_job", "active")
     list_filter = ("active",)
     raw_id_fields = ("account",)
+
+
+@admin.register(InvoiceRunFailure)
+class InvoiceRunFailureAdmin(BackOfficeAdmin):
+    """Drivers the weekly run could not invoice (issue 35), until a later run invoices them:
+    mend the figures (the payment records), then run ``manage.py invoices_generate``."""
+
+    list_display = ("week_start", "driver", "failed_at", "error")
+    list_filter = (("week_start", admin.AllValuesFieldListFilter),)
+    search_fields = ("driver__name", "driver__phone")
+    list_select_related = ("driver",)
+    readonly_fields = ("driver", "week_start", "error", "failed_at")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).outstanding()
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
