@@ -8,6 +8,7 @@ from django.contrib import admin
 from django.utils import timezone
 from django.utils.html import format_html
 
+from core.admin_actions import BackOfficeAdmin
 from pricing.catalogue import tariff_compiled_get
 from pricing.models import (
     Quote,
@@ -60,7 +61,7 @@ class TariffExtraInline(admin.TabularInline):
 
 
 @admin.register(Tariff)
-class TariffAdmin(admin.ModelAdmin):
+class TariffAdmin(BackOfficeAdmin):
     list_display = (
         "reference",
         "authority",
@@ -137,7 +138,7 @@ class TariffAdmin(admin.ModelAdmin):
 
 
 @admin.register(TariffPublication)
-class TariffPublicationAdmin(admin.ModelAdmin):
+class TariffPublicationAdmin(BackOfficeAdmin):
     """What connected dispatch platforms were sent (contract 5.3); read-only."""
 
     list_display = ("reference", "version", "withdrawn", "published_at")
@@ -156,7 +157,7 @@ class TariffPublicationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Quote)
-class QuoteAdmin(admin.ModelAdmin):
+class QuoteAdmin(BackOfficeAdmin):
     list_display = (
         "id",
         "created_at",
