@@ -24,6 +24,7 @@ from core.errors import DomainError
 from drivers import services
 from drivers.forms import DriverSignupForm
 from drivers.services import driver_signup
+from pricing.submissions import table_form_context
 
 LOGIN_URL = reverse_lazy("driver-login")
 
@@ -120,7 +121,8 @@ def _driver_app_version() -> str:
 def driver_app_page(request: HttpRequest) -> HttpResponse:
     """The app's one page: the same for everyone (the driver signs in inside it), so the
     service worker can keep it."""
-    return render(request, "drivers/app.html", {"version": _driver_app_version()})
+    context = {"version": _driver_app_version(), **table_form_context()}
+    return render(request, "drivers/app.html", context)
 
 
 def _driver_app_manifest() -> dict:

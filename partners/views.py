@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from functools import wraps
 
 from django.contrib import messages
@@ -13,6 +14,7 @@ from django.shortcuts import redirect, render, resolve_url
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from api.problems import STATUS_BY_CODE
 from bookings.models import BookingStatus
 from bookings.transitions import ASSIGNABLE
 from core.errors import DomainError
@@ -23,6 +25,14 @@ from partners.selectors import (
     operator_jobs_page,
 )
 from partners.services.operator import operator_job_assign_chosen
+from pricing.models import SubmitterKind
+from pricing.submissions import (
+    Submitter,
+    figures_from_form,
+    submissions_of,
+    table_form_context,
+    tariff_submission_create,
+)
 
 
 def operator_required(view):
@@ -99,3 +109,53 @@ def _assign_refused(request: HttpRequest, problem: DomainError) -> None:
     if problem.code == "booking_not_found":
         raise Http404(problem.detail)
     messages.error(request, ASSIGN_REFUSALS.get(problem.code, problem.detail))
+
+
+@operator_required
+def operator_tables(request: HttpRequest, account) -> HttpResponse:
+    """The operator sends in its authority's fare table with a photo of it (issue 33,
+    ``pricing.submissions``), and sees what became of the ones it sent."""
+    status = 200
+    refusal = None
+    if request.method == "POST":
+        figures, examples = figures_from_form(request.POST)
+        try:
+            effective_from = dt.date.fromisoformat(request.POST.get("effective_from", ""))
+        except ValueError:
+            refusal = DomainError(
+                "invalid_input",
+                "The date the table came into force is required.",
+                errors={"effective_from": ["A date."]},
+            )
+        else:
+            try:
+                submission, _ = tariff_submission_create(
+                    submitter=Submitter(
+                        user=request.user,
+                        kind=SubmitterKind.OPERATOR,
+                        name=account.name,
+                        account=account,
+                    ),
+                    authority=request.POST.get("authority", ""),
+                    effective_from=effective_from,
+                    figures=figures,
+                    examples=examples,
+                    photo=request.FILES.get("photo"),
+                )
+            except DomainError as refused:
+                refusal = refused
+            else:
+                messages.success(
+                    request,
+                    f"Table #{submission.pk} received: staff check it against the photo, "
+                    "and a second staff member approves it.",
+                )
+                return redirect("operator-tables")
+        status = STATUS_BY_CODE.get(refusal.code, 400)
+    context = {
+        "account": account,
+        "refusal": refusal,
+        "submissions": submissions_of(request.user),
+        **table_form_context(request.POST.get("authority", "")),
+    }
+    return render(request, "partners/operator/tables.html", context, status=status)
