@@ -207,6 +207,15 @@ class QuoteAdmin(admin.ModelAdmin):
         return False
 
 
+def _window_words(window: dict) -> str:
+    if window["type"] != "weekly":
+        return "public holidays"
+    days = "every day" if len(window["days"]) == 7 else ", ".join(window["days"])
+    if window["start"] == window["end"]:
+        return f"{days}, all day"
+    return f"{days} {window['start']}-{window['end']}"
+
+
 class SubmissionRejectForm(forms.Form):
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -331,12 +340,7 @@ class TariffSubmissionAdmin(admin.ModelAdmin):
         unit = submission.figures.get("distance_unit", "m")
         rows = []
         for band in submission.figures.get("bands", []):
-            hours = "; ".join(
-                f"{', '.join(w['days'])} {w['start']}-{w['end']}"
-                if w["type"] == "weekly"
-                else "public holidays"
-                for w in band.get("windows", [])
-            )
+            hours = "; ".join(_window_words(w) for w in band.get("windows", []))
             if band.get("applies_after_distance_m"):
                 hours = f"beyond {band['applies_after_distance_m']} m"
             rows.append(
