@@ -220,7 +220,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 WHITENOISE_USE_FINDERS = True
 # Uploaded files (photos of fare tables, issue 33) go through Django's storage API: local
 # files under MEDIA_ROOT by default; S3-compatible storage (AWS, MinIO, Cloudflare R2, ...)
-# through django-storages when FILE_STORAGE_S3_BUCKET is set (README, "Uploaded files").
+# through django-storages when FILE_STORAGE_S3_BUCKET is set (README, "Configuration").
 # Neither is served publicly: staff open a photo through the admin.
 MEDIA_ROOT = env("MEDIA_ROOT", default=str(BASE_DIR / "media"))
 MEDIA_URL = "media/"
