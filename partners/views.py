@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from functools import wraps
 
 from django.contrib import messages
@@ -28,10 +27,13 @@ from partners.services.operator import operator_job_assign_chosen
 from pricing.models import SubmitterKind
 from pricing.submissions import (
     Submitter,
-    figures_from_form,
     submissions_of,
     table_form_context,
-    tariff_submission_create,
+    tariff_submission_from_form,
+)
+
+TABLE_RECEIVED = (
+    "Table #{pk} received: staff check it against the photo, and a second staff member approves it."
 )
 
 
@@ -111,51 +113,30 @@ def _assign_refused(request: HttpRequest, problem: DomainError) -> None:
     messages.error(request, ASSIGN_REFUSALS.get(problem.code, problem.detail))
 
 
+def _operator_submitter(request: HttpRequest, account) -> Submitter:
+    return Submitter(
+        user=request.user, kind=SubmitterKind.OPERATOR, name=account.name, account=account
+    )
+
+
 @operator_required
 def operator_tables(request: HttpRequest, account) -> HttpResponse:
     """The operator sends in its authority's fare table with a photo of it (issue 33,
     ``pricing.submissions``), and sees what became of the ones it sent."""
-    status = 200
     refusal = None
     if request.method == "POST":
-        figures, examples = figures_from_form(request.POST)
         try:
-            effective_from = dt.date.fromisoformat(request.POST.get("effective_from", ""))
-        except ValueError:
-            refusal = DomainError(
-                "invalid_input",
-                "The date the table came into force is required.",
-                errors={"effective_from": ["A date."]},
+            submission = tariff_submission_from_form(
+                submitter=_operator_submitter(request, account),
+                data=request.POST,
+                files=request.FILES,
             )
+        except DomainError as refused:
+            refusal = refused
         else:
-            try:
-                submission, _ = tariff_submission_create(
-                    submitter=Submitter(
-                        user=request.user,
-                        kind=SubmitterKind.OPERATOR,
-                        name=account.name,
-                        account=account,
-                    ),
-                    authority=request.POST.get("authority", ""),
-                    effective_from=effective_from,
-                    figures=figures,
-                    examples=examples,
-                    photo=request.FILES.get("photo"),
-                )
-            except DomainError as refused:
-                refusal = refused
-            else:
-                messages.success(
-                    request,
-                    f"Table #{submission.pk} received: staff check it against the photo, "
-                    "and a second staff member approves it.",
-                )
-                return redirect("operator-tables")
-        status = STATUS_BY_CODE.get(refusal.code, 400)
-    context = {
-        "account": account,
-        "refusal": refusal,
-        "submissions": submissions_of(request.user),
-        **table_form_context(request.POST.get("authority", "")),
-    }
-    return render(request, "partners/operator/tables.html", context, status=status)
+            messages.success(request, TABLE_RECEIVED.format(pk=submission.pk))
+            return redirect("operator-tables")
+    context = {"account": account, "refusal": refusal, "submissions": submissions_of(request.user)}
+    status = STATUS_BY_CODE.get(refusal.code, 400) if refusal else 200
+    form = table_form_context(request.POST.get("authority", ""))
+    return render(request, "partners/operator/tables.html", {**context, **form}, status=status)

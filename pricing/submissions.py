@@ -526,6 +526,29 @@ def tariff_submission_create(
     return submission, True
 
 
+def tariff_submission_from_form(*, submitter: Submitter, data, files) -> TariffSubmission:
+    """The pages' form (templates/pricing/table_form_fields.html) sent in: its fields read
+    by :func:`figures_from_form`, then :func:`tariff_submission_create`."""
+    try:
+        effective_from = dt.date.fromisoformat(data.get("effective_from") or "")
+    except ValueError:
+        raise DomainError(
+            "invalid_input",
+            "The date the table came into force is required.",
+            errors={"effective_from": ["A date."]},
+        ) from None
+    figures, examples = figures_from_form(data)
+    submission, _ = tariff_submission_create(
+        submitter=submitter,
+        authority=data.get("authority") or "",
+        effective_from=effective_from,
+        figures=figures,
+        examples=examples,
+        photo=files.get("photo"),
+    )
+    return submission
+
+
 def submissions_of(user) -> list[TariffSubmission]:
     """The tables ``user`` sent, newest first (the submitter sees why one was rejected)."""
     return list(TariffSubmission.objects.filter(submitted_by=user).order_by("-created_at")[:50])

@@ -17,6 +17,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.utils import timezone
 from PIL import Image
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from core.errors import DomainError
@@ -220,7 +221,20 @@ def test_only_a_driver_may_send_a_table_through_the_app_api(make_account):
     with_key = APIClient()
     with_key.credentials(HTTP_AUTHORIZATION=f"Api-Key {partner.raw_key}")
     assert with_key.post(URL, body(jpeg_with_exif()), format="multipart").status_code == 401
+    # A login that is not a driver's (a passenger's, staff's) with a token: 403.
+    token, _ = Token.objects.get_or_create(user=UserFactory())
+    not_a_driver = APIClient()
+    not_a_driver.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    refused = not_a_driver.post(URL, body(jpeg_with_exif()), format="multipart")
+    assert refused.status_code == 403
+    assert refused.json()["code"] == "permission_denied"
     assert not TariffSubmission.objects.exists()
+
+
+def test_a_json_body_is_415_not_a_500(driver):
+    response = driver_client(driver).post(URL, {"authority": BIRMINGHAM}, format="json")
+    assert response.status_code == 415
+    assert response.json()["code"] == "unsupported_media_type"
 
 
 def test_an_operator_sends_a_table_on_its_page(make_account):

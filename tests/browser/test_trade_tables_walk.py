@@ -179,3 +179,53 @@ def test_a_driver_sends_a_table_two_staff_put_it_live_and_the_next_quote_uses_it
     assert quote.tariff_source["kind"] == "council"
     if "basis" in quote.tariff_source:
         assert quote.tariff_source["basis"] == "table"
+
+
+def test_an_operator_sends_a_table_on_its_page_at_phone_size(
+    browser, live_server, make_account, tmp_path
+):
+    from partners.models import OperatorUser
+    from tests.browser.test_walks import log_in
+
+    operator = make_account("operator", name="Brum Cars")
+    user = UserFactory()
+    OperatorUser.objects.create(user=user, account=operator)
+    photo = tmp_path / "notice.pdf"
+    photo.write_bytes(b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n")
+    browser.set_window_size(*PHONE)
+    log_in(browser, live_server, "/operator/login/", user.username, PASSWORD)
+    browser.get(live_server.url + "/operator/tables/")
+    _fits_the_phone(browser)
+    # Sent without its date first: the page says what is missing and keeps nothing.
+    _type(browser, "authority", AUTHORITY)
+    _type(browser, "band1_name", "Tariff 1")
+    browser.find_element(By.ID, "table-photo").send_keys(str(photo))
+    browser.execute_script("document.getElementById('table-form').noValidate = true;")
+    browser.find_element(By.CSS_SELECTOR, "#table-form button[type=submit]").click()
+    alert = _wait(browser).until(lambda t: t.find_element(By.CSS_SELECTOR, ".notice.bad"))
+    assert "came into force" in alert.text
+    assert not TariffSubmission.objects.exists()
+    _fits_the_phone(browser)
+    _shot(browser, "operator-refused")
+    _set(browser, "effective_from", "2026-04-01")
+    _type(browser, "band1_name", "Tariff 1")
+    _set(browser, "band1_start", "06:00")
+    _set(browser, "band1_end", "22:00")
+    for name, value in (
+        ("band1_flag_fall", "3.00"),
+        ("band1_flag_distance", "1000"),
+        ("band1_increment_price", "0.20"),
+        ("band1_increment_distance", "150"),
+        ("band1_waiting_seconds", "36"),
+    ):
+        _type(browser, name, value)
+    browser.find_element(By.ID, "table-photo").send_keys(str(photo))
+    browser.find_element(By.CSS_SELECTOR, "#table-form button[type=submit]").click()
+    _wait(browser).until(
+        lambda t: t.find_elements(By.CSS_SELECTOR, "#table-submissions li[data-status=pending]")
+    )
+    _fits_the_phone(browser)
+    _shot(browser, "operator-sent")
+    submission = TariffSubmission.objects.get()
+    assert submission.account == operator
+    assert submission.photo_type == "application/pdf"
