@@ -42,6 +42,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
+from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
@@ -706,7 +707,22 @@ def submission_reject(*, submission_id: int, by, reason: str) -> TariffSubmissio
         submission.decided_at = timezone.now()
         submission.rejection_reason = reason[:2000]
         submission.save(update_fields=["status", "decided_by", "decided_at", "rejection_reason"])
+        _submitter_tell(
+            submission,
+            f"Your {submission.authority} fare table was not approved",
+            f"Why: {reason}\n\nYou can send a corrected table with a clearer photo.",
+        )
     return submission
+
+
+def _submitter_tell(submission: TariffSubmission, subject: str, text: str) -> None:
+    """Email the submitter (when their login has an address) once the decision commits;
+    the driver app and the operator page show the same."""
+    address = submission.submitted_by.email
+    if address:
+        transaction.on_commit(
+            lambda: send_mail(subject, text, None, [address], fail_silently=True), robust=True
+        )
 
 
 def _staff_name(user) -> str:
@@ -797,4 +813,10 @@ def submission_approve(*, submission_id: int, by) -> TariffSubmission:
         submission.save(update_fields=["status", "decided_by", "decided_at", "tariff"])
         for changed_reference in changed:
             tariff_publish(reference=changed_reference)
+        _submitter_tell(
+            submission,
+            f"Your {submission.authority} fare table is live",
+            f"It prices journeys picked up in {submission.authority}'s area from "
+            f"{submission.effective_from:%d %B %Y}. Thank you.",
+        )
     return submission

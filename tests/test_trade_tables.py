@@ -389,10 +389,18 @@ def test_an_older_table_of_the_authority_is_dated_to_end_where_the_new_one_start
     assert older.effective_to == sent.effective_from
 
 
-def test_a_rejection_tells_the_driver_why(driver, sent):
-    submission_reject(
-        submission_id=sent.pk, by=staff("one", "reject"), reason="The photo is too blurred."
-    )
+def test_a_rejection_tells_the_driver_why(
+    driver, sent, mailoutbox, django_capture_on_commit_callbacks
+):
+    driver.user.email = "asha@example.co.uk"
+    driver.user.save(update_fields=["email"])
+    sent.refresh_from_db()
+    with django_capture_on_commit_callbacks(execute=True):
+        submission_reject(
+            submission_id=sent.pk, by=staff("one", "reject"), reason="The photo is too blurred."
+        )
+    assert mailoutbox[0].to == ["asha@example.co.uk"]
+    assert "The photo is too blurred." in mailoutbox[0].body
     listed = driver_client(driver).get(URL).json()["results"][0]
     assert listed["status"] == "rejected"
     assert listed["rejectionReason"] == "The photo is too blurred."
