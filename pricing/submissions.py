@@ -162,7 +162,7 @@ def _band_clean(errors: _Errors, at: str, raw: Any, unit: str) -> dict | None:
         errors, f"{at}.appliesAfterDistance", raw.get("appliesAfterDistance"), required=False
     )
     tail = after is not None
-    days = raw.get("days") or list(DAYS)
+    days = raw.get("days", list(DAYS))  # absent: every day; an empty list is a mistake
     if not isinstance(days, list) or not days or any(d not in DAYS for d in days):
         errors.add(f"{at}.days", f"A list of days among {', '.join(DAYS)}.")
         days = list(DAYS)
@@ -783,7 +783,7 @@ def submission_approve(*, submission_id: int, by) -> TariffSubmission:
             "council": submission.authority,
             "name": f"{submission.authority} hackney carriage tariff (table from the trade)",
             "effective_date": submission.effective_from.isoformat(),
-            "status": "current",
+            "status": "current: sent in by the trade, checked and approved by two staff members",
             "areas_gss": districts,
             "checked_on": today.isoformat(),
             "source": [{"title": source, "read": today.isoformat()}],

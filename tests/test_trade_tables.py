@@ -201,6 +201,10 @@ def test_more_tables_than_the_limit_are_429_with_retry_after(driver, settings):
             {"figures": json.dumps({"bands": [{**FIGURES["bands"][0], "start": "25:00"}]})},
             "figures.bands[0].start",
         ),
+        (
+            {"figures": json.dumps({"bands": [{**FIGURES["bands"][0], "days": []}]})},
+            "figures.bands[0].days",
+        ),
         ({"examples": json.dumps([{"miles": "0", "fareGBP": "3"}])}, "examples[0].miles"),
         ({"colour": "blue"}, "colour"),
     ],
@@ -369,6 +373,7 @@ def test_approval_creates_a_dated_table_that_prices_the_next_quote(
     after = quote_from_birmingham()["tariffSource"]
     assert after["reference"] == tariff.reference
     assert after["kind"] == "council"
+    assert "sent in by the trade" in after["status"]
     if "basis" in after:
         assert after["basis"] == "table"
 
