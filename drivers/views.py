@@ -97,7 +97,7 @@ def driver_maps_key_update(request: HttpRequest) -> HttpResponse:
 # The app is one page and one script calling the driver app API (contract 6) with the
 # driver's token, so it applies exactly the rules the API applies. The service worker
 # keeps these files for a poor connection; the page and the script say when offline.
-DRIVER_APP_TEMPLATES = ("drivers/app.html", "drivers/app_sw.js")
+DRIVER_APP_TEMPLATES = ("drivers/app.html", "drivers/app_sw.js", "pricing/table_form_fields.html")
 DRIVER_APP_STATIC = (
     "css/app-pages.css",
     "driver-app/app.css",
