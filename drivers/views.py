@@ -24,7 +24,7 @@ from core.errors import DomainError
 from drivers import services
 from drivers.forms import DriverSignupForm
 from drivers.services import driver_signup
-from pricing.submissions import table_form_context
+from pricing.submissions.figures import table_form_context
 
 LOGIN_URL = reverse_lazy("driver-login")
 

@@ -25,12 +25,8 @@ from partners.selectors import (
 )
 from partners.services.operator import operator_job_assign_chosen
 from pricing.models import SubmitterKind
-from pricing.submissions import (
-    Submitter,
-    submissions_of,
-    table_form_context,
-    tariff_submission_from_form,
-)
+from pricing.submissions.figures import table_form_context
+from pricing.submissions.sending import Submitter, submissions_of, tariff_submission_from_form
 
 TABLE_RECEIVED = (
     "Table #{pk} received: staff check it against the photo, and a second staff member approves it."

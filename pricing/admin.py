@@ -27,12 +27,8 @@ from pricing.models import (
 )
 from pricing.publication import tariff_publish
 from pricing.staleness import STALE_AFTER_DAYS, tariff_is_stale
-from pricing.submissions import (
-    submission_approve,
-    submission_check,
-    submission_examples,
-    submission_reject,
-)
+from pricing.submissions.examples import submission_examples
+from pricing.submissions.review import submission_approve, submission_check, submission_reject
 
 
 class TariffBandInline(admin.StackedInline):

@@ -25,12 +25,8 @@ from core.testing.places import LEEDS
 from drivers.tests.factories import UserFactory, driver_at, driver_client
 from partners.models import OperatorUser
 from pricing.models import SubmissionStatus, Tariff, TariffPublication, TariffSubmission
-from pricing.submissions import (
-    submission_approve,
-    submission_check,
-    submission_examples,
-    submission_reject,
-)
+from pricing.submissions.examples import submission_examples
+from pricing.submissions.review import submission_approve, submission_check, submission_reject
 
 pytestmark = pytest.mark.django_db
 

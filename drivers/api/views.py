@@ -44,12 +44,8 @@ from drivers.api.serializers import (
 )
 from drivers.tokens import driver_tokens_end
 from pricing.models import SubmitterKind
-from pricing.submissions import (
-    Submitter,
-    authorities,
-    submissions_of,
-    tariff_submission_create,
-)
+from pricing.submissions.figures import authorities
+from pricing.submissions.sending import Submitter, submissions_of, tariff_submission_create
 
 TAGS = ["driver app"]
 IDEMPOTENCY_KEY = OpenApiParameter(

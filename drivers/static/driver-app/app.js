@@ -524,7 +524,7 @@
   }
 
   // The form's fields -> the API's figures and examples (the operator page posts the same
-  // fields, read by pricing.submissions.figures_from_form: keep the two alike).
+  // fields, read by pricing.submissions.figures.figures_from_form: keep the two alike).
   function tableFigures(form) {
     function v(name) { var f = form.elements[name]; return f ? String(f.value).trim() : ""; }
     var bands = [];
