@@ -120,6 +120,9 @@ def tariff_submission_create(
                 submitted_by=submitter.user, photo_sha256=sha, status__in=open_statuses
             )
             return same, False
+        except Exception:
+            submission.photo.delete(save=False)  # no row: keep no file (a database down)
+            raise
     return submission, True
 
 
