@@ -129,6 +129,21 @@ def test_the_same_file_sent_again_is_the_same_submission(driver, sent):
     assert TariffSubmission.objects.count() == 1
 
 
+def test_a_file_store_that_is_down_is_503_with_retry_after(driver, monkeypatch):
+    from botocore.exceptions import EndpointConnectionError
+    from django.core.files.storage import FileSystemStorage
+
+    def down(*args, **kwargs):
+        raise EndpointConnectionError(endpoint_url="https://s3.example")
+
+    monkeypatch.setattr(FileSystemStorage, "save", down)
+    response = driver_client(driver).post(URL, body(jpeg_with_exif()), format="multipart")
+    assert response.status_code == 503
+    assert response.json()["code"] == "service_unavailable"
+    assert int(response["Retry-After"]) > 0
+    assert not TariffSubmission.objects.exists()
+
+
 def test_a_pdf_of_the_councils_notice_is_taken(driver):
     response = driver_client(driver).post(
         URL, body(pdf_bytes(), name="notice.pdf"), format="multipart"

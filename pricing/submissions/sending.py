@@ -8,6 +8,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
+from botocore.exceptions import BotoCoreError, ClientError
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
@@ -37,6 +38,11 @@ class Submitter:
     kind: str
     name: str
     account: Any = None
+
+
+# The file store failing to take a photo (local disk, S3-compatible storage through
+# django-storages and boto3): 503 service_unavailable with Retry-After, never a 500.
+STORAGE_DOWN = (OSError, BotoCoreError, ClientError)
 
 
 def _submitter_lock(user) -> None:
@@ -110,7 +116,12 @@ def tariff_submission_create(
             submitted_by=submitter.user,
             account=submitter.account,
         )
-        submission.photo.save(content.name, content, save=False)
+        try:
+            submission.photo.save(content.name, content, save=False)
+        except STORAGE_DOWN as down:
+            raise DomainError(
+                "service_unavailable", "The file store did not answer; send the table again."
+            ) from down
         try:
             with transaction.atomic():
                 submission.save()
