@@ -492,3 +492,34 @@ def test_the_reject_action_asks_for_a_reason(sent):
     sent.refresh_from_db()
     assert sent.status == SubmissionStatus.REJECTED
     assert sent.rejection_reason == "Tariff 2 is missing."
+
+
+def test_production_storage_is_s3_compatible_when_a_bucket_is_set():
+    """FILE_STORAGE_S3_BUCKET switches Django's default storage to django-storages' S3
+    backend, private, on the given endpoint (read in a fresh process: settings are read
+    once)."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import django; django.setup();"
+        'from django.core.files.storage import storages; s = storages["default"];'
+        "print(type(s).__name__, s.bucket_name, s.endpoint_url, s.default_acl, s.file_overwrite)"
+    )
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "FILE_STORAGE_S3_BUCKET": "fare-tables",
+        "FILE_STORAGE_S3_ENDPOINT_URL": "https://minio.example:9000",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == [
+        "S3Storage",
+        "fare-tables",
+        "https://minio.example:9000",
+        "private",
+        "False",
+    ]
