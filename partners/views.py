@@ -134,5 +134,5 @@ def operator_tables(request: HttpRequest, account) -> HttpResponse:
             return redirect("operator-tables")
     context = {"account": account, "refusal": refusal, "submissions": submissions_of(request.user)}
     status = STATUS_BY_CODE.get(refusal.code, 400) if refusal else 200
-    form = table_form_context(request.POST.get("authority", ""))
+    form = table_form_context(request.POST if refusal else None)
     return render(request, "partners/operator/tables.html", {**context, **form}, status=status)

@@ -228,15 +228,61 @@ FORM_EXTRAS = 3
 FORM_EXAMPLES = 3
 
 
-def table_form_context(chosen_authority: str = "") -> dict:
-    """What templates/pricing/table_form_fields.html needs."""
+BAND_FORM_FIELDS = (
+    "name",
+    "start",
+    "end",
+    "flag_fall",
+    "flag_distance",
+    "increment_price",
+    "increment_distance",
+    "waiting_seconds",
+)
+
+
+def table_form_context(data=None) -> dict:
+    """What templates/pricing/table_form_fields.html needs: its rows, holding what was
+    typed (``data``, the posted form) so that a refused form is not typed again."""
+    data = data or {}
+
+    def typed(name: str) -> str:
+        return str(data.get(name) or "")[:200]
+
+    def days(i: int) -> list[str]:
+        chosen = data.getlist(f"band{i}_days") if hasattr(data, "getlist") else []
+        return chosen if data else list(DAYS)
+
+    bands = [
+        {
+            "i": i,
+            **{field: typed(f"band{i}_{field}") for field in BAND_FORM_FIELDS},
+            "days": [(day, day in days(i)) for day in DAYS],
+            "holidays": typed(f"band{i}_holidays") == "1",
+        }
+        for i in range(1, FORM_BANDS + 1)
+    ]
+    extras = [
+        {"i": i, "name": typed(f"extra{i}_name"), "amount": typed(f"extra{i}_amount")}
+        for i in range(1, FORM_EXTRAS + 1)
+    ]
+    examples = [
+        {
+            "i": i,
+            "miles": typed(f"example{i}_miles"),
+            "fare": typed(f"example{i}_fare"),
+            "band": typed(f"example{i}_band"),
+        }
+        for i in range(1, FORM_EXAMPLES + 1)
+    ]
+    authority = typed("authority")
     return {
         "authorities": authorities(),
-        "chosen_authority": chosen_authority if chosen_authority in authorities() else "",
-        "bands": range(1, FORM_BANDS + 1),
-        "extras": range(1, FORM_EXTRAS + 1),
-        "examples": range(1, FORM_EXAMPLES + 1),
-        "day_names": DAYS,
+        "chosen_authority": authority if authority in authorities() else "",
+        "effective_from": typed("effective_from"),
+        "distance_unit": typed("distance_unit") or "yd",
+        "bands": bands,
+        "extras": extras,
+        "examples": examples,
         "max_mb": settings.TARIFF_SUBMISSION_MAX_BYTES // (1024 * 1024),
     }
 
