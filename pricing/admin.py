@@ -6,10 +6,11 @@ staff member and approved by another: pricing.submissions)."""
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
@@ -29,6 +30,7 @@ from pricing.publication import tariff_publish
 from pricing.staleness import STALE_AFTER_DAYS, tariff_is_stale
 from pricing.submissions.examples import submission_examples
 from pricing.submissions.review import submission_approve, submission_check, submission_reject
+from pricing.submissions.sending import STORAGE_DOWN
 
 
 class TariffBandInline(admin.StackedInline):
@@ -313,7 +315,13 @@ class TariffSubmissionAdmin(admin.ModelAdmin):
         submission = TariffSubmission.objects.filter(pk=submission_id).first()
         if submission is None:
             raise Http404
-        response = FileResponse(submission.photo.open("rb"), content_type=submission.photo_type)
+        try:
+            photo = submission.photo.open("rb")
+        except STORAGE_DOWN:
+            down = HttpResponse("The file store did not answer; try again.", status=503)
+            down["Retry-After"] = str(settings.SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS)
+            return down
+        response = FileResponse(photo, content_type=submission.photo_type)
         response["Content-Disposition"] = "inline"
         response["X-Content-Type-Options"] = "nosniff"
         response["Content-Security-Policy"] = "sandbox"  # a PDF runs nothing here

@@ -25,6 +25,7 @@ from core.testing.places import LEEDS
 from drivers.tests.factories import UserFactory, driver_at, driver_client
 from partners.models import OperatorUser
 from pricing.models import SubmissionStatus, Tariff, TariffPublication, TariffSubmission
+from pricing.publication import tariff_publish
 from pricing.submissions.examples import submission_examples
 from pricing.submissions.review import submission_approve, submission_check, submission_reject
 
@@ -398,11 +399,16 @@ def test_an_older_table_of_the_authority_is_dated_to_end_where_the_new_one_start
         authority=BIRMINGHAM,
         effective_from=dt.date(2019, 1, 1),
     )
+    with django_capture_on_commit_callbacks(execute=True):
+        tariff_publish(reference=older.reference)  # platforms hold it
     submission_check(submission_id=sent.pk, by=staff("one", "check"))
     with django_capture_on_commit_callbacks(execute=True):
         submission_approve(submission_id=sent.pk, by=staff("two", "approve"))
     older.refresh_from_db()
     assert older.effective_to == sent.effective_from
+    # Its replacement already in force, platforms are told it is withdrawn.
+    latest = TariffPublication.objects.filter(reference="birmingham-2019").order_by("-version")
+    assert latest.first().withdrawn
 
 
 def test_a_rejection_tells_the_driver_why(
@@ -523,3 +529,15 @@ def test_production_storage_is_s3_compatible_when_a_bucket_is_set():
         "private",
         "False",
     ]
+
+
+def test_the_photo_with_its_store_down_is_503_with_retry_after(sent, monkeypatch):
+    from django.core.files.storage import FileSystemStorage
+
+    def down(*args, **kwargs):
+        raise OSError("the disk is gone")
+
+    monkeypatch.setattr(FileSystemStorage, "open", down)
+    photo = admin_client(staff("viewer")).get(f"/admin/pricing/tariffsubmission/{sent.pk}/photo/")
+    assert photo.status_code == 503
+    assert int(photo["Retry-After"]) > 0
