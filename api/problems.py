@@ -135,6 +135,7 @@ STATUS_BY_CODE = {
     "quote_expired": 410,
     "payload_too_large": 413,
     "offer_link_expired": 410,
+    "link_expired": 410,
     "address_not_found": 422,
     "outside_service_area": 422,
     "address_not_precise": 422,
