@@ -541,3 +541,25 @@ def test_the_photo_with_its_store_down_is_503_with_retry_after(sent, monkeypatch
     photo = admin_client(staff("viewer")).get(f"/admin/pricing/tariffsubmission/{sent.pk}/photo/")
     assert photo.status_code == 503
     assert int(photo["Retry-After"]) > 0
+
+
+def test_a_rejected_table_and_its_photo_go_after_their_period(driver, sent, settings):
+    from privacy.services.retention import retention_apply
+
+    kept = driver_client(driver).post(URL, body(jpeg_with_exif("black")), format="multipart")
+    assert kept.status_code == 201
+    submission_reject(submission_id=sent.pk, by=staff("one", "reject"), reason="Blurred.")
+    TariffSubmission.objects.filter(pk=sent.pk).update(
+        decided_at=timezone.now() - dt.timedelta(days=settings.PRIVACY_REJECTED_TABLE_DAYS + 1)
+    )
+    TariffSubmission.objects.exclude(pk=sent.pk).update(
+        created_at=timezone.now() - dt.timedelta(days=400)
+    )
+    storage, name = sent.photo.storage, sent.photo.name
+    assert storage.exists(name)
+    report = retention_apply()
+    assert report.counts["rejected_tables"] == 1
+    assert not TariffSubmission.objects.filter(pk=sent.pk).exists()
+    assert not storage.exists(name)
+    # One awaiting review is kept, however old.
+    assert TariffSubmission.objects.filter(pk=kept.json()["id"]).exists()

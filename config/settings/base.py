@@ -773,6 +773,8 @@ PRIVACY_OAUTH_EXPIRED_DAYS = env.int("PRIVACY_OAUTH_EXPIRED_DAYS", default=7)
 PRIVACY_SCREENING_DAYS = env.int("PRIVACY_SCREENING_DAYS", default=90)
 PRIVACY_STAFF_VIEW_DAYS = env.int("PRIVACY_STAFF_VIEW_DAYS", default=730)
 PRIVACY_DATA_REQUEST_DAYS = env.int("PRIVACY_DATA_REQUEST_DAYS", default=730)
+# A fare table from the trade that staff rejected, with its photo (pricing.submissions).
+PRIVACY_REJECTED_TABLE_DAYS = env.int("PRIVACY_REJECTED_TABLE_DAYS", default=90)
 # HMRC: business records for 6 years.
 PRIVACY_INVOICE_YEARS = 6
 # Server logs are kept by the log platform; the deployment sets it to this.
