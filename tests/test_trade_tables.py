@@ -121,6 +121,10 @@ def test_a_driver_sends_a_table_and_its_photo_is_stored_without_exif(driver, sen
     assert [s["id"] for s in listed["results"]] == [sent.pk]
     assert listed["results"][0]["status"] == "pending"
     assert BIRMINGHAM in listed["authorities"]
+    # The driver's own data download lists it (privacy, issue 39).
+    from privacy.services.requests import driver_data
+
+    assert driver_data(driver)["fareTablesSent"][0]["authority"] == BIRMINGHAM
 
 
 def test_the_same_file_sent_again_is_the_same_submission(driver, sent):
