@@ -16,6 +16,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
+from core.admin_actions import BackOfficeAdmin
 from core.errors import DomainError
 from pricing.catalogue import tariff_compiled_get
 from pricing.models import (
@@ -73,7 +74,7 @@ class TariffExtraInline(admin.TabularInline):
 
 
 @admin.register(Tariff)
-class TariffAdmin(admin.ModelAdmin):
+class TariffAdmin(BackOfficeAdmin):
     list_display = (
         "reference",
         "authority",
@@ -150,7 +151,7 @@ class TariffAdmin(admin.ModelAdmin):
 
 
 @admin.register(TariffPublication)
-class TariffPublicationAdmin(admin.ModelAdmin):
+class TariffPublicationAdmin(BackOfficeAdmin):
     """What connected dispatch platforms were sent (contract 5.3); read-only."""
 
     list_display = ("reference", "version", "withdrawn", "published_at")
@@ -169,7 +170,7 @@ class TariffPublicationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Quote)
-class QuoteAdmin(admin.ModelAdmin):
+class QuoteAdmin(BackOfficeAdmin):
     list_display = (
         "id",
         "created_at",
@@ -223,7 +224,7 @@ class SubmissionRejectForm(forms.Form):
 
 
 @admin.register(TariffSubmission)
-class TariffSubmissionAdmin(admin.ModelAdmin):
+class TariffSubmissionAdmin(BackOfficeAdmin):
     """Tables from the trade: pending, checked, approved, rejected. Read-only: the review
     is the three actions, each behind its own permission (a staff member who may only
     view sees none of them), the rules in ``pricing.submissions``."""

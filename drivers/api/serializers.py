@@ -117,7 +117,8 @@ class DriverSettlementInputSerializer(InputSerializer):
         min_value=Decimal("0.00"),
         required=False,
         default=Decimal("0.00"),
-        help_text="Card processor fee, passed through on the weekly invoice.",
+        help_text="Card processor fee, passed through on the weekly invoice; at most "
+        "amountGBP (else 409 settlement_exceeds_fare).",
     )
 
 
