@@ -177,29 +177,3 @@ def test_photon_is_the_same_interface():
     assert (place.kind, place.source, place.country) == ("address", "photon", "GB")
     assert place.label == "1 Park Row, Leeds"
     assert place.lat == pytest.approx(53.7996)
-
-
-@pytest.mark.django_db
-@responses.activate
-def test_the_booking_keeps_the_street_as_typed_and_where_the_engine_placed_it(tariffs):
-    from bookings.models import Booking
-
-    replay()
-    typed = "10 High Street, Oxford"
-    with STREETS:
-        quoted = quote(typed, "Oxford station").json()
-        response = APIClient().post(
-            "/api/public/bookings/create",
-            {
-                "quote_id": quoted["quote_id"],
-                "passenger_name": "Jo Bloggs",
-                "passenger_phone_whatsapp": "+447700900123",
-                "payment_method": "cash_to_driver",
-            },
-            format="json",
-        )
-    assert response.status_code == 200, response.content
-    booking = Booking.objects.get()
-    assert booking.pickup == typed  # for the driver, as the passenger wrote it
-    assert (booking.pickup_lat, booking.pickup_lng) == (51.7525, -1.252)
-    assert booking.pickup_place["precision"] == "address"
