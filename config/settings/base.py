@@ -303,6 +303,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "api.schema.add_servers",
+        "api.schema.examples_dated",
     ],
     "ENUM_NAME_OVERRIDES": {
         "VehicleTypeEnum": "pricing.vehicles.VehicleType",
@@ -375,9 +376,22 @@ IDEMPOTENCY_RETENTION_HOURS = 24
 # A postcodes.io server (open source, self-hostable; issue 22): set, full postcodes resolve to
 # their own centroid through it, with the offline sectors when it is down.
 PRICING_POSTCODES_IO_URL = env("PRICING_POSTCODES_IO_URL", default="")
+# A street geocoding engine (issue 40; contract 2.1.1): the base URL of a Nominatim server
+# (its /search API; e.g. http://127.0.0.1:8088 for your own, or
+# https://nominatim.openstreetmap.org, whose usage policy allows at most 1 request/s with an
+# identifying user agent) or, with GEOCODER_STREET_ENGINE=photon, of a Photon server.
+# Unset: street addresses are placed by their postcode, else refused (address_not_precise).
+GEOCODER_STREET_URL = env("GEOCODER_STREET_URL", default="")
+GEOCODER_STREET_ENGINE = env("GEOCODER_STREET_ENGINE", default="nominatim")
+GEOCODER_STREET_USER_AGENT = env("GEOCODER_STREET_USER_AGENT", default="direct-to-driver-taxi")
+# How long an engine's answer is kept (Django cache): a day; OpenStreetMap's streets change
+# far more slowly, and a self-hosted Nominatim is updated daily at most.
+GEOCODER_STREET_CACHE_SECONDS = env.int("GEOCODER_STREET_CACHE_SECONDS", default=86_400)
 PRICING_GEOCODER = env(
     "PRICING_GEOCODER",
-    default="pricing.geocoding.PostcodesIoGeocoder"
+    default="pricing.geocoding.AddressGeocoder"
+    if GEOCODER_STREET_URL
+    else "pricing.geocoding.PostcodesIoGeocoder"
     if PRICING_POSTCODES_IO_URL
     else "pricing.geocoding.OfflineGeocoder",
 )
@@ -404,13 +418,6 @@ PRICING_ROUTER = env(
     default="pricing.routing.OsrmRouter" if ROUTING_URL else "pricing.routing.GreatCircleRouter",
 )
 PRICING_GEOCODER_TIMEOUT = env.float("PRICING_GEOCODER_TIMEOUT", default=3.0)
-# Full street addresses (PRICING_GEOCODER=pricing.geocoding.AddressGeocoder): a Nominatim
-# or Photon service through geopy; empty domain = the service's public host, whose usage
-# policy asks for an identifying user agent and at most one request a second.
-PRICING_ADDRESS_SERVICE = env("PRICING_ADDRESS_SERVICE", default="nominatim")
-PRICING_ADDRESS_DOMAIN = env("PRICING_ADDRESS_DOMAIN", default="")
-PRICING_ADDRESS_SCHEME = env("PRICING_ADDRESS_SCHEME", default="https")
-PRICING_ADDRESS_USER_AGENT = env("PRICING_ADDRESS_USER_AGENT", default="direct-to-driver-taxi")
 # Estimated road distance = great-circle distance x this factor, fitted to the published
 # road distances of 52 real UK journeys (pricing/tests/data/uk_road_distances.tsv;
 # bench/bench_road_factor.py): 1.20 halves the error of the former 1.3 (median 4.4 %
