@@ -13,15 +13,17 @@ from django.utils import timezone
 
 from core.errors import DomainError, LimitReached
 from core.localtime import local_time_format
+from pricing.geocoding import streets_supported
 
 PASSENGER_MESSAGES: dict[str, str] = {
+    # Only what the default set-up can place is suggested (contract 2.1.1).
     "address_not_found": (
-        "We could not find that address. Try a town, a station, an airport, "
-        "or a street followed by its town, for example \u201c10 High Street, Oxford\u201d."
+        "We could not find that address. Try a postcode, a station, an airport, "
+        "a landmark or a town."
     ),
     "address_not_precise": (
-        "That address is too vague for a driver to find you. Add the street or the "
-        "building, for example \u201c10 High Street, Oxford\u201d."
+        "We could not place that address precisely enough for a driver to find you. "
+        "Add the postcode, or give a nearby station or landmark."
     ),
     "outside_service_area": "We only carry passengers within the United Kingdom.",
     "vehicle_too_small": (
@@ -61,10 +63,23 @@ PASSENGER_MESSAGES: dict[str, str] = {
 }
 
 
+# With a street engine configured (pricing.geocoding.streets_supported) a street address
+# can be placed, and only then is one suggested (contract 2.1.1).
+STREET_ENGINE_MESSAGES: dict[str, str] = {
+    "address_not_found": (
+        "We could not find that address. Check the street and town, or try a "
+        "postcode, a station, an airport or a landmark."
+    ),
+}
+
+
 def passenger_message(error: DomainError) -> str:
     """The sentence a passenger reads for ``error``; a limit says when to try again, with
     the wait the server gives (the API's Retry-After), never a guess."""
-    message = PASSENGER_MESSAGES.get(error.code) or error.detail or "Something went wrong."
+    message = (streets_supported() and STREET_ENGINE_MESSAGES.get(error.code)) or (
+        PASSENGER_MESSAGES.get(error.code)
+    )
+    message = message or error.detail or "Something went wrong."
     if isinstance(error, LimitReached):
         message = f"{message} {try_again_words(error.retry_after)}"
     return message
