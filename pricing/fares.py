@@ -248,6 +248,9 @@ class CompiledTariff:
     effective_from: dt.date | None = None
     effective_to: dt.date | None = None
     lifecycle: str = "current"
+    # How its fares are reached (pricing.models.TariffBasis): table, uprated, calibrated,
+    # network; selection prefers them in that order (pricing.selectors.councils_for).
+    basis: str = "table"
     # Whose public holidays its bands and charges follow (pricing.holidays): the nation of
     # its districts; the network's own rates follow the pickup's (FareOptions.nation).
     nation: str = ENGLAND

@@ -24,6 +24,7 @@ from pricing.models import (
     ExtraKind,
     Tariff,
     TariffBand,
+    TariffBasis,
     TariffExtra,
     TariffKind,
     TariffLifecycle,
@@ -58,6 +59,7 @@ NETWORK_TARIFF: dict[str, Any] = {
     "name": "Direct-to-Driver network rate",
     "authority": "Direct-to-Driver network",
     "kind": TariffKind.OPERATOR,
+    "basis": TariffBasis.NETWORK,
     "effective_date": "2025-01-01",
     "bands": [
         {
@@ -227,6 +229,8 @@ def _tariff_fields(record: dict, *, kind: str) -> dict:
         "kind": kind,
         "authority": authority,
         "lifecycle": lifecycle_from_status(record.get("status"), effective_to),
+        "basis": record.get("basis") or TariffBasis.TABLE,
+        "estimate": _record_json(record.get("estimate") or {}),
         "status_text": record.get("status") or "",
         "effective_from": effective_from,
         "effective_to": effective_to,

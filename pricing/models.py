@@ -29,6 +29,20 @@ class TariffLifecycle(models.TextChoices):
     PARTIAL = "partial", "Partial (figures missing)"
 
 
+class TariffBasis(models.TextChoices):
+    """How a fare was reached (contract 2.1 ``tariffSource.basis``), best first: the
+    order of the choices is the order :func:`pricing.selectors.tariff_select` prefers."""
+
+    TABLE = "table", "The authority's complete table"
+    UPRATED = "uprated", "Last complete table with every later published change applied"
+    CALIBRATED = "calibrated", "The authority's published figures fitted to a reference meter"
+    NETWORK = "network", "The network's approved rate"
+
+
+BASIS_RANK: dict[str, int] = {value: rank for rank, value in enumerate(TariffBasis.values)}
+ESTIMATED_BASES = frozenset({TariffBasis.UPRATED, TariffBasis.CALIBRATED})
+
+
 class Tariff(models.Model):
     reference = models.SlugField(max_length=80, unique=True, help_text="e.g. manchester-2023-09")
     name = models.CharField(max_length=200)
@@ -46,6 +60,19 @@ class Tariff(models.Model):
     )
     lifecycle = models.CharField(
         max_length=16, choices=TariffLifecycle.choices, default=TariffLifecycle.CURRENT
+    )
+    basis = models.CharField(
+        max_length=12,
+        choices=TariffBasis.choices,
+        default=TariffBasis.TABLE,
+        help_text="How its fares are reached: a council's own table, an estimate built from "
+        "the authority's published figures (uprated, calibrated), or the network's rate.",
+    )
+    estimate = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='For an estimated basis: {"method", "errorPct", "sources": [{"url", '
+        '"publisher", "date", "secondary"}]} (contract 2.1).',
     )
     status_text = models.CharField(
         max_length=300, blank=True, help_text="The source's own status wording, verbatim."
