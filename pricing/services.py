@@ -239,6 +239,10 @@ def quote_price(
             "band": result.band,
             "licensingAuthority": authority,
         }
+        estimate = source.get("estimate")
+        if estimate and result.band in estimate.get("errorPctByBand", ()):
+            # The measured error of the band that priced it (night differs more than day).
+            source["estimate"] = {**estimate, "errorPct": estimate["errorPctByBand"][result.band]}
         line = estimate_rule(source)
         if line is not None:
             rules.append(line)
