@@ -18,8 +18,8 @@ Method (the README's "Estimated fares" states it too):
    as the distance the meter's clock would add (:func:`_effective_miles`); a single fare ``F`` at ``m`` miles (the national 2-mile table) gives
    ``a = F * median(a / F(m))`` and ``b = F * median(b / F(m))``.
 3. **Meter.** The line becomes a meter the quote engine runs like any table: 20p steps
-   every ``0.20 / b`` miles after a start charge of ``a + b * d0`` for the median first
-   distance ``d0``; waiting at the median hourly rate scaled by ``b``. Night (22:00-06:00
+   every ``0.20 / b`` miles after a start charge of ``a + b * d0`` (less half a step, as
+   a meter charges each step as it begins) for the median first distance ``d0``; waiting at the median hourly rate scaled by ``b``. Night (22:00-06:00
    every day, and public holidays) is the day meter times the median night-to-day ratio;
    the hours are not the authority's (it has not published them here) and are marked
    uncertain.
@@ -72,17 +72,26 @@ DAY_PROBE = _probe(1, 11)  # Tuesday 11:00
 NIGHT_PROBE = _probe(5, 23, 30)  # Saturday 23:30
 
 
-def meter_fare(tariff: CompiledTariff, miles: float | Decimal, at: dt.datetime) -> Decimal | None:
-    """What the table's meter shows for ``miles`` at ``at`` with no time in traffic (with
-    any timed surcharge then in force); None when the table cannot price it."""
+def meter_fare(
+    tariff: CompiledTariff, miles: float | Decimal, at: dt.datetime, minutes=None
+) -> Decimal | None:
+    """What the table's meter shows for ``miles`` at ``at`` with no time in traffic, or
+    for a journey of ``minutes`` with the quote's own time model (with any timed surcharge
+    then in force); None when the table cannot price it."""
+    from django.conf import settings
+
     distance = Decimal(str(miles)) * METRES_PER_MILE
+    options = FareOptions(cruise_mps=_CRUISE)
+    if minutes:
+        cruise = Decimal(str(settings.PRICING_METER_CRUISE_MPH)) * Decimal("0.44704")
+        options = FareOptions(cruise_mps=cruise)
     try:
         result = fare_compute(
             tariff,
             distance_m=distance,
-            duration_s=Decimal(0),
+            duration_s=Decimal(str(minutes or 0)) * 60,
             depart_at=at,
-            options=FareOptions(cruise_mps=_CRUISE),
+            options=options,
         )
     except TariffIncomplete:
         return None
@@ -207,6 +216,15 @@ class FigureSet:
     def as_of(self) -> dt.date:
         return max(dt.date.fromisoformat(p["as_of"]) for p in self.points)
 
+    @property
+    def superseded_from(self) -> str | None:
+        """When every figure is marked superseded (a later table whose figures were not
+        found): the day the last of them stopped holding; the estimate ends then."""
+        days = [p.get("superseded_from") for p in self.points]
+        if not days or any(not d for d in days):
+            return None
+        return max(days)
+
 
 def fare_points_load(paths: Iterable[Path] | None = None) -> list:
     """Every authority's figures from the points files (a missing file holds none).
@@ -291,7 +309,9 @@ def figures_fit(figures: FigureSet, reference: Reference) -> Fit | None:
         if b > 0:
             return Fit(_dec(a), _dec(b), f"line through {len(line_points)} published fares")
     if fares:
-        miles, fare = max(fares, key=lambda p: p[0] == 2)  # the 2-mile fare if there is one
+        # one distance (several zones' fares at it: their median)
+        miles = fares[0][0]
+        fare = statistics.median(v for _, v in fares)
         alpha, beta = reference.ratios_at(miles)
         return Fit(_dec(fare * alpha), _dec(fare * beta), f"{miles:g}-mile fare x reference shape")
     if starts:
@@ -333,7 +353,11 @@ def meter_bands(fit: Fit, reference: Reference, factor: Decimal = Decimal(1)) ->
                 "name": name,
                 "windows": windows,
                 "excludes": [{"type": "public_holiday"}] if ratio == 1 else [],
-                "flag_fall_gbp": str(_q((a + b * start_m / METRES_PER_MILE) * ratio, "0.01")),
+                # less half a step: a meter charges each step as it begins, so over a
+                # journey it shows half a step more than the line on average
+                "flag_fall_gbp": str(
+                    _q((a + b * start_m / METRES_PER_MILE) * ratio - STEP_GBP / 2, "0.01")
+                ),
                 "flag_fall_distance_m": str(_q(start_m, "0.1")),
                 "increment_distance_m": str(_q(STEP_GBP / (b * ratio) * METRES_PER_MILE, "0.1")),
                 "increment_price_gbp": str(STEP_GBP),
@@ -551,13 +575,17 @@ def _checks(figures: FigureSet, compiled: CompiledTariff) -> list[str]:
         if point["figure"] != "fare" or point.get("tariff") not in (None, 1, "1"):
             continue
         published = Decimal(point["amount_gbp"])
-        ours = meter_fare(compiled, Decimal(point["miles"]), DAY_PROBE)
+        minutes = point.get("minutes")
+        ours = meter_fare(compiled, Decimal(point["miles"]), DAY_PROBE, minutes)
         gap = (ours - published) / published * 100
         publisher = (point.get("source") or {}).get("publisher", "")
-        lines.append(
-            f"{point['miles']}-mile fare published £{published} ({publisher}, {point['as_of']}): "
+        journey = f"{point['miles']}-mile" + (f", {minutes}-minute" if minutes else "")
+        line = (
+            f"{journey} fare published £{published} ({publisher}, {point['as_of']}): "
             f"this meter £{ours} ({gap:+.1f} %)"
         )
+        if line not in lines:
+            lines.append(line)
     return lines
 
 
@@ -618,6 +646,11 @@ def calibrated_records(figures: FigureSet, reference: Reference, loo: LooResult)
         }
         if index + 1 < len(steps):
             record["effective_to"] = steps[index + 1][0]
+        elif figures.superseded_from:
+            record["effective_to"] = figures.superseded_from
+            record["uncertain"].append(
+                f"superseded from {figures.superseded_from} by a table whose figures were not found"
+            )
         records.append(record)
     return records
 
@@ -653,11 +686,16 @@ def estimation_build(tables: list[dict], *, uprating_error: float | None) -> lis
         if base is not None and uprating_error is not None:
             records += uprated_records(changes, base, uprating_error)
     sets = fare_points_load()
-    known = {(s.authority, s.areas_gss) for s in sets}
+    by_area = {s.areas_gss or (s.authority,): s for s in sets}
     for table in tables:
         figures = partial_figures(table)
-        if figures is not None and (figures.authority, figures.areas_gss) not in known:
+        if figures is None:
+            continue
+        same = by_area.get(figures.areas_gss or (figures.authority,))
+        if same is None:
             sets.append(figures)
+        else:  # the partial table's figures join the published ones for that area
+            same.points.extend(figures.points)
     for figures in sets:
         records += calibrated_records(figures, reference, loo)
     return records
