@@ -129,6 +129,22 @@ class Tariff(models.Model):
         return f"{self.authority}: {self.reference}"
 
 
+class EstimatedTariffManager(models.Manager):
+    def get_queryset(self):
+        return super().get_queryset().filter(basis__in=ESTIMATED_BASES)
+
+
+class EstimatedTariff(Tariff):
+    """The estimated tables (basis uprated or calibrated), listed apart in the back office
+    with their error and the age of the figures they rest on (issue 33)."""
+
+    objects = EstimatedTariffManager()
+
+    class Meta:
+        proxy = True
+        verbose_name = "estimated tariff"
+
+
 class TariffBand(models.Model):
     """One tariff of a table (Tariff 1 day, Tariff 2 night, ...), or a distance band.
 

@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from pricing import estimation
 from pricing.catalogue import tariff_catalogue_clear, tariff_compiled_get
@@ -321,3 +322,28 @@ def test_coverage_counts_london_as_calibrated_and_sums_to_the_whole(estimated_ta
     assert dict(result.markets)["Transport for London"] == "calibrated"
     assert dict(result.markets)["Manchester City Council"] == "table"
     assert result.own_basis_pct > result.postcodes["table"]
+
+
+# --- the back office ----------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_admin_lists_estimated_tables_apart_with_error_and_age(estimated_tariffs, client):
+    from django.contrib.auth import get_user_model
+    from django.urls import reverse
+
+    staff = get_user_model().objects.create_superuser("estimates", "e@example.org", "pw-12345678")
+    client.force_login(staff)
+    tables_page = client.get(reverse("admin:pricing_tariff_changelist")).content.decode()
+    assert "manchester-2023-09" in tables_page
+    assert "calibrated-transport-for-london" not in tables_page
+    page = client.get(reverse("admin:pricing_estimatedtariff_changelist"))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "calibrated-transport-for-london" in html
+    assert "manchester-2023-09" not in html
+    london = Tariff.objects.get(reference="calibrated-transport-for-london-e09000001")
+    day, night = london.estimate["errorPctByBand"].values()
+    assert f"{day} / {night}" in html
+    assert "2022-04-29" in html  # the figures' date, and their age beside it
+    assert f"{(timezone.localdate() - dt.date(2022, 4, 29)).days // 365} y" in html
