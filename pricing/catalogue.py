@@ -100,6 +100,7 @@ def tariff_compile(tariff: Tariff) -> CompiledTariff:
             threshold=extra.passenger_threshold,
             windows=windows_compile(extra.windows or []),
             uncertain=extra.uncertain,
+            place=extra.place,
         )
         for extra in tariff.extras.all()
         if extra.kind != "on_request"

@@ -46,7 +46,10 @@ EXTRA_RULES: dict[str, tuple[str, int]] = {
     "more than 4 passengers": (ExtraKind.PARTY_PERCENT, 4),
     "airport terminal drop-off barrier": (ExtraKind.AIRPORT_DROPOFF, 0),
     "airport terminal pick-up barrier": (ExtraKind.AIRPORT_PICKUP, 0),
+    "Piccadilly Station barrier": (ExtraKind.STATION_PICKUP, 0),
 }
+# Where a pick-up charge at a named place applies: the place as the gazetteer labels it.
+EXTRA_PLACES: dict[str, str] = {"Piccadilly Station barrier": "Manchester Piccadilly"}
 _TIMED_EXTRA = re.compile(r"\d{1,2}:\d{2}|public holiday|bank holiday", re.IGNORECASE)
 _NOT_AUTOMATIC = re.compile(
     r"fouling|soiling|if diesel|bicycle|suitcase|animal|call-out|ranks", re.IGNORECASE
@@ -206,6 +209,7 @@ def _extra_row(raw: dict) -> dict:
         "percent": percent,
         "passenger_threshold": threshold,
         "windows": windows,
+        "place": EXTRA_PLACES.get(name, "") if kind == ExtraKind.STATION_PICKUP else "",
         "uncertain": bool(raw.get("uncertain")),
         "status_text": status,
         "raw": json.loads(json.dumps(raw, default=float)),

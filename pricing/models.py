@@ -218,6 +218,7 @@ class ExtraKind(models.TextChoices):
     TIME_SURCHARGE = "time_surcharge", "Timed surcharge (night, weekend, holiday, festive)"
     AIRPORT_PICKUP = "airport_pickup", "Airport pick-up charge"
     AIRPORT_DROPOFF = "airport_dropoff", "Airport drop-off charge"
+    STATION_PICKUP = "station_pickup", "Pick-up charge at a named place (a station barrier)"
     ON_REQUEST = "on_request", "Not applied to quotes (soiling, luggage, ...)"
 
 
@@ -233,6 +234,12 @@ class TariffExtra(models.Model):
         default=0, help_text="Passengers included before the extra applies."
     )
     windows = models.JSONField(default=list, blank=True, help_text="For timed surcharges.")
+    place = models.CharField(
+        max_length=120,
+        blank=True,
+        help_text="For a pick-up charge at a named place: the place as the gazetteer labels "
+        "it (e.g. Manchester Piccadilly).",
+    )
     uncertain = models.BooleanField(default=False)
     status_text = models.CharField(max_length=100, blank=True)
     raw = models.JSONField(default=dict, blank=True)

@@ -126,6 +126,16 @@ def estimate_rule(source: dict) -> dict | None:
     }
 
 
+def vehicle_factor_for(tariff, vehicle: str) -> Decimal:
+    """The factor a vehicle class puts on the metered fare: none on a council's table (its
+    fares are maxima, whatever the car; its own rules for more passengers or larger cars
+    are its extras, applied by the meter), the class's factor on the network's and an
+    operator's own rates (issue 33: a 6-seater no longer multiplies a council's fare)."""
+    if tariff.kind == "council":
+        return Decimal(1)
+    return vehicle_factors()[vehicle]
+
+
 def pickup_nation(pickup: Place) -> str:
     """Whose public holidays a journey follows: the pickup's nation (pricing.holidays)."""
     district = district_at(pickup.lat, pickup.lng) if pickup.in_uk else None
@@ -206,10 +216,11 @@ def quote_price(
         options = FareOptions(
             passengers=passengers,
             vehicle_type=vehicle,
-            vehicle_factor=vehicle_factors()[vehicle],
+            vehicle_factor=vehicle_factor_for(tariff, vehicle),
             meet_and_greet=meet_and_greet,
             meet_and_greet_gbp=Decimal(str(settings.PRICING_MEET_AND_GREET_GBP)),
             pickup_is_airport=origin.is_airport,
+            pickup_label=origin.label,
             dropoff_is_airport=destination.is_airport,
             cruise_mps=Decimal(str(settings.PRICING_METER_CRUISE_MPH)) * MPH_TO_MPS,
             nation=pickup_nation(origin),
