@@ -366,13 +366,19 @@ def estimates_load(tables: list[dict], existing: dict | None = None, stdout=None
       reference meter of the complete tables loaded (:mod:`pricing.estimation`), carrying
       the method's leave-one-out error measured here, on this load's tables.
 
-    An estimated table no longer built (its figures withdrawn) is switched off."""
+    An estimated table no longer built (its figures withdrawn) is switched off, and on
+    again when it is built again."""
     from pricing.estimation import estimation_build
 
     existing = existing if existing is not None else {t.reference: t for t in Tariff.objects.all()}
     records = estimation_build(tables, uprating_error=uprating_error_measure(tables))
     changed = _records_sync([(r, TariffKind.COUNCIL) for r in records], existing, stdout)
     built = {r["id"] for r in records}
+    estimated = Tariff.objects.filter(basis__in=[TariffBasis.UPRATED, TariffBasis.CALIBRATED])
+    # Built again after its figures came back: the loader, not the admin, switches these.
+    changed += estimated.filter(reference__in=built, is_active=False).update(
+        is_active=True, updated_at=timezone.now()
+    )
     stale = Tariff.objects.filter(
         basis__in=[TariffBasis.UPRATED, TariffBasis.CALIBRATED], is_active=True
     ).exclude(reference__in=built)

@@ -184,6 +184,9 @@ def test_estimates_load_is_idempotent_and_switches_off_what_is_no_longer_built(
     leeds = Tariff.objects.filter(basis="calibrated", areas_gss=["E08000035"])
     assert leeds.exists()
     assert not leeds.filter(is_active=True).exists()
+    monkeypatch.setattr(estimation, "FARE_POINTS_FILE", FIXTURE)
+    estimates_load(tables())
+    assert not leeds.filter(is_active=False).exists()
 
 
 # --- London -------------------------------------------------------------------------------
