@@ -55,11 +55,11 @@ def quote(pickup: str, dropoff: str, at: dt.datetime = TUESDAY_11):
 
 def test_fare_points_load_reads_faredatas_format_and_skips_figures_not_found():
     sets = {s.authority: s for s in fare_points_load([FIXTURE])}
-    leeds = sets["Leeds City Council"]
-    assert leeds.areas_gss == ("E08000035",)
-    assert [p["id"] for p in leeds.points] == ["fixture-leeds-2mi"]  # the null one skipped
-    assert len(leeds.rises) == 2
-    assert leeds.as_of == dt.date(2023, 8, 1)
+    bristol = sets["Bristol City Council"]
+    assert bristol.areas_gss == ("E06000023",)
+    assert [p["id"] for p in bristol.points] == ["fixture-bristol-2mi"]  # null one skipped
+    assert len(bristol.rises) == 2
+    assert bristol.as_of == dt.date(2023, 8, 1)
 
 
 def test_a_missing_points_file_holds_no_figures(tmp_path):
@@ -117,10 +117,10 @@ def test_a_per_mile_price_fixes_the_slope(tariffs):
 def test_a_calibrated_quote_says_so_with_its_measured_error_and_sources(tariffs, fixture_points):
     estimates_load(tables())
     tariff_catalogue_clear()
-    journey = quote("Leeds station", "Headingley, Leeds")
+    journey = quote("Bristol Temple Meads", "Clifton, Bristol")
     source = journey.tariff_source
     assert (source["kind"], source["basis"]) == ("council", "calibrated")
-    assert source["licensingAuthority"] == "Leeds City Council"
+    assert source["licensingAuthority"] == "Bristol City Council"
     loo = loo_measure(reference_from_database())
     # The one home of errorPct: the leave-one-out measure of this load's tables.
     assert source["estimate"]["errorPct"] == loo.p90("day")
@@ -143,7 +143,7 @@ def test_a_rise_after_the_figures_date_moves_the_fare_forward_from_its_first_day
 ):
     estimates_load(tables())
     versions = Tariff.objects.filter(
-        basis=TariffBasis.CALIBRATED, areas_gss=["E08000035"]
+        basis=TariffBasis.CALIBRATED, areas_gss=["E06000023"]
     ).order_by("reference")
     assert [str(v.effective_from) for v in versions] == ["None", "2024-04-01"]
     before, after = (tariff_compiled_get(v) for v in versions)
@@ -181,7 +181,7 @@ def test_estimates_load_is_idempotent_and_switches_off_what_is_no_longer_built(
     assert estimates_load(tables()) == 0
     monkeypatch.setattr(estimation, "FARE_POINTS_FILE", tmp_path / "none.json")
     estimates_load(tables())
-    leeds = Tariff.objects.filter(basis="calibrated", areas_gss=["E08000035"])
+    leeds = Tariff.objects.filter(basis="calibrated", areas_gss=["E06000023"])
     assert leeds.exists()
     assert not leeds.filter(is_active=True).exists()
     monkeypatch.setattr(estimation, "FARE_POINTS_FILE", FIXTURE)
