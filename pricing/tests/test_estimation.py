@@ -350,3 +350,32 @@ def test_the_admin_lists_estimated_tables_apart_with_error_and_age(estimated_tar
     assert f"{day} / {night}" in html
     assert "2022-04-29" in html  # the figures' date, and their age beside it
     assert f"{(timezone.localdate() - dt.date(2022, 4, 29)).days // 365} y" in html
+
+
+# --- the duration model against published journey times (issue 33) ------------------------
+
+
+def _tfl_minutes(miles: float) -> tuple[float, float]:
+    """TfL's typical journey time range at ``miles`` (pricing.calibration), straight
+    between the published distances."""
+    from pricing.calibration import TFL_TYPICAL_MINUTES
+
+    points = sorted(TFL_TYPICAL_MINUTES.items())
+    for (m1, (lo1, hi1)), (m2, (lo2, hi2)) in zip(points, points[1:], strict=False):
+        if m1 <= miles <= m2:
+            t = (miles - m1) / (m2 - m1)
+            return lo1 + t * (lo2 - lo1), hi1 + t * (hi2 - hi1)
+    raise ValueError(miles)  # beyond 6 miles TfL publishes no journey time
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("pickup", "dropoff"),
+    [(p, d) for p, d, _, _ in LONDON[:3]] + [("Manchester Piccadilly", "Old Trafford")],
+)
+def test_weekday_journey_times_lie_in_tfls_typical_journey_times(tariffs, pickup, dropoff):
+    # The only journey times an authority publishes that were found are TfL's; Piccadilly
+    # to Old Trafford (3.2 mi, 20 min at 11:00, 10 of them below 20 mph) lies inside them.
+    journey = quote(pickup, dropoff)
+    fastest, slowest = _tfl_minutes(float(journey.distance_miles))
+    assert fastest <= journey.duration_minutes <= slowest
