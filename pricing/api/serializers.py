@@ -93,6 +93,8 @@ class AppliedRuleSerializer(FrozenJSONSerializer):
 
 
 class EstimateSourceSerializer(FrozenJSONSerializer):
+    """A published figure an estimate rests on, with its publisher and date."""
+
     url = serializers.URLField()
     publisher = serializers.CharField()
     date = serializers.CharField(help_text="The date of the figure or report, as published.")
@@ -100,6 +102,9 @@ class EstimateSourceSerializer(FrozenJSONSerializer):
 
 
 class EstimateSerializer(FrozenJSONSerializer):
+    """How an estimated fare (basis uprated or calibrated) was reached: the method, its
+    measured error and the published figures it rests on (contract 2.1)."""
+
     method = serializers.CharField()
     errorPct = serializers.FloatField(
         help_text="The method's measured error: how far the meter may differ (percent)."

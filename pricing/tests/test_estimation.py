@@ -379,3 +379,14 @@ def test_weekday_journey_times_lie_in_tfls_typical_journey_times(tariffs, pickup
     journey = quote(pickup, dropoff)
     fastest, slowest = _tfl_minutes(float(journey.distance_miles))
     assert fastest <= journey.duration_minutes <= slowest
+
+
+@pytest.mark.django_db
+def test_an_estimated_table_is_published_as_one(estimated_tariffs):
+    from pricing.publication import tariff_published_form
+
+    london = Tariff.objects.get(reference="calibrated-transport-for-london-e09000001")
+    form = tariff_published_form(london)
+    assert form["basis"] == "calibrated"
+    assert form["estimate"]["errorPct"] == london.estimate["errorPct"]
+    assert "basis" not in tariff_published_form(Tariff.objects.get(reference="manchester-2023-09"))
