@@ -108,3 +108,59 @@ def test_cross_checks_against_the_registry():
     assert by_id["phtm-2023-08-york"]["amount_gbp"] == "8.00"
     assert by_id["phtm-2023-08-edinburgh"]["amount_gbp"] == "8.40"
     assert "leeds-2026-01" in TARIFF_IDS
+
+
+def _same_day_sets():
+    """An authority's figures published together: one authority, day and tariff."""
+    sets: dict[tuple, list[dict]] = {}
+    for point in POINTS["points"]:
+        sets.setdefault((point["authority"], point["as_of"], point.get("tariff")), []).append(point)
+    return sets
+
+
+def test_figures_published_together_agree():
+    """Figures of one table (one authority, day and tariff) check against each other: a
+    longer journey never costs less (East Riding's 2022 fares at 4, 9 and 13 miles), and
+    where fares a mile apart stand beside a per-mile price, their difference is that price
+    to within one 30p step."""
+    compared = 0
+    for points in _same_day_sets().values():
+        fares = sorted(
+            (Decimal(p["miles"]), Decimal(p["amount_gbp"])) for p in points if p["figure"] == "fare"
+        )
+        for (miles_a, fare_a), (miles_b, fare_b) in zip(fares, fares[1:], strict=False):
+            if miles_b > miles_a:
+                assert fare_b > fare_a, points[0]["authority"]
+                compared += 1
+        by_miles = dict(fares)
+        for per_mile in (Decimal(p["amount_gbp"]) for p in points if p["figure"] == "per_mile"):
+            for miles, fare in by_miles.items():
+                if miles + 1 in by_miles:
+                    assert abs(by_miles[miles + 1] - fare - per_mile) <= Decimal("0.30")
+    assert compared >= 2
+
+
+def test_no_point_where_the_registry_has_a_complete_table():
+    """Points are for authorities without a complete current table: where the registry has
+    one (Walsall's December 2023 notice, Falkirk's, Dumfries and Galloway's), the table
+    prices and a point would only duplicate it. Glasgow's PHTM figure is the one exception
+    the first search kept as the PHTM table's own cross-check."""
+    complete = set()
+    for tariff in json.loads((DATA / "council_tariffs.json").read_text())["tariffs"]:
+        status = (tariff.get("status") or "").lower()
+        if any(word in status for word in ("historical", "superseded", "proposed", "partial")):
+            continue
+        if tariff.get("effective_to"):
+            continue
+        complete |= set(tariff.get("areas_gss") or [])
+    doubled = {p["id"] for p in POINTS["points"] if complete & set(p["areas_gss"])}
+    assert doubled <= {"phtm-2023-08-glasgow"}
+
+
+def test_coverage_does_not_shrink():
+    """The file's reach as the README states it (2026-11-27, second search): a lost block of
+    points shows here before it shows in the coverage command."""
+    authorities = {p["authority"] for p in POINTS["points"]}
+    districts = {code for p in POINTS["points"] for code in p["areas_gss"]}
+    assert len(authorities) >= 102
+    assert len(districts) >= 112

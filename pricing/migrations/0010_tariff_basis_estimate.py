@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('pricing', '0008_band_waiting_increment_price'),
+        ('pricing', '0009_tariff_submissions'),
     ]
 
     operations = [

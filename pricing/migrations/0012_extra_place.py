@@ -21,7 +21,7 @@ def piccadilly_barrier(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('pricing', '0010_estimated_tariff_proxy'),
+        ('pricing', '0011_estimated_tariff_proxy'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('pricing', '0009_tariff_basis_estimate'),
+        ('pricing', '0010_tariff_basis_estimate'),
     ]
 
     operations = [
