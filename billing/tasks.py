@@ -7,6 +7,7 @@ from datetime import date
 
 from celery import shared_task
 
+from billing.services import credit_notes, payments
 from billing.services.collection import invoices_collect
 from billing.services.invoicing import invoices_generate_week
 from billing.services.subscriptions import subscriptions_ensure
@@ -52,3 +53,27 @@ def subscriptions_ensure_now() -> int:
 def invoices_collect_week(week_start: str) -> int:
     """Hand the week's issued invoices to the collection backend."""
     return invoices_collect(week_start=date.fromisoformat(week_start))
+
+
+@shared_task(name="billing.tasks.payments_charge_due", acks_late=True)
+def payments_charge_due() -> int:
+    """Beat, every 5 minutes, and after each weekly run: charge provider invoices due."""
+    return payments.payments_charge_due()
+
+
+@shared_task(name="billing.tasks.payments_reconcile", acks_late=True)
+def payments_reconcile() -> int:
+    """Beat, every 15 minutes: settle provider payments whose outcome we do not know."""
+    return payments.payments_reconcile()
+
+
+@shared_task(
+    name="billing.tasks.credit_note_refund",
+    acks_late=True,
+    autoretry_for=(Exception,),
+    retry_backoff=60,
+    max_retries=8,
+)
+def credit_note_refund(note_id: int) -> str:
+    """Refund a credit note through the provider (idempotent by the note's number)."""
+    return credit_notes.credit_note_refund(note_id=note_id)
