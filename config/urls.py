@@ -14,8 +14,6 @@ urlpatterns = [
     path("metrics", metrics, name="metrics"),
     path("admin/", admin.site.urls),
     path("api/public/", include("api.urls")),
-    # Suntransfers' supplier API (ST SPEC v1), hosted as a Suntransfers supplier.
-    path("api/suppliers/suntransfers/", include("partners.api.suntransfers")),
     path("problems/", problem_index_page, name="problem-index"),
     path("problems/<slug:slug>", problem_type_page, name="problem-type"),
     path("driver/billing/", include("billing.urls")),

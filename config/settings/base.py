@@ -753,7 +753,9 @@ ASGI_DJANGO_THREADS = env.int("ASGI_DJANGO_THREADS", default=8)
 SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = env.int("SERVICE_UNAVAILABLE_RETRY_AFTER", default=5)
 # /metrics answers only "Authorization: Bearer <METRICS_TOKEN>"; unset, it is 404.
 METRICS_TOKEN = env("METRICS_TOKEN", default="")
-METRICS_DISPATCH_LATENCY_WINDOW_MINUTES = env.int("METRICS_DISPATCH_WINDOW_MINUTES", default=15)
+METRICS_DISPATCH_LATENCY_WINDOW_MINUTES = env.int(
+    "METRICS_DISPATCH_LATENCY_WINDOW_MINUTES", default=15
+)
 METRICS_DISPATCH_LATENCY_SAMPLE_MAX = 5000
 METRICS_BROKER_TIMEOUT_SECONDS = 2.0
 # json (one object a line; production's default) or console (key=value; local default).
