@@ -28,7 +28,7 @@ FULL = [
         ["bench_dispatch_burst.py"],
     ),
     ("intake: partner batches", ["bench_intake.py"]),
-    ("billing: weekly invoicing", ["bench_billing.py"]),
+    ("billing: weekly invoicing, and charging a sample against localstripe", ["bench_billing.py"]),
     (
         "live trips: 2,000 cars reporting every 5 s, booking.driver_location events",
         ["bench_live_trips.py"],
@@ -41,7 +41,7 @@ FULL = [
 QUICK_ARGS = {
     "bench_positions.py": ["--quick"],
     "bench_live_trips.py": ["--drivers", "500", "--duration", "30", "--max-seconds", "5"],
-    "bench_billing.py": ["--drivers", "5000", "--records", "100000"],
+    "bench_billing.py": ["--drivers", "5000", "--records", "100000", "--charge-sample", "200"],
     "http_bench.py": ["--duration", "5"],
     "mcp_bench.py": ["--duration", "5", "--rounds", "2"],
     "bench_serving.py": ["--duration", "5", "--rounds", "2"],

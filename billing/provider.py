@@ -8,6 +8,7 @@ account number reaches this service: the driver types them into Stripe's own fie
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import stripe
@@ -23,11 +24,21 @@ def provider_configured() -> bool:
 
 
 def stripe_client() -> stripe.StripeClient:
-    base = settings.STRIPE_API_BASE.rstrip("/")
-    return stripe.StripeClient(
+    """One client per configuration and process, so its HTTP connections are reused
+    (stripe's RequestsClient keeps a session per thread)."""
+    return _client(
         settings.STRIPE_SECRET_KEY,
+        settings.STRIPE_API_BASE.rstrip("/"),
+        settings.STRIPE_TIMEOUT_SECONDS,
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _client(key: str, base: str, timeout: int) -> stripe.StripeClient:
+    return stripe.StripeClient(
+        key,
         base_addresses={"api": base} if base else {},
-        http_client=stripe.RequestsClient(timeout=settings.STRIPE_TIMEOUT_SECONDS),
+        http_client=stripe.RequestsClient(timeout=timeout),
         max_network_retries=2,
     )
 
