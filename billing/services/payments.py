@@ -321,6 +321,9 @@ def invoice_settle_from_intent(*, intent, now: datetime | None = None) -> Charge
 
 
 def _settle_locked(invoice: Invoice, intent, *, now: datetime) -> ChargeOutcome:
+    if not _intent_is_for(invoice, intent):
+        logger.warning("billing: payment %s does not match invoice %s", intent["id"], invoice.pk)
+        return ChargeOutcome(invoice.pk, invoice.status, invoice.provider_payment_id)
     meta = intent.get("metadata") or {}
     current = meta.get("attempt") == str(invoice.collection_attempts)
     status = intent.get("status")
@@ -345,6 +348,18 @@ def _settle_locked(invoice: Invoice, intent, *, now: datetime) -> ChargeOutcome:
     error = intent.get("last_payment_error") or {}
     invoice.provider_payment_id = intent["id"]
     return _fail_locked(invoice, error.get("message") or f"Payment {status}.", now=now)
+
+
+def _intent_is_for(invoice: Invoice, intent) -> bool:
+    """A payment settles an invoice only if it is the driver's and for the invoice's total
+    (metadata alone could name an invoice of another environment on the same account)."""
+    customer = PaymentCustomer.objects.filter(driver_id=invoice.driver_id).first()
+    return (
+        customer is not None
+        and object_id(intent.get("customer")) == customer.customer_id
+        and intent.get("amount") == pence(invoice.total)
+        and (intent.get("currency") or "").lower() == invoice.currency.lower()
+    )
 
 
 def _advance(invoice: Invoice, status: str, **fields) -> ChargeOutcome:

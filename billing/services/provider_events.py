@@ -9,6 +9,7 @@ moved to what it says now, so an older event arriving late cannot undo a newer o
 
 from __future__ import annotations
 
+import stripe
 from django.db import IntegrityError, transaction
 
 from billing.models import PaymentCustomer, PaymentMethod, ProviderEvent
@@ -39,7 +40,10 @@ def provider_event_handle(*, event) -> str:
 
 def _apply(kind: str, obj) -> str:
     if kind in PAYMENT_EVENTS:
-        intent = plain(stripe_client().v1.payment_intents.retrieve(obj["id"]))
+        try:
+            intent = plain(stripe_client().v1.payment_intents.retrieve(obj["id"]))
+        except stripe.InvalidRequestError:
+            return "ignored"  # not a payment this account knows (another environment's)
         if not (intent.get("metadata") or {}).get("invoice_id"):
             return "ignored"
         payments.invoice_settle_from_intent(intent=intent)

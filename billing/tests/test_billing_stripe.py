@@ -351,7 +351,7 @@ def test_an_event_with_a_bad_signature_is_refused_and_changes_nothing(client, st
 
     assert [r.status_code for r in (forged, unsigned, garbage)] == [400, 400, 400]
     assert forged["Content-Type"] == "application/problem+json"
-    assert forged.json()["code"] == "signature_invalid"
+    assert forged.json()["code"] == "invalid_body"
     assert not ProviderEvent.objects.exists()
     invoice.refresh_from_db()
     assert invoice.status == InvoiceStatus.DUE
@@ -527,3 +527,48 @@ def test_check_deploy_refuses_live_keys_without_webhook_signing(settings):
 
     with pytest.raises(SystemCheckError, match="billing.E001"):
         call_command("check", "--deploy", "--fail-level", "ERROR", tags=["security"])
+
+
+def test_a_payment_of_another_customer_naming_the_invoice_settles_nothing(client, stripe_on):
+    driver = driver_with_card(stripe_on)
+    invoice = billed_week(driver)
+    # Another environment on the same Stripe account charges its own invoice with our id.
+    stranger = payments.stripe_client().v1.customers.create(params={})
+    method = payments.stripe_client().v1.payment_methods.create(
+        params={
+            "type": "card",
+            "card": {"number": CARD_OK, "exp_month": 12, "exp_year": 2034, "cvc": "123"},
+        }
+    )
+    payments.stripe_client().v1.payment_methods.attach(method.id, params={"customer": stranger.id})
+    payments.stripe_client().v1.payment_intents.create(
+        params={
+            "amount": 2000,
+            "currency": "gbp",
+            "customer": stranger.id,
+            "payment_method": method.id,
+            "confirm": True,
+            "off_session": True,
+            "metadata": {"invoice_id": str(invoice.pk), "attempt": "0"},
+        }
+    )
+    (succeeded,) = provider_events(stripe_on, "payment_intent.succeeded")
+
+    assert deliver(client, succeeded).status_code == 200
+
+    invoice.refresh_from_db()
+    assert invoice.status == InvoiceStatus.DUE
+
+
+def test_a_webhook_while_stripe_is_unreachable_is_503_and_not_recorded(client, stripe_on, settings):
+    driver = driver_with_card(stripe_on)
+    invoice = billed_week(driver)
+    charge_losing_the_commit(invoice)
+    (succeeded,) = provider_events(stripe_on, "payment_intent.succeeded")
+    settings.STRIPE_API_BASE = "http://127.0.0.1:9"  # nothing listens on discard
+
+    response = deliver(client, succeeded)
+
+    assert response.status_code == 503
+    assert response["Retry-After"]
+    assert not ProviderEvent.objects.exists()
