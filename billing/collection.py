@@ -75,6 +75,17 @@ class StripeCollection(ManualCollection):
             task_enqueue_on_commit("billing.tasks.payments_charge_due")
         return moved
 
+    def payment_record(self, *, invoices: QuerySet[Invoice], reference: str) -> int:
+        # Paid another way (bank transfer after a failed charge): no further attempts.
+        return invoices.filter(
+            status__in=[InvoiceStatus.ISSUED, InvoiceStatus.DUE, InvoiceStatus.FAILED]
+        ).update(
+            status=InvoiceStatus.PAID,
+            paid_at=timezone.now(),
+            payment_reference=reference[:200],
+            next_attempt_at=None,
+        )
+
 
 def collection_backend() -> CollectionBackend:
     path = settings.BILLING_COLLECTION_BACKEND

@@ -29,6 +29,11 @@ urlpatterns = [
         {"receipt": True},
         name="receipt-pdf",
     ),
+    path(
+        "invoices/<int:invoice_id>/pay/",
+        views.DriverInvoicePayNowView.as_view(),
+        name="invoice-pay",
+    ),
     path("pay/card/", views.DriverCardAddView.as_view(), name="card-add"),
     path("pay/direct-debit/", views.DriverDirectDebitAddView.as_view(), name="direct-debit-add"),
     path("pay/saved/", views.DriverPaymentMethodSavedView.as_view(), name="payment-method-saved"),

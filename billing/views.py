@@ -100,6 +100,24 @@ class DriverInvoicePdfView(DriverPageMixin, View):
         return response
 
 
+class DriverInvoicePayNowView(DriverPageMixin, View):
+    """Pay a failed week now with the current way of paying."""
+
+    def post(self, request, invoice_id: int):
+        try:
+            outcome = payments.invoice_pay_now(driver=self.driver, invoice_id=invoice_id)
+        except stripe.StripeError:
+            messages.error(request, "Stripe cannot be reached just now; please try again soon.")
+            return redirect("billing:invoice", invoice_id=invoice_id)
+        if outcome is None:
+            raise Http404("No failed payment to retry.")
+        if outcome.status == "paid":
+            messages.success(request, "Paid. Thank you.")
+        else:
+            messages.error(request, "The payment did not go through; try another way to pay.")
+        return redirect("billing:invoice", invoice_id=invoice_id)
+
+
 class DriverCardAddView(DriverPageMixin, TemplateView):
     """A card typed into Stripe's own fields (Stripe.js, a SetupIntent): the number goes
     to Stripe, never here."""

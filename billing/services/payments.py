@@ -285,6 +285,19 @@ def invoice_charge(*, invoice_id: int, now: datetime | None = None) -> ChargeOut
     return outcome
 
 
+def invoice_pay_now(*, driver, invoice_id: int) -> ChargeOutcome | None:
+    """The driver's "Pay now" on a failed week (after changing the way of paying): the
+    next attempt is brought forward to now and sent. None when the invoice is not the
+    driver's failed one."""
+    now = timezone.now()
+    moved = Invoice.objects.filter(
+        pk=invoice_id, driver=driver, status=InvoiceStatus.FAILED, collection_backend=BACKEND
+    ).update(next_attempt_at=now)
+    if not moved:
+        return None
+    return invoice_charge(invoice_id=invoice_id, now=now)
+
+
 def _attempt_find(invoice: Invoice):
     """The PaymentIntent of the invoice's current attempt, asked of the provider (its
     customer's charges since the attempt, matched on the intent's metadata), or None."""
@@ -424,7 +437,8 @@ def payment_failed_tell(*, invoice_id: int) -> None:
     """Tell the driver a payment failed: an email with the link to pay or change the way
     of paying, and the ``invoice_payment_failed`` signal for the SMS/WhatsApp path."""
     invoice = Invoice.objects.select_related("driver").get(pk=invoice_id)
-    link = settings.SITE_URL.rstrip("/") + reverse("billing:subscription")
+    # The invoice page: "Pay now", and the link to change the way of paying.
+    link = settings.SITE_URL.rstrip("/") + reverse("billing:invoice", args=[invoice.pk])
     when = invoice.next_attempt_at
     retry = (
         f"We will try again on {timezone.localtime(when):%A %d %B}."

@@ -233,6 +233,31 @@ def test_a_failed_week_is_retried_on_the_schedule_and_can_then_be_paid(stripe_on
     assert statuses == ["failed", "succeeded"]
 
 
+def test_the_driver_pays_a_failed_week_now_after_changing_card(client, stripe_on):
+    driver = driver_with_card(stripe_on, number=CARD_DECLINES_CHARGES, username="nat")
+    invoice = billed_week(driver)
+    payments.payments_charge_due()
+    secret = payments.card_setup_start(driver=driver)
+    intent = stripe_on.confirm_card_setup(secret, CARD_OK)
+    payments.setup_complete(driver=driver, setup_intent_id=intent["id"])
+    other = get_user_model().objects.create_user("oli", password="pw-123456!")
+    BilledDriverFactory(user=other)
+    pay = reverse("billing:invoice-pay", args=[invoice.pk])
+
+    client.force_login(other)
+    assert client.post(pay).status_code == 404
+    client.force_login(driver.user)
+    assert (
+        'id="pay-now"' in client.get(reverse("billing:invoice", args=[invoice.pk])).content.decode()
+    )
+    response = client.post(pay)
+
+    assert response.status_code == 302
+    invoice.refresh_from_db()
+    assert invoice.status == InvoiceStatus.PAID
+    assert client.post(pay).status_code == 404  # nothing left to pay
+
+
 def test_two_unpaid_weeks_pause_offers(stripe_on):
     driver = driver_with_card(stripe_on, number=CARD_DECLINES_CHARGES, username="gus")
     billed_week(driver, week=WEEK)
