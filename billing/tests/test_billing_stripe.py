@@ -17,6 +17,7 @@ from django.core import mail
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.urls import reverse
+from django.utils import timezone
 
 from billing.models import (
     Invoice,
@@ -40,6 +41,7 @@ from billing.tests.localstripe import (
     signed,
 )
 from billing.tests.records import after, at_london, payment
+from dispatch.periodic import PeriodicTasks
 from drivers.tests.factories import BilledDriverFactory
 
 pytestmark = pytest.mark.django_db
@@ -597,3 +599,13 @@ def test_a_webhook_while_stripe_is_unreachable_is_503_and_not_recorded(client, s
     assert response.status_code == 503
     assert response["Retry-After"]
     assert not ProviderEvent.objects.exists()
+
+
+def test_reconciliation_and_charging_run_on_beat_and_in_the_embedded_dispatcher():
+    # The dispatcher started 16 minutes ago (Celery's schedules read the real clock).
+    periodic = PeriodicTasks(now=timezone.now() - timedelta(minutes=16))
+
+    ran = periodic.run_due()
+
+    assert "billing-payments-charge-due" in ran
+    assert "billing-payments-reconcile" in ran
