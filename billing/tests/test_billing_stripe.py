@@ -609,3 +609,51 @@ def test_reconciliation_and_charging_run_on_beat_and_in_the_embedded_dispatcher(
 
     assert "billing-payments-charge-due" in ran
     assert "billing-payments-reconcile" in ran
+
+
+def test_a_card_saved_without_coming_back_is_recorded_from_the_webhook(client, stripe_on):
+    # The driver's phone lost signal after Stripe saved the card: no return to our page.
+    user = get_user_model().objects.create_user("pia", password="pw-123456!")
+    driver = BilledDriverFactory(user=user)
+    stripe_on.confirm_card_setup(payments.card_setup_start(driver=driver), CARD_OK)
+    events = [
+        e for e in stripe_on.events() if e["type"].startswith(("setup_intent.", "payment_method."))
+    ]
+    assert events, "localstripe sent no setup or payment method event"
+
+    for event in events:
+        assert deliver(client, event).status_code == 200
+
+    assert PaymentMethod.objects.get(driver=driver).label == "Visa ending 4242"
+
+
+def test_a_detached_card_is_no_longer_charged(
+    client, stripe_on, django_capture_on_commit_callbacks
+):
+    driver = driver_with_card(stripe_on)
+    method = PaymentMethod.objects.get(driver=driver)
+    # Stripe's documented payment_method.detached event (the driver removed the card).
+    detached = {
+        "id": "evt_1Detached",
+        "object": "event",
+        "type": "payment_method.detached",
+        "created": 1780000000,
+        "data": {
+            "object": {
+                "id": method.provider_id,
+                "object": "payment_method",
+                "customer": None,
+                "type": "card",
+            }
+        },
+    }
+    assert deliver(client, detached).status_code == 200
+    invoice = billed_week(driver)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        payments.payments_charge_due()
+
+    invoice.refresh_from_db()
+    assert invoice.status == InvoiceStatus.FAILED
+    assert "No card or Direct Debit" in invoice.failure_message
+    assert charges_of(stripe_on, driver) == []
