@@ -26,6 +26,7 @@ urlpatterns = [
     # OAuth 2.1 for AI agents (the MCP server itself is mounted in config.asgi).
     path("", include("agents.urls")),
     path("", include("bookings.urls")),
+    path("", include("privacy.urls")),
     # The passenger's tracking page shows dispatch's live state, so dispatch serves it.
     path("", include("dispatch.tracking_urls")),
 ]
