@@ -398,7 +398,12 @@ def retry_at(*, attempts: int, after: datetime) -> datetime | None:
 def _fail_locked(invoice: Invoice, message: str, *, now: datetime) -> ChargeOutcome:
     if _RANK.get(invoice.status, 0) > _RANK[InvoiceStatus.FAILED]:
         return ChargeOutcome(invoice.pk, invoice.status, invoice.provider_payment_id)
-    already = invoice.status == InvoiceStatus.FAILED and invoice.failure_message == message[:300]
+    # This attempt's failure already recorded (the webhook after our own answer): told once.
+    already = Invoice.objects.filter(
+        pk=invoice.pk,
+        status=InvoiceStatus.FAILED,
+        collection_attempts=invoice.collection_attempts,
+    ).exists()
     invoice.status = InvoiceStatus.FAILED
     invoice.failure_message = message[:300]
     invoice.next_attempt_at = retry_at(attempts=max(invoice.collection_attempts, 1), after=now)
@@ -409,6 +414,7 @@ def _fail_locked(invoice: Invoice, message: str, *, now: datetime) -> ChargeOutc
             "next_attempt_at",
             "provider_payment_id",
             "attempted_at",
+            "collection_attempts",
         ]
     )
     if not already:

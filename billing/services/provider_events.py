@@ -72,7 +72,9 @@ def _method_refresh(method, obj) -> str:
     if not method_id:
         return "ignored"
     method = plain(client.v1.payment_methods.retrieve(method_id))
-    customer = PaymentCustomer.objects.filter(customer_id=object_id(method.get("customer"))).first()
+    # A SetupIntent names its customer; Stripe attaches the method to it on success.
+    customer_id = object_id(method.get("customer")) or object_id(obj.get("customer"))
+    customer = PaymentCustomer.objects.filter(customer_id=customer_id).first()
     if customer is None:
         return "ignored"
     payments.payment_method_record(driver=customer.driver, method=method)
