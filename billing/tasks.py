@@ -55,10 +55,24 @@ def invoices_collect_week(week_start: str) -> int:
     return invoices_collect(week_start=date.fromisoformat(week_start))
 
 
+# Invoices per charging task: the billing workers charge the chunks side by side.
+CHARGE_CHUNK = 200
+
+
 @shared_task(name="billing.tasks.payments_charge_due", acks_late=True)
 def payments_charge_due() -> int:
-    """Beat, every 5 minutes, and after each weekly run: charge provider invoices due."""
-    return payments.payments_charge_due()
+    """Beat, every 5 minutes, and after each weekly run: the invoices due, handed out in
+    chunks to ``invoices_charge`` tasks. Returns how many were due."""
+    due = payments.payments_due()
+    for start in range(0, len(due), CHARGE_CHUNK):
+        invoices_charge.delay(due[start : start + CHARGE_CHUNK])
+    return len(due)
+
+
+@shared_task(name="billing.tasks.invoices_charge", acks_late=True)
+def invoices_charge(invoice_ids: list[int]) -> int:
+    """Charge one chunk of due invoices (each is locked and checked again first)."""
+    return payments.invoices_charge(invoice_ids=invoice_ids)
 
 
 @shared_task(name="billing.tasks.payments_reconcile", acks_late=True)

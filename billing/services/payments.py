@@ -193,11 +193,11 @@ def payment_method_current(*, driver_id: int) -> PaymentMethod | None:
 # --- charging ------------------------------------------------------------------------
 
 
-def payments_charge_due(*, now: datetime | None = None, limit: int | None = None) -> int:
-    """Charge every provider-collected invoice whose attempt is due (first attempts and
-    retries of failed ones). Returns how many were sent to the provider."""
+def payments_due(*, now: datetime | None = None) -> list[int]:
+    """Ids of provider-collected invoices whose attempt is due (first attempts and retries
+    of failed ones), oldest first."""
     now = now or timezone.now()
-    due = (
+    return list(
         Invoice.objects.filter(
             collection_backend=BACKEND,
             status__in=[InvoiceStatus.DUE, InvoiceStatus.FAILED],
@@ -206,8 +206,21 @@ def payments_charge_due(*, now: datetime | None = None, limit: int | None = None
         .order_by("next_attempt_at", "pk")
         .values_list("pk", flat=True)
     )
+
+
+def payments_charge_due(*, now: datetime | None = None) -> int:
+    """Charge every invoice whose attempt is due, in this process. Returns how many were
+    sent to the provider."""
+    now = now or timezone.now()
+    return invoices_charge(invoice_ids=payments_due(now=now), now=now)
+
+
+def invoices_charge(*, invoice_ids: list[int], now: datetime | None = None) -> int:
+    """Charge these invoices one by one (each only if still due when its row is locked,
+    so a chunk queued twice charges nobody twice). Returns how many were sent."""
+    now = now or timezone.now()
     sent = 0
-    for invoice_id in list(due[:limit] if limit else due):
+    for invoice_id in invoice_ids:
         try:
             sent += invoice_charge(invoice_id=invoice_id, now=now).sent
         except stripe.StripeError:
@@ -222,15 +235,19 @@ def invoice_charge(*, invoice_id: int, now: datetime | None = None) -> ChargeOut
     now = now or timezone.now()
     with transaction.atomic():
         invoice = Invoice.objects.select_for_update().get(pk=invoice_id)
-        if invoice.status not in (InvoiceStatus.DUE, InvoiceStatus.FAILED):
+        if invoice.status not in (InvoiceStatus.DUE, InvoiceStatus.FAILED) or (
+            invoice.next_attempt_at is None or invoice.next_attempt_at > now
+        ):
+            # Settled, or not due: waiting for a retry, or an attempt in flight (its
+            # outcome is the reconciliation's to find, never a second charge's).
             return ChargeOutcome(invoice.pk, invoice.status, invoice.provider_payment_id)
         if invoice.attempted_at and not invoice.provider_payment_id:
+            # The reconciliation found no outcome for this attempt and made it due again.
             found = _attempt_find(invoice)
             if found is not None:
                 return _settle_locked(invoice, found, now=now)
             # The provider never saw the attempt: send it again with the same key.
-        elif invoice.next_attempt_at is None or invoice.next_attempt_at > now:
-            return ChargeOutcome(invoice.pk, invoice.status, invoice.provider_payment_id)
+            invoice.next_attempt_at = None
         else:
             invoice.collection_attempts += 1
             invoice.attempted_at = now

@@ -19,6 +19,7 @@ from django.core.management.base import SystemCheckError
 from django.urls import reverse
 from django.utils import timezone
 
+from billing import tasks
 from billing.models import (
     Invoice,
     InvoiceStatus,
@@ -675,3 +676,20 @@ def test_a_detached_card_is_no_longer_charged(
     assert invoice.status == InvoiceStatus.FAILED
     assert "No card or Direct Debit" in invoice.failure_message
     assert charges_of(stripe_on, driver) == []
+
+
+def test_the_charge_run_hands_out_chunks_and_a_chunk_queued_twice_charges_once(
+    stripe_on, monkeypatch
+):
+    first = driver_with_card(stripe_on)
+    second = driver_with_card(stripe_on, username="quin")
+    invoices = [billed_week(first), billed_week(second)]
+    ids = [invoice.pk for invoice in invoices]
+    monkeypatch.setattr(tasks, "CHARGE_CHUNK", 1)
+
+    assert tasks.payments_charge_due.apply().get() == 2
+    assert payments.invoices_charge(invoice_ids=ids) == 0
+
+    assert set(Invoice.objects.filter(pk__in=ids).values_list("status", flat=True)) == {"paid"}
+    assert len(charges_of(stripe_on, first)) == 1
+    assert len(charges_of(stripe_on, second)) == 1
