@@ -498,3 +498,36 @@ class FailedPayment(Invoice):
     class Meta:
         proxy = True
         verbose_name = "failed payment"
+
+
+class InvoiceRunFailureQuerySet(models.QuerySet):
+    def outstanding(self):
+        """Failures not yet mended: the driver still has no invoice for that week."""
+        invoiced = Invoice.objects.filter(
+            driver_id=models.OuterRef("driver_id"), week_start=models.OuterRef("week_start")
+        )
+        return self.exclude(models.Exists(invoiced))
+
+
+class InvoiceRunFailure(models.Model):
+    """A driver's week the weekly run could not invoice (issue 35). The run records it and
+    invoices everyone else; staff see it in the back office, mend the figures, and the next
+    run (the beat task or ``manage.py invoices_generate``) invoices the driver."""
+
+    driver = models.ForeignKey("drivers.Driver", on_delete=models.CASCADE, related_name="+")
+    week_start = models.DateField(help_text="Monday of the billing week (Europe/London).")
+    error = models.TextField()
+    failed_at = models.DateTimeField(default=timezone.now)
+
+    objects = InvoiceRunFailureQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-week_start", "driver_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["driver", "week_start"], name="invoice_run_failure_one_per_week"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"driver {self.driver_id}, week of {self.week_start}"

@@ -34,6 +34,7 @@ from bookings.services import (
     passenger_unblock,
 )
 from bookings.transitions import TRANSITIONS
+from core.admin_actions import BackOfficeAdmin
 from core.errors import DomainError
 from core.spreadsheet import spreadsheet_cell
 
@@ -114,7 +115,7 @@ def place_summary(place: dict) -> str:
 
 
 @admin.register(Booking)
-class BookingAdmin(admin.ModelAdmin):
+class BookingAdmin(BackOfficeAdmin):
     list_display = (
         "reference",
         "status",
@@ -218,7 +219,11 @@ class BookingAdmin(admin.ModelAdmin):
         if changed:
             self.message_user(request, f"{changed} booking(s) now {to_status}.", messages.SUCCESS)
 
-    @admin.action(description="Export the statutory booking record (CSV)")
+    def has_block_passenger_permission(self, request) -> bool:
+        # Blocking changes the passenger record, not the booking.
+        return request.user.has_perm("bookings.change_passenger")
+
+    @admin.action(description="Export the statutory booking record (CSV)", permissions=["view"])
     def export_statutory_record(self, request, queryset):
         response = HttpResponse(content_type="text/csv")
         stamp = timezone.now().strftime("%Y%m%d-%H%M")
@@ -229,7 +234,10 @@ class BookingAdmin(admin.ModelAdmin):
             writer.writerow([spreadsheet_cell(value(booking)) for _, value in STATUTORY_COLUMNS])
         return response
 
-    @admin.action(description="Block the passengers of the selected bookings")
+    @admin.action(
+        description="Block the passengers of the selected bookings",
+        permissions=["block_passenger"],
+    )
     def block_passenger(self, request, queryset):
         emails = {b.passenger_email for b in queryset if b.passenger_email}
         for email in emails:
@@ -238,25 +246,25 @@ class BookingAdmin(admin.ModelAdmin):
 
 
 @admin.register(Passenger)
-class PassengerAdmin(admin.ModelAdmin):
+class PassengerAdmin(BackOfficeAdmin):
     list_display = ("email", "name", "phone", "email_verified_at", "blocked", "created_at")
     list_filter = ("blocked", ("email_verified_at", admin.EmptyFieldListFilter))
     search_fields = ("email", "phone", "name")
     actions = ["block", "unblock"]
 
-    @admin.action(description="Block from booking")
+    @admin.action(description="Block from booking", permissions=["change"])
     def block(self, request, queryset):
         for passenger in queryset:
             passenger_block(email=passenger.email, reason=f"blocked by {request.user} in admin")
 
-    @admin.action(description="Unblock")
+    @admin.action(description="Unblock", permissions=["change"])
     def unblock(self, request, queryset):
         for passenger in queryset:
             passenger_unblock(passenger=passenger)
 
 
 @admin.register(PaymentRecord)
-class PaymentRecordAdmin(admin.ModelAdmin):
+class PaymentRecordAdmin(BackOfficeAdmin):
     list_display = ("booking", "kind", "amount", "method", "processor_fee", "occurred_at")
     list_filter = ("kind", "method")
     search_fields = ("booking__reference", "reference")
@@ -270,7 +278,7 @@ class PaymentRecordAdmin(admin.ModelAdmin):
 
 
 @admin.register(EmailConfirmation)
-class EmailConfirmationAdmin(admin.ModelAdmin):
+class EmailConfirmationAdmin(BackOfficeAdmin):
     list_display = ("passenger", "created_at", "used_at")
     search_fields = ("passenger__email",)
     readonly_fields = ("passenger", "token", "booking", "created_at", "used_at")

@@ -7,12 +7,13 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.utils import timezone
 
+from core.admin_actions import BackOfficeAdmin
 from privacy.models import DataRequest, Hold, StaffView
 from privacy.schedule import request_deadline
 
 
 @admin.register(Hold)
-class HoldAdmin(admin.ModelAdmin):
+class HoldAdmin(BackOfficeAdmin):
     list_display = ("booking", "reason", "note", "placed_by", "placed_at", "released_at")
     list_filter = ("reason", ("released_at", admin.EmptyFieldListFilter))
     search_fields = ("booking__reference", "note")
@@ -32,7 +33,7 @@ class HoldAdmin(admin.ModelAdmin):
 
 
 @admin.register(DataRequest)
-class DataRequestAdmin(admin.ModelAdmin):
+class DataRequestAdmin(BackOfficeAdmin):
     list_display = (
         "__str__",
         "subject",
@@ -71,7 +72,7 @@ class DataRequestAdmin(admin.ModelAdmin):
 
 
 @admin.register(StaffView)
-class StaffViewAdmin(admin.ModelAdmin):
+class StaffViewAdmin(BackOfficeAdmin):
     """Read-only for whoever holds privacy.view_staffview; nobody adds, edits or deletes."""
 
     list_display = ("at", "username", "model", "object_id", "search")

@@ -185,6 +185,18 @@ def retention_schedule() -> list[Retention]:
             relativedelta(days=s.PRIVACY_DATA_REQUEST_DAYS),
         ),
         Retention(
+            "rejected_tables",
+            "Fare tables sent in by drivers and operators that staff rejected",
+            "the sender's name and login and the photo of the table (stored without its "
+            "camera data); an approved table's stay as the source of a table in force",
+            "to check a table against its photo before it prices journeys, and to answer "
+            "the sender",
+            "legitimate interests (fares on the councils' own tables)",
+            f"{_days(s.PRIVACY_REJECTED_TABLE_DAYS)} after the rejection",
+            "deleted with its photo",
+            relativedelta(days=s.PRIVACY_REJECTED_TABLE_DAYS),
+        ),
+        Retention(
             "invoices",
             "Drivers' invoices and credit notes",
             "the driver's name and the week's earnings and fees",

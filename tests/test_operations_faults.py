@@ -31,14 +31,12 @@ from tests.operations_stack import (
     METRICS_TOKEN,
     RECEIVER_PORT,
     Stack,
+    faults_skip_reason,
     http,
-    tools_available,
     wait_until,
 )
 
-pytestmark = pytest.mark.skipif(
-    not tools_available(), reason="needs initdb, postgres, pg_isready and redis-server"
-)
+pytestmark = pytest.mark.skipif(faults_skip_reason() is not None, reason=faults_skip_reason() or "")
 
 BOOKINGS = int(os.environ.get("OPERATIONS_BOOKINGS", "500"))
 DRIVERS = BOOKINGS + 400

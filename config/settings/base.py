@@ -221,8 +221,33 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Static files are served by WhiteNoise straight from the apps in development and tests.
 WHITENOISE_USE_FINDERS = True
+# Uploaded files (photos of fare tables, issue 33) go through Django's storage API: local
+# files under MEDIA_ROOT by default; S3-compatible storage (AWS, MinIO, Cloudflare R2, ...)
+# through django-storages when FILE_STORAGE_S3_BUCKET is set (README, "Configuration").
+# Neither is served publicly: staff open a photo through the admin.
+MEDIA_ROOT = env("MEDIA_ROOT", default=str(BASE_DIR / "media"))
+MEDIA_URL = "media/"
+FILE_STORAGE_S3_BUCKET = env("FILE_STORAGE_S3_BUCKET", default="")
+if FILE_STORAGE_S3_BUCKET:
+    DEFAULT_FILE_STORAGE_BACKEND = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": FILE_STORAGE_S3_BUCKET,
+            # Blank: AWS itself; set for MinIO, R2, Scaleway and other S3-compatible stores.
+            "endpoint_url": env("FILE_STORAGE_S3_ENDPOINT_URL", default="") or None,
+            "region_name": env("FILE_STORAGE_S3_REGION", default="") or None,
+            "access_key": env("FILE_STORAGE_S3_ACCESS_KEY_ID", default="") or None,
+            "secret_key": env("FILE_STORAGE_S3_SECRET_ACCESS_KEY", default="") or None,
+            "location": env("FILE_STORAGE_S3_PREFIX", default=""),
+            "default_acl": "private",
+            "querystring_auth": True,
+            "file_overwrite": False,
+        },
+    }
+else:
+    DEFAULT_FILE_STORAGE_BACKEND = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": DEFAULT_FILE_STORAGE_BACKEND,
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
@@ -410,6 +435,13 @@ PRICING_CATALOGUE_CHECK_SECONDS = env.int("PRICING_CATALOGUE_CHECK_SECONDS", def
 PICKUP_PAST_TOLERANCE_SECONDS = env.int("PICKUP_PAST_TOLERANCE_SECONDS", default=300)
 # Nobody books a taxi more than this far ahead; later pickups are 400 invalid_input.
 BOOKING_HORIZON_DAYS = env.int("BOOKING_HORIZON_DAYS", default=365)
+
+# Tables from the trade (issue 33, pricing.submissions): the largest photo or PDF of a fare
+# table taken, and how many tables one driver or operator login may send in a rolling
+# window (refused with 429 submission_limit, Retry-After when the oldest leaves it).
+TARIFF_SUBMISSION_MAX_BYTES = env.int("TARIFF_SUBMISSION_MAX_BYTES", default=8 * 1024 * 1024)
+TARIFF_SUBMISSIONS_PER_SUBMITTER = env.int("TARIFF_SUBMISSIONS_PER_SUBMITTER", default=3)
+TARIFF_SUBMISSIONS_WINDOW_DAYS = env.int("TARIFF_SUBMISSIONS_WINDOW_DAYS", default=7)
 
 BOOKING_REFERENCE_PREFIX = env("BOOKING_REFERENCE_PREFIX", default="DTD")
 
@@ -786,6 +818,8 @@ PRIVACY_OAUTH_EXPIRED_DAYS = env.int("PRIVACY_OAUTH_EXPIRED_DAYS", default=7)
 PRIVACY_SCREENING_DAYS = env.int("PRIVACY_SCREENING_DAYS", default=90)
 PRIVACY_STAFF_VIEW_DAYS = env.int("PRIVACY_STAFF_VIEW_DAYS", default=730)
 PRIVACY_DATA_REQUEST_DAYS = env.int("PRIVACY_DATA_REQUEST_DAYS", default=730)
+# A fare table from the trade that staff rejected, with its photo (pricing.submissions).
+PRIVACY_REJECTED_TABLE_DAYS = env.int("PRIVACY_REJECTED_TABLE_DAYS", default=90)
 # HMRC: business records for 6 years.
 PRIVACY_INVOICE_YEARS = 6
 # Server logs are kept by the log platform; the deployment sets it to this.
@@ -796,4 +830,4 @@ PRIVACY_REQUEST_ANSWER_MONTHS = 1
 PRIVACY_REQUEST_LINK_HOURS = 24
 PRIVACY_REQUESTS_PER_EMAIL_PER_DAY = 3
 # Rows per transaction in the retention job: each batch locks only its own rows, briefly.
-PRIVACY_RETENTION_BATCH = env.int("PRIVACY_RETENTION_BATCH", default=2000)
+PRIVACY_RETENTION_BATCH = env.int("PRIVACY_RETENTION_BATCH", default=1000)

@@ -15,15 +15,23 @@ from dateutil.relativedelta import relativedelta
 from django.contrib.auth import get_user_model
 from django.test import override_settings
 from django.utils import timezone
+from oauth2_provider.models import get_application_model, get_grant_model
 
 from agents.models import SignInCode
 from bookings.models import Booking, EmailConfirmation, Passenger
-from bookings.tests.factories import BookingFactory, PassengerFactory, PaymentRecordFactory
+from bookings.tests.factories import (
+    BookingEventFactory,
+    BookingFactory,
+    PassengerFactory,
+    PaymentRecordFactory,
+)
 from core.testing.places import LEEDS, LONDON
 from dispatch.models import NotificationLog
 from drivers.models import PositionSample
 from drivers.tests.factories import DriverFactory
 from guards.models import ScreeningRejection
+from partners.models import WebhookAttempt, WebhookDelivery
+from partners.tests.factories import AccountFactory
 from privacy.models import Hold, HoldReason, StaffView
 from privacy.schedule import booking_record_months, retention_schedule
 from privacy.services.retention import APPLIERS, CONTACT_FIELDS, retention_apply
@@ -188,3 +196,58 @@ def test_a_minimised_booking_is_still_in_the_statutory_export(client):
     rows = list(csv.reader(io.StringIO(response.content.decode())))
     assert any(booking.reference in row for row in rows[1:])
     assert "Jo Bloggs" not in response.content.decode()
+
+
+def test_webhook_deliveries_and_expired_oauth_grants_go_after_their_periods():
+    now = timezone.now()
+    account = AccountFactory()
+    first, second = BookingEventFactory(), BookingEventFactory()
+    delivered = WebhookDelivery.objects.create(
+        booking=first.booking,
+        event=first,
+        account=account,
+        webhook_id="msg_1",
+        event_type="booking.created",
+        sequence=1,
+        body='{"passenger": "Jo"}',
+        url="https://example.org/hook",
+        status="delivered",
+    )
+    WebhookAttempt.objects.create(delivery=delivered, status_code=200)
+    pending = WebhookDelivery.objects.create(
+        booking=second.booking,
+        event=second,
+        account=account,
+        webhook_id="msg_2",
+        event_type="booking.created",
+        sequence=2,
+        body="{}",
+        url="https://example.org/hook",
+        status="pending",
+    )
+    user = get_user_model().objects.create_user("agent-passenger")
+    application = get_application_model().objects.create(
+        name="An assistant",
+        client_type="public",
+        authorization_grant_type="authorization-code",
+        redirect_uris="https://example.org/cb",
+        user=None,
+    )
+    get_grant_model().objects.create(
+        user=user,
+        application=application,
+        code="c",
+        expires=now,
+        redirect_uri="https://example.org/cb",
+        code_challenge="x" * 43,
+        code_challenge_method="S256",
+    )
+    with time_machine.travel(now + dt.timedelta(days=6)):
+        retention_apply()
+    assert get_grant_model().objects.exists()
+    with time_machine.travel(now + dt.timedelta(days=31)):
+        report = retention_apply()
+    assert not get_grant_model().objects.exists()
+    assert report.counts["webhook_deliveries"] == 1
+    assert list(WebhookDelivery.objects.values_list("pk", flat=True)) == [pending.pk]
+    assert not WebhookAttempt.objects.exists()

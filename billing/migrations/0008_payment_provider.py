@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('billing', '0006_invoice_records_its_fee_rule'),
+        ('billing', '0007_invoice_run_failure'),
         ('drivers', '0007_position_samples_and_tracker_devices'),
     ]
 
