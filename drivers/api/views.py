@@ -21,7 +21,7 @@ from api.callers import ratelimit_enforce
 from api.idempotency import IdempotentViewMixin
 from api.input_serializers import validated_input
 from api.principals import request_driver
-from api.schema import problem_responses
+from api.schema import FIX_FIVE_SECONDS_AGO, FIX_TEN_SECONDS_AGO, problem_responses
 from drivers import services
 from drivers.api import ingest
 from drivers.api.authentication import (
@@ -129,6 +129,13 @@ class DriverAvailabilityView(DriverAPIView):
         operation_id="driver_availability",
         tags=TAGS,
         request=DriverAvailabilityInputSerializer,
+        examples=[
+            OpenApiExample(
+                "Online at Leeds station",
+                value={"online": True, "lat": 53.7955, "lng": -1.5491},
+                request_only=True,
+            )
+        ],
         responses={
             200: DriverAvailabilityOutputSerializer,
             **problem_responses(400, 401, 403, 429, 503),
@@ -204,14 +211,14 @@ class DriverLocationView(APIView):
                 "A buffered batch",
                 value={
                     "fixes": [
-                        {"lat": 53.7950, "lng": -1.5480, "at": "2026-11-25T14:05:00Z"},
+                        {"lat": 53.7950, "lng": -1.5480, "at": FIX_TEN_SECONDS_AGO},
                         {
                             "lat": 53.7955,
                             "lng": -1.5491,
                             "heading": 45,
                             "speed": 8.5,
                             "accuracy": 6,
-                            "at": "2026-11-25T14:05:05Z",
+                            "at": FIX_FIVE_SECONDS_AGO,
                         },
                     ]
                 },
