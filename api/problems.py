@@ -145,6 +145,13 @@ STATUS_BY_CODE = {
     "daily_job_limit": 429,
     "daily_bridge_limit": 429,
     "service_unavailable": 503,
+    # The edge's own answers (bare statuses, the MCP gate, the ingest) and the last resort;
+    # every code raised anywhere is in this table (api/tests/test_error_codes.py).
+    "method_not_allowed": 405,
+    "not_acceptable": 406,
+    "payload_too_large": 413,
+    "unsupported_media_type": 415,
+    "server_error": 500,
 }
 
 
