@@ -3,9 +3,12 @@
 # there): see README, "Self-hosting with containers".
 FROM python:3.11-slim
 
+# REQUIREMENTS: `make install` takes the production dependencies only (requirements.txt),
+# here and in every make command the container runs.
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     DJANGO_SETTINGS_MODULE=config.settings.production \
+    REQUIREMENTS=requirements.txt \
     PORT=8000
 
 RUN apt-get update \
@@ -15,7 +18,8 @@ RUN apt-get update \
 
 WORKDIR /app
 # Dependencies first, so that a code change does not reinstall them: `make install`
-# builds .venv from the two requirements files, as on a developer's machine.
+# builds .venv from requirements.txt alone (REQUIREMENTS above); requirements-dev.txt is
+# copied only because the Makefile's install rule watches both files.
 COPY --chown=taxi:taxi Makefile requirements.txt requirements-dev.txt ./
 RUN chown taxi:taxi /app
 USER taxi

@@ -16,12 +16,17 @@ comma := ,
 
 .PHONY: install run demo web mcp release worker beat dispatcher ingest test lint lint-imports mutate format schema fuzz bench check-deploy clean
 
+# REQUIREMENTS: what `make install` installs. Developers and CI take requirements-dev.txt
+# (the service, its tests and tools); the production image sets requirements.txt, so no
+# test or load tool (pytest, selenium, locust, mutmut, schemathesis) ships there.
+REQUIREMENTS ?= requirements-dev.txt
+
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	@$(PY) -c 'import sys; assert sys.version_info >= (3, 11), sys.version' \
 	  || { echo "Python 3.11+ needed: make PY=/path/to/python3.11 ..."; exit 1; }
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -r requirements-dev.txt
+	$(BIN)/pip install -q -r $(REQUIREMENTS)
 	touch $@
 
 install: $(BIN)/.installed

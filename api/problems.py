@@ -133,6 +133,7 @@ STATUS_BY_CODE = {
     "settlement_exceeds_fare": 409,
     "quote_expired": 410,
     "offer_link_expired": 410,
+    "link_expired": 410,
     "address_not_found": 422,
     "outside_service_area": 422,
     "address_not_precise": 422,

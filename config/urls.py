@@ -13,8 +13,6 @@ urlpatterns = [
     path("metrics", metrics, name="metrics"),
     path("admin/", admin.site.urls),
     path("api/public/", include("api.urls")),
-    # Suntransfers' supplier API (ST SPEC v1), hosted as a Suntransfers supplier.
-    path("api/suppliers/suntransfers/", include("partners.api.suntransfers")),
     path("problems/", problem_index_page, name="problem-index"),
     path("problems/<slug:slug>", problem_type_page, name="problem-type"),
     path("driver/billing/", include("billing.urls")),
@@ -25,6 +23,7 @@ urlpatterns = [
     # OAuth 2.1 for AI agents (the MCP server itself is mounted in config.asgi).
     path("", include("agents.urls")),
     path("", include("bookings.urls")),
+    path("", include("privacy.urls")),
     # The passenger's tracking page shows dispatch's live state, so dispatch serves it.
     path("", include("dispatch.tracking_urls")),
 ]

@@ -15,7 +15,8 @@ from drivers.tests.factories import UserFactory, driver_at
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("config.urls")]
 
 RIGHT = "correct horse battery"  # UserFactory's password
-THROTTLED = override_settings(AXES_ENABLED=True, AXES_FAILURE_LIMIT=10, AXES_COOLOFF_TIME=0.25)
+# The production limit and cool-off (config.settings.base; tests/test_production_defaults.py)
+THROTTLED = override_settings(AXES_ENABLED=True)
 
 
 @pytest.fixture

@@ -34,16 +34,12 @@ from tests.operations_stack import (
     PROXY_PORT,
     RECEIVER_PORT,
     Stack,
+    faults_skip_reason,
     http,
-    tools_available,
     wait_until,
 )
 
-# Skipped on a laptop without the tools; in CI (CI set) the stack fails instead (issue 35).
-pytestmark = pytest.mark.skipif(
-    not tools_available() and os.environ.get("CI", "").lower() in ("", "0", "false", "no"),
-    reason="needs initdb, postgres, pg_isready and redis-server",
-)
+pytestmark = pytest.mark.skipif(faults_skip_reason() is not None, reason=faults_skip_reason() or "")
 
 BOOKINGS = int(os.environ.get("OPERATIONS_BOOKINGS", "500"))
 DRIVERS = BOOKINGS + 400

@@ -56,6 +56,21 @@ def test_a_resource_written_with_a_trailing_slash_is_the_same_resource():
     assert agent_grant_for_token(token(resource=[f"{MCP}/"]), resource=MCP) is not None
 
 
+def test_a_token_for_one_origin_is_no_grant_at_another():
+    """Issue 37: the audience checked on more than one origin (every connected domain
+    serves /mcp, contract 1)."""
+    book = mcp_resource("https://book.example")
+    raw = token(resource=[book])
+    assert agent_grant_for_token(raw, resource=book) is not None
+    assert agent_grant_for_token(raw, resource=MCP) is None
+    assert agent_grant_for_token(raw, resource="https://book.example") is None
+    Application.objects.all().delete()
+    get_user_model().objects.all().delete()
+    raw = token(resource=[MCP])
+    assert agent_grant_for_token(raw, resource=MCP) is not None
+    assert agent_grant_for_token(raw, resource=book) is None
+
+
 def test_a_token_expires_at_its_expiry_exactly():
     now = timezone.now()
     raw = token(expires=now)

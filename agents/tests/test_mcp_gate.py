@@ -1,22 +1,50 @@
-"""The /mcp door in-process: what it refuses before the SDK sees a message."""
+"""The /mcp door in-process: what it refuses before the SDK sees a message.
+
+The bearer token is a real access token in the database, looked up by the gate itself
+(agents.grants): nothing stands in for the lookup, so the resource the gate derives from
+the request's origin is the one the token is checked against (issue 37)."""
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import hashlib
 import json
 
-from agents.grants import AgentGrant
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from oauth2_provider.models import AccessToken
+
 from agents.mcp import gate
+from agents.tests.factories import ApplicationFactory
+
+TAXI = "https://taxi.example/mcp"
+BOOK = "https://book.example/mcp"  # the other connected domain (config.settings.test)
 
 
-def _call(monkeypatch, tool: str, scopes: frozenset[str]) -> tuple[int, dict | None]:
-    grant = AgentGrant(
-        client_id="c",
-        client_name="Some Assistant",
-        passenger_email="jo@example.co.uk",
-        scopes=scopes,
+def _token(scopes: frozenset[str], resource: list[str]) -> str:
+    raw = f"raw-{'-'.join(sorted(scopes))}-{len(resource)}"
+    AccessToken.objects.create(
+        token="",
+        token_checksum=hashlib.sha256(raw.encode()).hexdigest(),
+        application=ApplicationFactory(name="Some Assistant"),
+        user=get_user_model().objects.create_user(raw, email=f"{raw}@example.co.uk"),
+        expires=timezone.now() + dt.timedelta(hours=1),
+        scope=" ".join(sorted(scopes)),
+        resource=resource,
     )
-    monkeypatch.setattr(gate, "_grant_lookup", lambda raw, resource: grant)
+    return raw
+
+
+def _call(
+    tool: str,
+    scopes: frozenset[str],
+    *,
+    resource: tuple[str, ...] = (TAXI,),
+    host: bytes = b"taxi.example",
+) -> tuple[int, dict | None]:
+    raw = _token(scopes, list(resource))
     reached: list = []
 
     async def sdk(scope, receive, send):
@@ -33,9 +61,9 @@ def _call(monkeypatch, tool: str, scopes: frozenset[str]) -> tuple[int, dict | N
         "scheme": "https",
         "path": "/mcp",
         "headers": [
-            (b"host", b"taxi.example"),
+            (b"host", host),
             (b"content-type", b"application/json"),
-            (b"authorization", b"Bearer t"),
+            (b"authorization", f"Bearer {raw}".encode()),
         ],
     }
     sent: list = []
@@ -48,18 +76,52 @@ def _call(monkeypatch, tool: str, scopes: frozenset[str]) -> tuple[int, dict | N
 
     asyncio.run(gate.MCPGate(sdk)(scope, receive, send))
     status = sent[0]["status"]
+    assert bool(reached) == (status == 200)
     return status, (json.loads(sent[1]["body"]) if status != 200 else None)
 
 
-def test_a_tool_missing_from_tool_scopes_is_closed_to_every_token(monkeypatch):
+# The gate looks the token up in a worker thread (its own connection): committed rows.
+db = pytest.mark.django_db(transaction=True)
+
+
+@db
+def test_a_tool_missing_from_tool_scopes_is_closed_to_every_token():
     """Finding (issue 24): "An MCP tool left out of `TOOL_SCOPES` is open to any MCP
     token." A tool registered without a scope is refused, whatever the token holds."""
-    status, problem = _call(monkeypatch, "export_all_bookings", frozenset({"quotes", "bookings"}))
+    status, problem = _call("export_all_bookings", frozenset({"quotes", "bookings"}))
     assert (status, problem["code"]) == (403, "permission_denied")
 
 
-def test_a_tool_with_its_scope_in_the_token_reaches_the_server(monkeypatch):
-    assert _call(monkeypatch, "estimate_fare", frozenset({"quotes"}))[0] == 200
+@db
+def test_a_tool_with_its_scope_in_the_token_reaches_the_server():
+    assert _call("estimate_fare", frozenset({"quotes"}))[0] == 200
+
+
+@db
+def test_a_tool_whose_scope_the_token_lacks_is_403():
+    status, problem = _call("start_booking", frozenset({"quotes"}))
+    assert (status, problem["code"]) == (403, "insufficient_scope")
+
+
+@db
+@pytest.mark.parametrize(
+    ("resource", "host", "status"),
+    [
+        ((TAXI,), b"taxi.example", 200),
+        ((BOOK,), b"book.example", 200),
+        ((TAXI,), b"book.example", 401),  # a token for one origin is refused at another
+        ((BOOK,), b"taxi.example", 401),
+        ((TAXI, BOOK), b"book.example", 200),
+        (("https://taxi.example/api",), b"taxi.example", 401),
+    ],
+)
+def test_the_token_counts_only_at_the_origin_it_was_issued_for(resource, host, status):
+    """Issue 37: the audience was checked on one origin only. The gate derives the
+    resource from the Host it is reached at, on every connected domain."""
+    found, problem = _call("estimate_fare", frozenset({"quotes"}), resource=resource, host=host)
+    assert found == status
+    if status == 401:
+        assert problem["code"] == "unauthenticated"
 
 
 def test_every_tool_the_server_offers_has_a_scope():

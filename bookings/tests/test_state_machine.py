@@ -4,7 +4,7 @@ import pytest
 
 from bookings.models import Booking, BookingEvent, BookingStatus
 from bookings.services import booking_status_change
-from bookings.transitions import TRANSITIONS, transition_allowed
+from bookings.transitions import TRANSITIONS, statuses_that_may_become, transition_allowed
 from core.errors import DomainError
 from core.testing.concurrency import race
 
@@ -33,6 +33,31 @@ def test_illegal_moves_are_refused(current, target):
 
 def test_every_status_has_a_row():
     assert set(TRANSITIONS) == set(BookingStatus.values)
+
+
+def test_the_whole_table_is_pinned():
+    """Issue 37: ``EN_ROUTE: {ARRIVED, ON_BOARD, CANCELLED}`` passed every test, and let a
+    driver skip "arrived" (and with it the pickup code and the waiting charge). Every row
+    of contract 3.1, written out: a row that gains or loses a move fails here."""
+    assert {status: set(nexts) for status, nexts in TRANSITIONS.items()} == {
+        "confirmed": {"offered", "accepted", "no_driver", "cancelled"},
+        "offered": {"accepted", "confirmed", "no_driver", "cancelled"},
+        "accepted": {"en_route", "arrived", "confirmed", "cancelled"},
+        "en_route": {"arrived", "cancelled"},
+        "arrived": {"on_board", "no_show", "cancelled"},
+        "on_board": {"completed"},
+        "no_driver": {"offered", "accepted", "cancelled"},
+        "completed": set(),
+        "cancelled": set(),
+        "no_show": set(),
+    }
+
+
+def test_on_board_is_reached_only_from_arrived():
+    """The pickup code is checked only on "arrived": no other status may lead on board."""
+    assert statuses_that_may_become("on_board") == ["arrived"]
+    assert not transition_allowed("en_route", "on_board")
+    assert not transition_allowed("accepted", "on_board")
 
 
 def test_change_appends_an_event_and_bumps_the_sequence(booking_factory):

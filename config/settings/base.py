@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "agents",
     "django_guid",
     "operations",
+    "privacy",
 ]
 
 MIDDLEWARE = [
@@ -81,6 +82,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Staff views of bookings, passengers and drivers in the back office (issue 39).
+    "privacy.audit.StaffViewAuditMiddleware",
     # Last, as django-axes asks: turns a locked-out admin login into its lockout response.
     "axes.middleware.AxesMiddleware",
 ]
@@ -530,6 +533,11 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": DRIVER_LOCATION_TICK_SECONDS,
         "options": {"expires": DRIVER_LOCATION_TICK_SECONDS},
     },
+    # The retention schedule (privacy.schedule), once a day at a quiet hour.
+    "privacy-retention-apply": {
+        "task": "privacy.tasks.retention_apply",
+        "schedule": crontab(hour=3, minute=41),
+    },
     # Idempotency-Key records are kept 24 hours (contract 1.3), then purged.
     "api-idempotency-records-purge": {
         "task": "api.tasks.idempotency_records_purge",
@@ -714,10 +722,39 @@ INGEST_THREADS = env.int("INGEST_THREADS", default=4)
 SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = env.int("SERVICE_UNAVAILABLE_RETRY_AFTER", default=5)
 # /metrics answers only "Authorization: Bearer <METRICS_TOKEN>"; unset, it is 404.
 METRICS_TOKEN = env("METRICS_TOKEN", default="")
-METRICS_DISPATCH_LATENCY_WINDOW_MINUTES = env.int("METRICS_DISPATCH_WINDOW_MINUTES", default=15)
+METRICS_DISPATCH_LATENCY_WINDOW_MINUTES = env.int(
+    "METRICS_DISPATCH_LATENCY_WINDOW_MINUTES", default=15
+)
 METRICS_DISPATCH_LATENCY_SAMPLE_MAX = 5000
 METRICS_BROKER_TIMEOUT_SECONDS = 2.0
 # json (one object a line; production's default) or console (key=value; local default).
 LOG_FORMAT = env("LOG_FORMAT", default="console")
 LOG_LEVEL = env("LOG_LEVEL", default="INFO")
 LOGGING = logging_config(LOG_FORMAT, LOG_LEVEL)
+
+# Personal data (issue 39, contract 11): how long each kind of record is kept. The schedule
+# that reads these, with each period's purpose and lawful basis, is privacy.schedule; the
+# privacy notice and the retention job read it. Bookings: the pickup authority's
+# record-keeping period where privacy/data/booking_record_periods.json knows it, otherwise
+# this default (12 months: the top of the 6-12 months most councils set, and TfL's).
+PRIVACY_BOOKING_RECORD_DEFAULT_MONTHS = env.int("PRIVACY_BOOKING_RECORD_DEFAULT_MONTHS", default=12)
+PRIVACY_POSITION_TRAIL_DAYS = env.int("PRIVACY_POSITION_TRAIL_DAYS", default=30)
+PRIVACY_MESSAGE_LOG_DAYS = env.int("PRIVACY_MESSAGE_LOG_DAYS", default=90)
+PRIVACY_EMAIL_CODE_DAYS = env.int("PRIVACY_EMAIL_CODE_DAYS", default=1)
+PRIVACY_UNCONFIRMED_PASSENGER_DAYS = env.int("PRIVACY_UNCONFIRMED_PASSENGER_DAYS", default=30)
+PRIVACY_WEBHOOK_DELIVERY_DAYS = env.int("PRIVACY_WEBHOOK_DELIVERY_DAYS", default=30)
+PRIVACY_OAUTH_EXPIRED_DAYS = env.int("PRIVACY_OAUTH_EXPIRED_DAYS", default=7)
+PRIVACY_SCREENING_DAYS = env.int("PRIVACY_SCREENING_DAYS", default=90)
+PRIVACY_STAFF_VIEW_DAYS = env.int("PRIVACY_STAFF_VIEW_DAYS", default=730)
+PRIVACY_DATA_REQUEST_DAYS = env.int("PRIVACY_DATA_REQUEST_DAYS", default=730)
+# HMRC: business records for 6 years.
+PRIVACY_INVOICE_YEARS = 6
+# Server logs are kept by the log platform; the deployment sets it to this.
+PRIVACY_LOG_DAYS = env.int("PRIVACY_LOG_DAYS", default=14)
+# A request is answered within one month (UK GDPR article 12(3)); its emailed link works
+# this many hours; at most this many links a day go to one address.
+PRIVACY_REQUEST_ANSWER_MONTHS = 1
+PRIVACY_REQUEST_LINK_HOURS = 24
+PRIVACY_REQUESTS_PER_EMAIL_PER_DAY = 3
+# Rows per transaction in the retention job: each batch locks only its own rows, briefly.
+PRIVACY_RETENTION_BATCH = env.int("PRIVACY_RETENTION_BATCH", default=1000)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bookings.models import BookingStatus
+from bookings.models import BookingEvent, BookingStatus
 from bookings.tests.factories import BookingFactory
 from core.testing.places import LEEDS
 from dispatch.services import offers
@@ -25,7 +25,7 @@ def arrived(django_capture_on_commit_callbacks):
     # arriving is judged against the driver's own latest position report (contract 6)
     position_report(offer.driver, lat=booking.pickup_lat, lng=booking.pickup_lng)
     for status in ("en_route", "arrived"):
-        post_status(client, booking, {"status": status})
+        assert post_status(client, booking, {"status": status}).status_code == 200
     return client, booking
 
 
@@ -71,7 +71,43 @@ def test_a_booking_without_a_code_starts_without_one(django_capture_on_commit_ca
     offer_accept_post(client, offer)
     position_report(offer.driver, lat=booking.pickup_lat, lng=booking.pickup_lng)
     for status in ("en_route", "arrived", "on_board"):
-        assert post_status(client, booking, {"status": status}).status_code == 200
+        response = post_status(client, booking, {"status": status})
+        assert response.status_code == 200, response.content
+        assert response.json()["status"] == status
+        booking.refresh_from_db()
+        assert booking.status == status
+    # the trip started from the kerb: "arrived" is in the trail (the waiting charge runs
+    # from it), just before on board
+    trail = list(
+        BookingEvent.objects.filter(booking=booking)
+        .exclude(to_status="")
+        .order_by("sequence")
+        .values_list("to_status", flat=True)
+    )
+    assert trail[-3:] == ["en_route", "arrived", "on_board"]
+
+
+def test_on_board_straight_from_en_route_is_409_and_nothing_moves(
+    django_capture_on_commit_callbacks,
+):
+    """Issue 37: a driver posting on_board (with or without the code) on an en-route job
+    skipped "arrived", the code check and the waiting charge, and got 200."""
+    driver_at(LEEDS)
+    booking = BookingFactory(pickup_code="4821")
+    with django_capture_on_commit_callbacks(execute=True):
+        offer = offers.booking_dispatch_next(booking_id=booking.pk)
+    client = driver_client(offer.driver)
+    offer_accept_post(client, offer)
+    assert post_status(client, booking, {"status": "en_route"}).status_code == 200
+    booking.refresh_from_db()
+    sequence = booking.sequence
+    for body in ({"status": "on_board"}, {"status": "on_board", "pickupCode": "4821"}):
+        response = post_status(client, booking, body)
+        assert response.status_code == 409, response.content
+        assert response["Content-Type"] == "application/problem+json"
+        assert response.json()["code"] == "invalid_transition"
+        booking.refresh_from_db()
+        assert (booking.status, booking.sequence) == (BookingStatus.EN_ROUTE, sequence)
 
 
 def test_the_driver_feed_never_shows_the_code(arrived):

@@ -13,7 +13,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from core.testing.places import LEEDS, north_of
-from drivers.positions import position_latest, positions_backend
+from drivers.positions import FIX_MAX_AHEAD, position_latest, positions_backend
 from drivers.tests.factories import UserFactory, driver_at
 from drivers.tests.ingest_client import wsgi_call
 
@@ -299,3 +299,34 @@ def test_a_key_longer_than_255_characters_is_400(token):
     response = post_with(token, {"lat": 53.80, "lng": -1.55}, HTTP_IDEMPOTENCY_KEY="k" * 256)
     assert response.status_code == 400
     assert "Idempotency-Key" in response.json()["errors"]
+
+
+# --- issue 37: the fix's clock and the login behind the token ----------------------------
+
+
+def test_a_fix_ahead_of_the_servers_clock_is_refused_past_the_allowance(token, driver):
+    now = timezone.now()
+    # the phone's clock may run a little fast: within FIX_MAX_AHEAD it is taken...
+    within = iso(now + FIX_MAX_AHEAD - timedelta(seconds=30))
+    response = post(token, {"lat": 53.8, "lng": -1.55, "at": within})
+    assert response.status_code == 200, response.content
+    # ...beyond it, alone or in a batch, it is 400 naming the time, and nothing is recorded
+    ahead = iso(now + FIX_MAX_AHEAD + timedelta(seconds=30))
+    for body, field in (
+        ({"lat": 53.9, "lng": -1.55, "at": ahead}, "at"),
+        ({"fixes": [{"lat": 53.9, "lng": -1.55, "at": ahead}]}, "fixes[0].at"),
+    ):
+        response = post(token, body)
+        assert response.status_code == 400, response.content
+        assert field in response.json()["errors"]
+    assert position_latest(driver.pk).lat == pytest.approx(53.8)
+
+
+def test_the_token_of_a_deactivated_login_is_401_on_both_doors(token, driver):
+    assert post(token, {"lat": 53.8, "lng": -1.55}).status_code == 200
+    type(driver.user).objects.filter(pk=driver.user.pk).update(is_active=False)
+    response = post(token, {"lat": 53.9, "lng": -1.55})
+    assert response.status_code == 401
+    assert response.json()["code"] == "unauthenticated"
+    assert post_wsgi(token, {"lat": 53.9, "lng": -1.55})[0] == 401
+    assert position_latest(driver.pk).lat == pytest.approx(53.8)

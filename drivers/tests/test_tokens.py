@@ -115,3 +115,18 @@ def test_logging_out_ends_the_token_for_position_reports_too(driver, settings):
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     assert client.post("/api/public/v1/driver/logout").status_code == 204
     assert report(token) == 401
+
+
+def test_a_token_ends_at_its_expiry_instant_exactly(driver):
+    """Issue 37: with the production age (720 h, no override) a token works until the
+    microsecond before ``created + 720 h`` and not at that instant, in the app's API and
+    on the position path alike."""
+    from rest_framework.authtoken.models import Token
+
+    token = login()
+    created = Token.objects.get(key=token).created
+    end = created + dt.timedelta(hours=720)
+    with time_machine.travel(end - dt.timedelta(microseconds=1), tick=False):
+        assert (feed(token), report(token)) == (200, 200)
+    with time_machine.travel(end, tick=False):
+        assert (feed(token), report(token)) == (401, 401)

@@ -273,7 +273,30 @@ def test_a_subcontracted_fleet_may_report(client, job, make_account):
             "occurredAt": "2026-11-22T10:00:00Z",
         },
     )
-    assert response.status_code == 200
+    assert response.status_code == 200, response.content
+    assert (response.json()["status"], response.json()["changed"]) == ("accepted", True)
+    job.refresh_from_db()
+    assert job.status == BookingStatus.ACCEPTED
+    assert job.sequence == response.json()["sequence"]
+    assert job.events.get(to_status="accepted").actor == f"account:{fleet.slug}"
+
+
+def test_a_fleet_the_job_was_not_handed_to_may_not_report(client, job, make_account):
+    make_account("partner", name="Sub Fleet")
+    other = make_account("partner", name="Other Fleet")
+    Booking.objects.filter(pk=job.pk).update(subcontracted_to=Account.objects.get(name="Sub Fleet"))
+    response = signed(
+        client,
+        other,
+        {
+            "bookingReference": job.reference,
+            "status": "accepted",
+            "occurredAt": "2026-11-22T10:00:00Z",
+        },
+    )
+    assert response.status_code == 404
+    job.refresh_from_db()
+    assert job.status == BookingStatus.CONFIRMED
 
 
 def test_unknown_job_ref_is_404(client, partner, job):

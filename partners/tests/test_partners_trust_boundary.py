@@ -457,6 +457,26 @@ def test_a_processor_fee_above_the_amount_paid_is_409(driver_job):
     assert client.post(url, fair, format="json").status_code == 201
 
 
+def test_the_cap_is_net_of_refunds(driver_job):
+    """Issue 37: the "net of refunds" part of the cap was untested. Fare 30, settled 30,
+    10 refunded: 10 more may be settled, and not a penny beyond."""
+    from bookings.services import payment_record_append
+
+    client, booking = driver_job
+    Booking.objects.filter(pk=booking.pk).update(status=BookingStatus.COMPLETED, fare="30.00")
+    assert settle(client, booking, "30.00").status_code == 201
+    assert_problem(settle(client, booking, "0.01"), 409, "settlement_exceeds_fare")
+    payment_record_append(
+        booking=booking, amount=Decimal("10.00"), method="cash", kind=PaymentRecord.Kind.REFUND
+    )
+    body = assert_problem(settle(client, booking, "10.01"), 409, "settlement_exceeds_fare")
+    assert (body["fareDueGBP"], body["settledGBP"]) == (30.0, 20.0)
+    assert settle(client, booking, "10.00").status_code == 201
+    assert_problem(settle(client, booking, "0.01"), 409, "settlement_exceeds_fare")
+    payments = PaymentRecord.objects.filter(kind=PaymentRecord.Kind.PAYMENT)
+    assert sorted(r.amount for r in payments) == [Decimal("10.00"), Decimal("30.00")]
+
+
 # --- one set of booking policies for intake (issue 12) ---------------------------------------
 
 

