@@ -74,6 +74,8 @@ MIDDLEWARE = [
     "operations.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A control character in a path, query, form or JSON string: 400 before any view.
+    "api.control_characters.control_characters_refuse",
     # Whatever an inner layer answers under /api/, an error is problem JSON.
     "api.problems.ProblemResponsesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
