@@ -46,11 +46,16 @@ def control_character_place(request) -> str | None:
             return "query"
     content_type = request.content_type or ""
     if request.method in ("POST", "PUT", "PATCH"):
+        # The body is read first (and kept), so that a view can still read it after the
+        # form has been parsed here.
+        body = _body(request)
+        if not body:
+            return None
         if content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
             for key, values in request.POST.lists():
                 if _IN_BODY.search(key) or any(_IN_BODY.search(value) for value in values):
                     return "body"
-        elif content_type.endswith("json") and _ESCAPED_IN_JSON.search(_body(request)):
+        elif content_type.endswith("json") and _ESCAPED_IN_JSON.search(body):
             return "body"
     return None
 
