@@ -29,6 +29,9 @@ COPY --chown=taxi:taxi . .
 # Static files are served by WhiteNoise from STATIC_ROOT; collectstatic needs a key only
 # to import the settings.
 RUN SECRET_KEY=collectstatic-only .venv/bin/python manage.py collectstatic --noinput
+# Uploaded files (photos of fare tables) when no S3 bucket is set: compose.yaml mounts a
+# volume here, owned by the app's user because the folder exists in the image first.
+RUN mkdir -p /app/media
 
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s CMD python3 -c "import urllib.request, os; urllib.request.urlopen(f'http://127.0.0.1:{os.environ[\"PORT\"]}/healthz', timeout=4)"

@@ -32,7 +32,7 @@ FULL = [
         ["bench_dispatch_burst.py"],
     ),
     ("intake: partner batches", ["bench_intake.py"]),
-    ("billing: weekly invoicing", ["bench_billing.py"]),
+    ("billing: weekly invoicing, and charging a sample against localstripe", ["bench_billing.py"]),
     (
         "privacy: the retention job over 1,000,000 bookings and 10,000,000 positions",
         ["bench_retention.py"],
@@ -49,7 +49,7 @@ FULL = [
 QUICK_ARGS = {
     "bench_positions.py": ["--quick"],
     "bench_live_trips.py": ["--drivers", "500", "--duration", "30", "--max-seconds", "5"],
-    "bench_billing.py": ["--drivers", "5000", "--records", "100000"],
+    "bench_billing.py": ["--drivers", "5000", "--records", "100000", "--charge-sample", "200"],
     "bench_retention.py": ["--bookings", "50000", "--positions", "500000"],
     "http_bench.py": ["--duration", "5"],
     "bench_request_profile.py": ["--requests", "100"],

@@ -27,6 +27,7 @@ from bookings.models import (
     Passenger,
     PaymentRecord,
 )
+from bookings.passengers import phone_to_e164
 from bookings.services import (
     booking_cancel,
     booking_status_change,
@@ -114,6 +115,28 @@ def place_summary(place: dict) -> str:
     )
 
 
+JOURNEY_FIELDS = (
+    "pickup",
+    "dropoff",
+    "pickup_lat",
+    "pickup_lng",
+    "dropoff_lat",
+    "dropoff_lng",
+    "pickup_place",
+    "dropoff_place",
+    "pickup_time",
+    "passengers",
+    "vehicle_type",
+    "meet_and_greet",
+    "currency",
+    "distance_miles",
+    "duration_minutes",
+    "distance_source",
+    "final_fare",
+    "final_fare_lines",
+)
+
+
 @admin.register(Booking)
 class BookingAdmin(BackOfficeAdmin):
     list_display = (
@@ -136,7 +159,17 @@ class BookingAdmin(BackOfficeAdmin):
         ("pickup_time", admin.DateFieldListFilter),
         ("created_at", admin.DateFieldListFilter),
     )
-    search_fields = ("reference", "passenger_email", "passenger_phone", "passenger_name", "job_ref")
+    # A phone is searched as typed and in E.164 ("07700 900123" finds +447700900123); the
+    # addresses as the passenger typed them.
+    search_fields = (
+        "reference",
+        "passenger_email",
+        "passenger_phone",
+        "passenger_name",
+        "job_ref",
+        "pickup",
+        "dropoff",
+    )
     date_hierarchy = "pickup_time"
     list_select_related = ("driver",)
     raw_id_fields = ("quote", "passenger", "driver", "vehicle", "account", "subcontracted_to")
@@ -153,8 +186,18 @@ class BookingAdmin(BackOfficeAdmin):
         "dropoff_resolved",
         "created_at",
         "updated_at",
+        # The journey, its time and its fare are the booking engine's (issue 40): changed
+        # only through the actions and services that apply its rules, never typed over.
+        *JOURNEY_FIELDS,
     )
     inlines = [BookingEventInline, PaymentRecordInline]
+
+    def get_search_results(self, request, queryset, search_term):
+        found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        e164 = phone_to_e164(search_term.strip()) if search_term.strip() else None
+        if e164:
+            found |= queryset.filter(passenger_phone=e164)
+        return found, may_have_duplicates
 
     @admin.display(description="Pickup resolved to")
     def pickup_resolved(self, booking) -> str:

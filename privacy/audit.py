@@ -3,13 +3,11 @@ or a driver, and each search of their lists, is written to ``privacy.StaffView``
 
 A middleware, so that no admin module of a lower app has to import this one: it reads
 the URL Django resolved (the admin's own names, ``admin:<app>_<model>_change`` and
-``_changelist``) after the view answered 200. Every request outside ``/admin/`` returns at
-the first line.
+``_changelist``) after the view answered 200. A request outside the admin's namespace
+returns at the first check.
 """
 
 from __future__ import annotations
-
-from django.urls import reverse
 
 from privacy.models import StaffView
 
@@ -45,10 +43,9 @@ def staff_view_record(request, response) -> None:
 class StaffViewAuditMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
-        self.prefix = reverse("admin:index")
 
     def __call__(self, request):
         response = self.get_response(request)
-        if request.method == "GET" and request.path.startswith(self.prefix):
+        if request.method == "GET":
             staff_view_record(request, response)
         return response

@@ -185,6 +185,18 @@ def retention_schedule() -> list[Retention]:
             relativedelta(days=s.PRIVACY_DATA_REQUEST_DAYS),
         ),
         Retention(
+            "rejected_tables",
+            "Fare tables sent in by drivers and operators that staff rejected",
+            "the sender's name and login and the photo of the table (stored without its "
+            "camera data); an approved table's stay as the source of a table in force",
+            "to check a table against its photo before it prices journeys, and to answer "
+            "the sender",
+            "legitimate interests (fares on the councils' own tables)",
+            f"{_days(s.PRIVACY_REJECTED_TABLE_DAYS)} after the rejection",
+            "deleted with its photo",
+            relativedelta(days=s.PRIVACY_REJECTED_TABLE_DAYS),
+        ),
+        Retention(
             "invoices",
             "Drivers' invoices and credit notes",
             "the driver's name and the week's earnings and fees",
@@ -193,6 +205,20 @@ def retention_schedule() -> list[Retention]:
             f"{s.PRIVACY_INVOICE_YEARS} years from the end of the week invoiced",
             "invoices are immutable: the job lists those past their period for staff to "
             "delete with the accounting records",
+            None,
+        ),
+        Retention(
+            "payment_methods",
+            "Drivers' ways to pay their subscription (billing, issue 36)",
+            "the card's brand and last four digits, or the bank sort code, the account's "
+            "last four digits and the Direct Debit mandate reference, and Stripe's ids; "
+            "Stripe holds the card and account numbers, never this service",
+            "to charge the weekly subscription",
+            "contract (the driver's subscription)",
+            "while the driver's account exists; a card or mandate the driver removes is "
+            "marked inactive and no longer charged",
+            "deleted with the driver's account (Stripe keeps its own records as the "
+            "payment provider)",
             None,
         ),
         Retention(

@@ -52,7 +52,7 @@ def test_every_action_declares_its_permissions(model, model_admin):
 
 
 # Custom admin views known to check a permission themselves, each tested below.
-CUSTOM_VIEWS_CHECKED = {"auth_user_password_change"}
+CUSTOM_VIEWS_CHECKED = {"auth_user_password_change", "pricing_tariffsubmission_photo"}
 
 
 @pytest.mark.parametrize(("model", "model_admin"), REGISTERED, ids=lambda v: str(v))
@@ -144,3 +144,34 @@ def test_view_only_staff_cannot_set_a_users_password(client):
     assert response.status_code == 403
     other.refresh_from_db()
     assert other.check_password("unchanged-1")
+
+
+@pytest.mark.django_db
+def test_a_submitted_tables_photo_is_shown_only_to_staff_who_may_view_submissions(client):
+    # given a table sent in by the trade (pricing.admin.TariffSubmissionAdmin.photo_view)
+    import datetime as dt
+
+    from django.core.files.base import ContentFile
+
+    from pricing.models import TariffSubmission
+
+    sender = get_user_model().objects.create_user("sender", password="sender-pass-1")
+    submission = TariffSubmission(
+        authority="Birmingham City Council",
+        effective_from=dt.date(2026, 1, 1),
+        figures={"bands": []},
+        photo_type="application/pdf",
+        photo_sha256="0" * 64,
+        submitter_kind="driver",
+        submitter_name="A driver",
+        submitted_by=sender,
+    )
+    submission.photo.save("t.pdf", ContentFile(b"%PDF-1.4\n%%EOF\n"), save=False)
+    submission.save()
+    url = reverse("admin:pricing_tariffsubmission_photo", args=[submission.pk])
+    # staff without the view permission are refused; with it, they see the file
+    staff = get_user_model().objects.create_user("staff", password="staff-pass-1", is_staff=True)
+    client.force_login(staff)
+    assert client.get(url).status_code == 403
+    _view_only_staff(client, TariffSubmission)
+    assert client.get(url).status_code == 200

@@ -223,8 +223,33 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Static files are served by WhiteNoise straight from the apps in development and tests.
 WHITENOISE_USE_FINDERS = True
+# Uploaded files (photos of fare tables, issue 33) go through Django's storage API: local
+# files under MEDIA_ROOT by default; S3-compatible storage (AWS, MinIO, Cloudflare R2, ...)
+# through django-storages when FILE_STORAGE_S3_BUCKET is set (README, "Configuration").
+# Neither is served publicly: staff open a photo through the admin.
+MEDIA_ROOT = env("MEDIA_ROOT", default=str(BASE_DIR / "media"))
+MEDIA_URL = "media/"
+FILE_STORAGE_S3_BUCKET = env("FILE_STORAGE_S3_BUCKET", default="")
+if FILE_STORAGE_S3_BUCKET:
+    DEFAULT_FILE_STORAGE_BACKEND = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": FILE_STORAGE_S3_BUCKET,
+            # Blank: AWS itself; set for MinIO, R2, Scaleway and other S3-compatible stores.
+            "endpoint_url": env("FILE_STORAGE_S3_ENDPOINT_URL", default="") or None,
+            "region_name": env("FILE_STORAGE_S3_REGION", default="") or None,
+            "access_key": env("FILE_STORAGE_S3_ACCESS_KEY_ID", default="") or None,
+            "secret_key": env("FILE_STORAGE_S3_SECRET_ACCESS_KEY", default="") or None,
+            "location": env("FILE_STORAGE_S3_PREFIX", default=""),
+            "default_acl": "private",
+            "querystring_auth": True,
+            "file_overwrite": False,
+        },
+    }
+else:
+    DEFAULT_FILE_STORAGE_BACKEND = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": DEFAULT_FILE_STORAGE_BACKEND,
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
@@ -280,6 +305,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "api.schema.add_servers",
+        "api.schema.examples_dated",
     ],
     "ENUM_NAME_OVERRIDES": {
         "VehicleTypeEnum": "pricing.vehicles.VehicleType",
@@ -352,9 +378,22 @@ IDEMPOTENCY_RETENTION_HOURS = 24
 # A postcodes.io server (open source, self-hostable; issue 22): set, full postcodes resolve to
 # their own centroid through it, with the offline sectors when it is down.
 PRICING_POSTCODES_IO_URL = env("PRICING_POSTCODES_IO_URL", default="")
+# A street geocoding engine (issue 40; contract 2.1.1): the base URL of a Nominatim server
+# (its /search API; e.g. http://127.0.0.1:8088 for your own, or
+# https://nominatim.openstreetmap.org, whose usage policy allows at most 1 request/s with an
+# identifying user agent) or, with GEOCODER_STREET_ENGINE=photon, of a Photon server.
+# Unset: street addresses are placed by their postcode, else refused (address_not_precise).
+GEOCODER_STREET_URL = env("GEOCODER_STREET_URL", default="")
+GEOCODER_STREET_ENGINE = env("GEOCODER_STREET_ENGINE", default="nominatim")
+GEOCODER_STREET_USER_AGENT = env("GEOCODER_STREET_USER_AGENT", default="direct-to-driver-taxi")
+# How long an engine's answer is kept (Django cache): a day; OpenStreetMap's streets change
+# far more slowly, and a self-hosted Nominatim is updated daily at most.
+GEOCODER_STREET_CACHE_SECONDS = env.int("GEOCODER_STREET_CACHE_SECONDS", default=86_400)
 PRICING_GEOCODER = env(
     "PRICING_GEOCODER",
-    default="pricing.geocoding.PostcodesIoGeocoder"
+    default="pricing.geocoding.AddressGeocoder"
+    if GEOCODER_STREET_URL
+    else "pricing.geocoding.PostcodesIoGeocoder"
     if PRICING_POSTCODES_IO_URL
     else "pricing.geocoding.OfflineGeocoder",
 )
@@ -381,13 +420,6 @@ PRICING_ROUTER = env(
     default="pricing.routing.OsrmRouter" if ROUTING_URL else "pricing.routing.GreatCircleRouter",
 )
 PRICING_GEOCODER_TIMEOUT = env.float("PRICING_GEOCODER_TIMEOUT", default=3.0)
-# Full street addresses (PRICING_GEOCODER=pricing.geocoding.AddressGeocoder): a Nominatim
-# or Photon service through geopy; empty domain = the service's public host, whose usage
-# policy asks for an identifying user agent and at most one request a second.
-PRICING_ADDRESS_SERVICE = env("PRICING_ADDRESS_SERVICE", default="nominatim")
-PRICING_ADDRESS_DOMAIN = env("PRICING_ADDRESS_DOMAIN", default="")
-PRICING_ADDRESS_SCHEME = env("PRICING_ADDRESS_SCHEME", default="https")
-PRICING_ADDRESS_USER_AGENT = env("PRICING_ADDRESS_USER_AGENT", default="direct-to-driver-taxi")
 # Estimated road distance = great-circle distance x this factor, fitted to the published
 # road distances of 52 real UK journeys (pricing/tests/data/uk_road_distances.tsv;
 # bench/bench_road_factor.py): 1.20 halves the error of the former 1.3 (median 4.4 %
@@ -412,6 +444,13 @@ PRICING_CATALOGUE_CHECK_SECONDS = env.int("PRICING_CATALOGUE_CHECK_SECONDS", def
 PICKUP_PAST_TOLERANCE_SECONDS = env.int("PICKUP_PAST_TOLERANCE_SECONDS", default=300)
 # Nobody books a taxi more than this far ahead; later pickups are 400 invalid_input.
 BOOKING_HORIZON_DAYS = env.int("BOOKING_HORIZON_DAYS", default=365)
+
+# Tables from the trade (issue 33, pricing.submissions): the largest photo or PDF of a fare
+# table taken, and how many tables one driver or operator login may send in a rolling
+# window (refused with 429 submission_limit, Retry-After when the oldest leaves it).
+TARIFF_SUBMISSION_MAX_BYTES = env.int("TARIFF_SUBMISSION_MAX_BYTES", default=8 * 1024 * 1024)
+TARIFF_SUBMISSIONS_PER_SUBMITTER = env.int("TARIFF_SUBMISSIONS_PER_SUBMITTER", default=3)
+TARIFF_SUBMISSIONS_WINDOW_DAYS = env.int("TARIFF_SUBMISSIONS_WINDOW_DAYS", default=7)
 
 BOOKING_REFERENCE_PREFIX = env("BOOKING_REFERENCE_PREFIX", default="DTD")
 
@@ -560,6 +599,16 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "dispatch.tasks.flights_poll",
         "schedule": 300.0,
     },
+    # Provider charges due (first attempts and retries of failed ones).
+    "billing-payments-charge-due": {
+        "task": "billing.tasks.payments_charge_due",
+        "schedule": 300.0,
+    },
+    # Provider payments whose outcome we do not know (lost webhook, failed commit).
+    "billing-payments-reconcile": {
+        "task": "billing.tasks.payments_reconcile",
+        "schedule": 900.0,
+    },
     # Weekly invoices for the week that just ended (Monday 01:00, Europe/London).
     "billing-invoice-last-week": {
         "task": "billing.tasks.invoices_generate_last_week",
@@ -646,6 +695,41 @@ BILLING_LATE_RECORDS_LOOKBACK_DAYS = env.int("BILLING_LATE_RECORDS_LOOKBACK_DAYS
 BILLING_COLLECTION_BACKEND = env(
     "BILLING_COLLECTION_BACKEND", default="billing.collection.ManualCollection"
 )
+# Stripe (issue 36), with BILLING_COLLECTION_BACKEND="billing.collection.StripeCollection".
+# Keys only from the environment; STRIPE_API_BASE points the client (and Stripe.js) at
+# another server, e.g. localstripe in tests and `make demo`. `check --deploy` refuses a
+# live key without STRIPE_WEBHOOK_SECRET (billing.checks).
+STRIPE_SECRET_KEY = env("STRIPE_SECRET_KEY", default="")
+STRIPE_PUBLISHABLE_KEY = env("STRIPE_PUBLISHABLE_KEY", default="")
+STRIPE_WEBHOOK_SECRET = env("STRIPE_WEBHOOK_SECRET", default="")
+STRIPE_API_BASE = env("STRIPE_API_BASE", default="")
+# Ways to pay a driver may add: cards on our page with Stripe Elements; Bacs Direct Debit
+# on Stripe Checkout in setup mode (Stripe's own mandate pages).
+STRIPE_PAYMENT_METHOD_TYPES = env.list(
+    "STRIPE_PAYMENT_METHOD_TYPES", default=["card", "bacs_debit"]
+)
+STRIPE_TIMEOUT_SECONDS = 20
+# A declined weekly charge is tried again this many days after each failure (then no more;
+# the driver can pay by hand from the invoice page or change the way of paying).
+BILLING_PAYMENT_RETRY_DAYS = [
+    int(d) for d in env.list("BILLING_PAYMENT_RETRY_DAYS", default=["2", "4", "7"])
+]
+# What follows a driver who stays unpaid: a reminder with every failed attempt, then new
+# offers paused (the subscription suspended) once this many weekly invoices are failed.
+# 0 switches the pause off. Shown to the driver on the subscription page.
+BILLING_UNPAID_WEEKS_BEFORE_PAUSE = env.int("BILLING_UNPAID_WEEKS_BEFORE_PAUSE", default=2)
+# A provider payment with no known outcome this long after it was sent is asked about
+# (billing.services.payments.payments_reconcile, beat every 15 minutes).
+BILLING_RECONCILE_AFTER_MINUTES = env.int("BILLING_RECONCILE_AFTER_MINUTES", default=15)
+# UK VAT (issue 36): with VAT_NUMBER set, invoices are VAT invoices of this supplier.
+VAT_NUMBER = env("VAT_NUMBER", default="")
+BILLING_SUPPLIER_NAME = env("BILLING_SUPPLIER_NAME", default="")
+BILLING_SUPPLIER_ADDRESS = env("BILLING_SUPPLIER_ADDRESS", default="")
+# The UK standard rate (HMRC, "VAT rates", www.gov.uk/guidance/rates-of-vat-on-different-
+# goods-and-services, in force since 4 January 2011).
+VAT_RATE_PERCENT = Decimal(env("VAT_RATE_PERCENT", default="20"))
+# Whether SUBSCRIPTION_WEEKLY_FEE_GBP already includes VAT (True) or VAT is added to it.
+SUBSCRIPTION_FEE_INCLUDES_VAT = env.bool("SUBSCRIPTION_FEE_INCLUDES_VAT", default=True)
 
 # --- AI agents (issue 14): the MCP server at /mcp and its OAuth 2.1 server ----------------
 # Tokens are bound to {connected domain}/mcp (RFC 8707); scopes are what a tool needs.
@@ -749,6 +833,8 @@ PRIVACY_OAUTH_EXPIRED_DAYS = env.int("PRIVACY_OAUTH_EXPIRED_DAYS", default=7)
 PRIVACY_SCREENING_DAYS = env.int("PRIVACY_SCREENING_DAYS", default=90)
 PRIVACY_STAFF_VIEW_DAYS = env.int("PRIVACY_STAFF_VIEW_DAYS", default=730)
 PRIVACY_DATA_REQUEST_DAYS = env.int("PRIVACY_DATA_REQUEST_DAYS", default=730)
+# A fare table from the trade that staff rejected, with its photo (pricing.submissions).
+PRIVACY_REJECTED_TABLE_DAYS = env.int("PRIVACY_REJECTED_TABLE_DAYS", default=90)
 # HMRC: business records for 6 years.
 PRIVACY_INVOICE_YEARS = 6
 # Server logs are kept by the log platform; the deployment sets it to this.

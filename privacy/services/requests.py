@@ -27,6 +27,7 @@ from core.errors import DomainError
 from core.localtime import local_time_format
 from core.mail import privacy_line
 from drivers.models import Driver
+from pricing.submissions.sending import submissions_of
 from privacy.models import DataRequest, DataRequestKind, DataRequestSubject, Hold
 from privacy.schedule import booking_kept_until, request_deadline
 from privacy.services.retention import CONTACT_FIELDS, _district_code
@@ -230,7 +231,8 @@ def passenger_erase(email: str, *, now: dt.datetime) -> dict:
 
 
 def driver_data(driver: Driver) -> dict:
-    """What a driver can download from the driver app: their record, vehicles, jobs."""
+    """What a driver can download from the driver app: their record, vehicles, jobs, the
+    fare tables they sent in."""
     jobs = Booking.objects.filter(driver=driver).order_by("-pickup_time")
     return {
         "driver": {
@@ -257,6 +259,21 @@ def driver_data(driver: Driver) -> dict:
             for job in jobs
         ],
         "positionSamples": driver.position_samples.count(),
+        # Fare tables the driver sent in (pricing.submissions); their photos are shown to
+        # staff only, so the download says they are kept rather than carrying them.
+        "fareTablesSent": [
+            {
+                "authority": table.authority,
+                "effectiveFrom": table.effective_from.isoformat(),
+                "sentAt": table.created_at.isoformat(),
+                "status": table.status,
+                "rejectionReason": table.rejection_reason,
+                "photoKept": bool(table.photo),
+            }
+            for table in submissions_of(driver.user)
+        ]
+        if driver.user_id
+        else [],
         "privacyNotice": privacy_notice_url(),
     }
 

@@ -30,6 +30,7 @@ from drivers.models import PositionSample
 from guards.models import ScreeningRejection
 from partners.models import WebhookDelivery, WebhookDeliveryStatus
 from pricing.licensing import district_at
+from pricing.models import SubmissionStatus, TariffSubmission
 from privacy.models import DataRequest, Hold, StaffView
 from privacy.schedule import (
     authority_periods,
@@ -184,6 +185,23 @@ def data_requests_delete(now: dt.datetime, batch: int, report: RetentionReport) 
     return _delete_in_batches(old, batch)
 
 
+def rejected_tables_delete(now: dt.datetime, batch: int, report: RetentionReport) -> int:
+    """Rejected fare tables past their period, each with its photo in the file store (a
+    bulk delete would leave the files)."""
+    old = TariffSubmission.objects.filter(
+        status=SubmissionStatus.REJECTED,
+        decided_at__lt=now - retention("rejected_tables").delta,
+    )
+    deleted = 0
+    for ids in _batches(old, batch):
+        for submission in TariffSubmission.objects.filter(pk__in=ids):
+            with transaction.atomic():
+                submission.delete()
+            submission.photo.delete(save=False)
+            deleted += 1
+    return deleted
+
+
 APPLIERS: dict[str, Callable[[dt.datetime, int, RetentionReport], int]] = {
     "bookings": bookings_minimise,
     "passengers": passengers_delete,
@@ -195,6 +213,7 @@ APPLIERS: dict[str, Callable[[dt.datetime, int, RetentionReport], int]] = {
     "screening": screening_delete,
     "staff_views": staff_views_delete,
     "data_requests": data_requests_delete,
+    "rejected_tables": rejected_tables_delete,
 }
 
 
