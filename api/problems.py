@@ -153,7 +153,6 @@ STATUS_BY_CODE = {
     # every code raised anywhere is in this table (api/tests/test_error_codes.py).
     "method_not_allowed": 405,
     "not_acceptable": 406,
-    "payload_too_large": 413,
     "unsupported_media_type": 415,
     "server_error": 500,
 }
