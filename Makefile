@@ -111,10 +111,10 @@ INGEST_PORT ?= 8001
 INGEST_CONCURRENCY ?= 2
 INGEST_THREADS ?= 4
 ingest: install
-	$(BIN)/granian --interface wsgi --no-ws --workers $(INGEST_CONCURRENCY) \
-	  --blocking-threads $(INGEST_THREADS) --respawn-failed-workers --host 0.0.0.0 \
-	  --port $(INGEST_PORT) --log-config config/granian-logging.json \
-	  drivers.api.ingest_wsgi:application
+	INGEST_THREADS=$(INGEST_THREADS) $(BIN)/granian --interface asgi --no-ws \
+	  --workers $(INGEST_CONCURRENCY) --respawn-failed-workers \
+	  --http1-header-read-timeout 10000 --host 0.0.0.0 --port $(INGEST_PORT) \
+	  --log-config config/granian-logging.json drivers.api.ingest_asgi:application
 
 # Hands committed bookings to the workers (with REDIS_URL set; one or more beside them).
 dispatcher: install

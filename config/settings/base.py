@@ -74,6 +74,8 @@ MIDDLEWARE = [
     "operations.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A control character in a path, query, form or JSON string: 400 before any view.
+    "api.control_characters.control_characters_refuse",
     # Whatever an inner layer answers under /api/, an error is problem JSON.
     "api.problems.ProblemResponsesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -796,6 +798,12 @@ DJANGO_GUID = {
 # ASGI handler). Chosen by measurement: README "Serving".
 ASGI_DJANGO_HANDLER = env("ASGI_DJANGO_HANDLER", default="wsgi")
 ASGI_DJANGO_THREADS = env.int("ASGI_DJANGO_THREADS", default=8)
+# Seconds a client has to send a request's whole body (issue 35, api.request_bodies): the
+# ASGI processes (mcp, ingest) read it in the event loop and answer 400 invalid_body after
+# this; the proxy (deploy/Caddyfile, read_body) reads the same variable.
+REQUEST_BODY_TIMEOUT_SECONDS = env.int("REQUEST_BODY_TIMEOUT_SECONDS", default=10)
+# Threads per ingest process that answer reports (drivers.api.ingest_asgi).
+INGEST_THREADS = env.int("INGEST_THREADS", default=4)
 # Every 503 (a backing service down, /readyz failing) says when to try again.
 SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = env.int("SERVICE_UNAVAILABLE_RETRY_AFTER", default=5)
 # /metrics answers only "Authorization: Bearer <METRICS_TOKEN>"; unset, it is 404.
