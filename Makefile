@@ -37,20 +37,32 @@ install: $(BIN)/.installed
 # journeys when their dispatch window opens. With REDIS_URL set, tasks go to Redis and a
 # Celery worker (with beat) runs too. Forwarded headers are believed only from the
 # addresses in TRUSTED_PROXIES (unset: from nobody, not even 127.0.0.1: contract 10).
+# With STRIPE_API_BASE=http://127.0.0.1:8420 (or localhost), localstripe runs on that
+# port, drivers' invoices are charged through it (StripeCollection, test keys) and its
+# signed webhooks come to /billing/stripe/webhook (billing/README.md).
 demo: export SITE_URL := $(DEMO_SITE_URL)
 demo: install
 	@echo "demo: serving on port $(PORT); links start with $$SITE_URL"
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo
-	@if [ -n "$$REDIS_URL" ]; then \
+	@stripe=; case "$$STRIPE_API_BASE" in http://127.0.0.1:*|http://localhost:*) \
+	  export BILLING_COLLECTION_BACKEND=$${BILLING_COLLECTION_BACKEND:-billing.collection.StripeCollection} \
+	    STRIPE_SECRET_KEY=$${STRIPE_SECRET_KEY:-sk_test_demo} \
+	    STRIPE_PUBLISHABLE_KEY=$${STRIPE_PUBLISHABLE_KEY:-pk_test_demo} \
+	    STRIPE_WEBHOOK_SECRET=$${STRIPE_WEBHOOK_SECRET:-whsec_demo}; \
+	  $(BIN)/localstripe --from-scratch \
+	    --port "$$($(PY) -c 'import sys, urllib.parse; print(urllib.parse.urlsplit(sys.argv[1]).port)' "$$STRIPE_API_BASE")" & stripe=$$!; \
+	  $(BIN)/python manage.py localstripe_webhook;; \
+	esac; \
+	if [ -n "$$REDIS_URL" ]; then \
 	  $(BIN)/celery -A config worker -B -l info & worker=$$!; \
 	  $(BIN)/python manage.py run_dispatcher --demo & dispatcher=$$!; \
-	  trap 'kill $$worker $$dispatcher 2>/dev/null' EXIT INT TERM; \
+	  trap 'kill $$worker $$dispatcher $$stripe 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) \
 	    --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"; \
 	else \
 	  $(BIN)/python manage.py run_dispatcher --demo & dispatcher=$$!; \
-	  trap 'kill $$dispatcher 2>/dev/null' EXIT INT TERM; \
+	  trap 'kill $$dispatcher $$stripe 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) \
 	    --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"; \
 	fi
@@ -99,10 +111,10 @@ INGEST_PORT ?= 8001
 INGEST_CONCURRENCY ?= 2
 INGEST_THREADS ?= 4
 ingest: install
-	$(BIN)/granian --interface wsgi --no-ws --workers $(INGEST_CONCURRENCY) \
-	  --blocking-threads $(INGEST_THREADS) --respawn-failed-workers --host 0.0.0.0 \
-	  --port $(INGEST_PORT) --log-config config/granian-logging.json \
-	  drivers.api.ingest_wsgi:application
+	INGEST_THREADS=$(INGEST_THREADS) $(BIN)/granian --interface asgi --no-ws \
+	  --workers $(INGEST_CONCURRENCY) --respawn-failed-workers \
+	  --http1-header-read-timeout 10000 --host 0.0.0.0 --port $(INGEST_PORT) \
+	  --log-config config/granian-logging.json drivers.api.ingest_asgi:application
 
 # Hands committed bookings to the workers (with REDIS_URL set; one or more beside them).
 dispatcher: install

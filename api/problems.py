@@ -149,6 +149,12 @@ STATUS_BY_CODE = {
     "daily_bridge_limit": 429,
     "submission_limit": 429,
     "service_unavailable": 503,
+    # The edge's own answers (bare statuses, the MCP gate, the ingest) and the last resort;
+    # every code raised anywhere is in this table (api/tests/test_error_codes.py).
+    "method_not_allowed": 405,
+    "not_acceptable": 406,
+    "unsupported_media_type": 415,
+    "server_error": 500,
 }
 
 

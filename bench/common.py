@@ -8,6 +8,7 @@ import os
 import random
 import re
 import shlex
+import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -69,7 +70,25 @@ def caddy_environment(
         "WEB_UPSTREAMS": " ".join(f"127.0.0.1:{p}" for p in web),
         "MCP_UPSTREAMS": f"127.0.0.1:{mcp}",
         "INGEST_UPSTREAMS": f"127.0.0.1:{ingest}",
+        "CADDY_BUFFERING": caddy_buffering(),
     }
+
+
+def caddy_buffering() -> str:
+    """Which spelling of request buffering the installed caddy reads (deploy/Caddyfile):
+    "2.6" before 2.7 (Debian 12's package), else "current"."""
+    found = re.search(r"v?(\d+)\.(\d+)", caddy_version())
+    return "2.6" if found and (int(found[1]), int(found[2])) < (2, 7) else "current"
+
+
+def caddy_version() -> str:
+    try:
+        completed = subprocess.run(  # noqa: S603 - a fixed command
+            ["caddy", "version"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except OSError:
+        return ""
+    return completed.stdout
 
 
 def database_url(base_url: str, name: str) -> str:

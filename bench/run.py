@@ -18,6 +18,7 @@ FULL = [
     ("pricing: fare function and geocoder", ["bench_pricing.py"]),
     ("places: the geocoder against the gold set", ["bench_places.py"]),
     ("pricing: estimated road distance against published ones", ["bench_road_factor.py"]),
+    ("pricing: calibrated fares, leave-one-out error", ["bench_calibration.py"]),
     ("HTTP: quote and instant booking vs reference view", ["http_bench.py"]),
     (
         "HTTP: where a quote's and an instant booking's milliseconds go (one process)",
@@ -33,7 +34,7 @@ FULL = [
     ),
     ("dispatch: re-dispatch of 1,000 open bookings without a driver", ["bench_redispatch.py"]),
     ("intake: partner batches", ["bench_intake.py"]),
-    ("billing: weekly invoicing", ["bench_billing.py"]),
+    ("billing: weekly invoicing, and charging a sample against localstripe", ["bench_billing.py"]),
     (
         "privacy: the retention job over 1,000,000 bookings and 10,000,000 positions",
         ["bench_retention.py"],
@@ -50,7 +51,7 @@ FULL = [
 QUICK_ARGS = {
     "bench_positions.py": ["--quick"],
     "bench_live_trips.py": ["--drivers", "500", "--duration", "30", "--max-seconds", "5"],
-    "bench_billing.py": ["--drivers", "5000", "--records", "100000"],
+    "bench_billing.py": ["--drivers", "5000", "--records", "100000", "--charge-sample", "200"],
     "bench_retention.py": ["--bookings", "50000", "--positions", "500000"],
     "http_bench.py": ["--duration", "5"],
     "bench_request_profile.py": ["--requests", "100"],

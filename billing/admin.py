@@ -18,9 +18,11 @@ from django.utils import timezone
 
 from billing.models import (
     CreditNote,
+    FailedPayment,
     Invoice,
     InvoiceLine,
     InvoiceRunFailure,
+    InvoiceStatus,
     PartnerJobFee,
     Subscription,
     SubscriptionAudit,
@@ -363,6 +365,38 @@ class PartnerJobFeeAdmin(BackOfficeAdmin):
     list_editable = ("fee_per_job", "active")
     list_filter = ("active",)
     raw_id_fields = ("account",)
+
+
+@admin.register(FailedPayment)
+class FailedPaymentAdmin(BackOfficeAdmin):
+    """Staff queue (issue 36): weekly invoices whose provider charge failed, oldest retry
+    first, with why and when the next attempt goes. Recording a payment received another
+    way uses the invoice admin's "Record payment received"."""
+
+    list_display = (
+        "__str__",
+        "driver",
+        "week_start",
+        "total",
+        "collection_attempts",
+        "failure_message",
+        "next_attempt_at",
+    )
+    list_select_related = ("driver",)
+    search_fields = ("=number", "driver__name", "driver__phone", "driver__email")
+    ordering = ("next_attempt_at", "number")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(status=InvoiceStatus.FAILED)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(InvoiceRunFailure)

@@ -24,6 +24,8 @@ django_asgi_application = get_asgi_application()
 # Imported once Django is set up: the tools use the ORM and settings.
 from django.conf import settings  # noqa: E402
 
+from api.request_bodies import RequestBodyBuffered  # noqa: E402
+
 # Django's own requests (the website, /api/): through its WSGI handler on a pool of
 # threads (a2wsgi), each keeping its database connection (CONN_MAX_AGE), or through its
 # ASGI handler (ASGI_DJANGO_HANDLER=asgi), which opens a connection per request unless
@@ -34,6 +36,9 @@ if settings.ASGI_DJANGO_HANDLER == "wsgi":
     )
 else:
     django_application = django_asgi_application
+# The body in full before a thread (a2wsgi's) or Django sees the request: a client that
+# dawdles costs a connection, not a thread (api.request_bodies, issue 35).
+django_application = RequestBodyBuffered(django_application)
 from mcp.server.transport_security import TransportSecuritySettings  # noqa: E402
 
 from agents.mcp.gate import MCPGate  # noqa: E402

@@ -3,6 +3,7 @@ from django.urls import include, path
 
 from api import problems
 from api.views import problem_index_page, problem_type_page
+from billing.webhooks import stripe_webhook
 from operations.health import healthz, readyz
 from operations.metrics import metrics
 
@@ -16,6 +17,8 @@ urlpatterns = [
     path("problems/", problem_index_page, name="problem-index"),
     path("problems/<slug:slug>", problem_type_page, name="problem-type"),
     path("driver/billing/", include("billing.urls")),
+    # Stripe's webhook (issue 36): signed events, no session, no CSRF token.
+    path("billing/stripe/webhook", stripe_webhook, name="stripe-webhook"),
     path("driver/", include("drivers.urls")),
     path("driver/", include("dispatch.driver_urls")),
     path("dispatch/", include("dispatch.urls")),

@@ -6,7 +6,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from dispatch.models import Offer
-from dispatch.notifications import JobCardSendError
+from dispatch.notifications import JobCardSendError, job_card_backend
 from dispatch.services import cancellations, flights, job_cards, offers, redispatch
 
 
@@ -131,3 +131,16 @@ def unassigned_passenger_notify(booking_id: int) -> None:
 def offer_busy_window_refresh(booking_id: int) -> None:
     """An amended booking's accepted job keeps its driver busy where it now is."""
     offers.offer_busy_window_refresh(booking_id=booking_id)
+
+
+@shared_task(
+    autoretry_for=(JobCardSendError,),
+    retry_backoff=30,
+    retry_backoff_max=600,
+    retry_jitter=True,
+    max_retries=6,
+)
+def driver_message_send(to: str, channel: str, body: str) -> str:
+    """A message to a driver on a job-card channel (a failed subscription payment, issue
+    36), through the same notification backend; not a job card, so not billed as one."""
+    return job_card_backend().send(channel=channel, to=to, body=body)

@@ -208,6 +208,20 @@ def retention_schedule() -> list[Retention]:
             None,
         ),
         Retention(
+            "payment_methods",
+            "Drivers' ways to pay their subscription (billing, issue 36)",
+            "the card's brand and last four digits, or the bank sort code, the account's "
+            "last four digits and the Direct Debit mandate reference, and Stripe's ids; "
+            "Stripe holds the card and account numbers, never this service",
+            "to charge the weekly subscription",
+            "contract (the driver's subscription)",
+            "while the driver's account exists; a card or mandate the driver removes is "
+            "marked inactive and no longer charged",
+            "deleted with the driver's account (Stripe keeps its own records as the "
+            "payment provider)",
+            None,
+        ),
+        Retention(
             "request_logs",
             "Server logs",
             "addresses and the request id (never a phone in clear, a secret or card data)",

@@ -91,9 +91,11 @@ def test_the_procfile_and_the_makefile_run_the_same_servers(process, application
 
 
 def test_the_ingest_runs_under_granian_alike_from_the_procfile_and_the_makefile():
-    """The position ingest (issue 27) under granian's WSGI interface. It reads no client
-    address, so it trusts no forwarded headers; a worker that dies is started again, as
-    gunicorn's are; its own lines use the application's log format."""
+    """The position ingest (issue 27) under granian's ASGI interface, so that a body is read
+    in the event loop before a thread is taken (issue 35: drivers.api.ingest_asgi), and
+    headers must arrive within 10 s as at the proxy. It reads no client address, so it
+    trusts no forwarded headers; a worker that dies is started again, as gunicorn's are;
+    its own lines use the application's log format."""
     environment = {"INGEST_CONCURRENCY": "2", "INGEST_THREADS": "4", "INGEST_PORT": "8001"}
     from_procfile = _server_arguments(
         re.sub(
@@ -103,8 +105,10 @@ def test_the_ingest_runs_under_granian_alike_from_the_procfile_and_the_makefile(
     )
     from_make = _server_arguments(make_dry_run("ingest"), "granian")
     assert from_procfile == from_make
-    assert from_procfile[-1] == "drivers.api.ingest_wsgi:application"
-    assert from_procfile[:2] == ["--interface", "wsgi"]
+    assert from_procfile[-1] == "drivers.api.ingest_asgi:application"
+    assert from_procfile[:2] == ["--interface", "asgi"]
+    header_timeout = from_procfile[from_procfile.index("--http1-header-read-timeout") + 1]
+    assert header_timeout == "10000"
     assert "--respawn-failed-workers" in from_procfile
     log_config = from_procfile[from_procfile.index("--log-config") + 1]
     assert log_config == "config/granian-logging.json"
@@ -117,7 +121,7 @@ def test_the_proxy_routes_each_path_to_the_process_that_serves_it():
     """deploy/Caddyfile, as compose.yaml mounts it: /mcp to mcp, the position reports to
     ingest, the rest to web (the routes are checked live in tests/test_operations_faults.py)."""
     services = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]
-    assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in services["proxy"]["volumes"]
+    assert "./deploy:/etc/caddy:ro" in services["proxy"]["volumes"]
     caddyfile = (ROOT / "deploy/Caddyfile").read_text()
     assert "reverse_proxy @mcp {$MCP_UPSTREAMS:mcp:8002}" in caddyfile
     assert "@location path /api/public/v1/driver/location" in caddyfile
@@ -149,6 +153,22 @@ def test_each_container_is_checked_on_its_own_port_or_not_at_all():
     assert "8001/healthz" in " ".join(services["ingest"]["healthcheck"]["test"])
     for name in ("release", "worker", "worker_webhooks", "worker_billing", "beat", "dispatcher"):
         assert services[name]["healthcheck"] == {"disable": True}
+
+
+def test_the_proxy_buffers_and_times_out_request_bodies():
+    """Issue 35: slow clients cost the proxy a connection; the processes behind see only
+    whole requests. Both spellings of buffering (Caddy 2.6 and current) read the same limit."""
+    caddyfile = (ROOT / "deploy/Caddyfile").read_text()
+    assert "read_header 10s" in caddyfile
+    assert "read_body {$REQUEST_BODY_TIMEOUT_SECONDS:10}s" in caddyfile
+    assert "max_size {$DATA_UPLOAD_MAX_MEMORY_SIZE:1048576}" in caddyfile
+    assert caddyfile.count("import caddy-buffering-{$CADDY_BUFFERING:current}.caddy") == 4
+    assert caddyfile.count("reverse_proxy ") == 4
+    current = (ROOT / "deploy/caddy-buffering-current.caddy").read_text()
+    older = (ROOT / "deploy/caddy-buffering-2.6.caddy").read_text()
+    assert "request_buffers {$DATA_UPLOAD_MAX_MEMORY_SIZE:1048576}" in current
+    assert "buffer_requests" in older
+    assert "max_buffer_size {$DATA_UPLOAD_MAX_MEMORY_SIZE:1048576}" in older
 
 
 DEV_ONLY = ("pytest", "selenium", "locust", "mutmut", "schemathesis", "factory-boy", "ruff")

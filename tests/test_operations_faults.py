@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +29,9 @@ import pytest
 from tests.operations_stack import (
     INGEST_PORT,
     LOCATION_PATH,
+    MCP_PORT,
     METRICS_TOKEN,
+    PROXY_PORT,
     RECEIVER_PORT,
     Stack,
     faults_skip_reason,
@@ -42,6 +45,7 @@ BOOKINGS = int(os.environ.get("OPERATIONS_BOOKINGS", "500"))
 DRIVERS = BOOKINGS + 400
 PROCESSES = ["web", "mcp", "ingest", "worker", "worker_webhooks", "dispatcher", "beat"]
 CONCURRENCY = "web=2,worker=2,dispatcher=2"
+BODY_TIMEOUT = 2  # REQUEST_BODY_TIMEOUT_SECONDS of the processes here
 _numbers = count(1)
 
 DRIVERS_LOAD = """
@@ -126,7 +130,12 @@ def stack():
         stack.agent = stack.account(
             "--kind", "agent", "--name", "Load Agent", "--approved", "--rate-limit", "100000000/h"
         )
-        stack.start(CONCURRENCY, PROCESSES, WEBHOOK_READ_TIMEOUT="2")
+        stack.start(
+            CONCURRENCY,
+            PROCESSES,
+            WEBHOOK_READ_TIMEOUT="2",
+            REQUEST_BODY_TIMEOUT_SECONDS=str(BODY_TIMEOUT),
+        )
         yield stack
     finally:
         stack.close()
@@ -243,6 +252,117 @@ def test_one_proxy_sends_mcp_to_the_asgi_process_reports_to_ingest_and_the_rest_
     # The same report sent to the web process is Django's, and counted.
     assert http(web, "POST", LOCATION_PATH, {"lat": 53.8, "lng": -1.55})[0] == 401
     assert wait_until(lambda: _location_requests_django_served(stack) == before + 1, 5)
+
+
+SLOW_CLIENTS = 50
+
+
+def _caddy_required() -> None:
+    if not shutil.which("caddy"):
+        # CI installs Debian's caddy (.ci/run) and must run this; a laptop may skip it.
+        if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
+            pytest.fail("caddy is not installed (apt-get install -y caddy)")
+        pytest.skip("needs caddy (Debian's package)")
+
+
+def _slow_clients(port: int, path: str, *, headers_done: bool) -> list[socket.socket]:
+    """SLOW_CLIENTS connections that each start a request and stop: with the headers done,
+    a body announced as 1000 bytes of which one is sent; else headers left unfinished."""
+    clients = []
+    for _ in range(SLOW_CLIENTS):
+        client = socket.create_connection(("127.0.0.1", port), timeout=5)
+        start = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        if headers_done:
+            client.sendall(f"{start}Content-Length: 1000\r\n\r\n{{".encode())
+        else:
+            client.sendall(start.encode())
+        clients.append(client)
+    time.sleep(0.5)  # every one of them reached the server
+    return clients
+
+
+def _close(clients: list[socket.socket]) -> None:
+    for client in clients:
+        with suppress(OSError):
+            client.close()
+
+
+def _answers_within(stack: Stack, port: int, *, quote: bool, seconds: float = 1) -> None:
+    try:
+        assert http(port, "GET", "/healthz", timeout=seconds)[0] == 200
+    except OSError as failure:
+        raise AssertionError(f"/healthz: {failure}") from None
+    if quote:
+        try:
+            status, _, body = http(
+                port, "POST", "/api/public/v1/quote",
+                {"pickup": "Leeds station", "dropoff": "York", "passengers": 1},
+                headers={"x-api-key": stack.agent["apiKey"]}, timeout=seconds,
+            )  # fmt: skip
+        except OSError as failure:
+            raise AssertionError(f"quote: {failure}") from None
+        assert status == 200, body[:300]
+
+
+def test_slow_clients_cost_a_connection_not_a_thread(stack):
+    """Issue 35: twelve connections that announced a body and sent one byte held every
+    thread of web and ingest, and /healthz timed out. Through the proxy (it reads headers
+    and bodies itself, with deadlines, and sends on whole requests) and straight to mcp and
+    ingest (ASGI: the body is read in the event loop, api.request_bodies), 50 such clients,
+    or 50 with unfinished headers, cost a connection each: /healthz and a quote still
+    answer within a second. Straight to web (gunicorn's threads parse the request) a slow
+    body holds a thread for at most REQUEST_BODY_TIMEOUT_SECONDS and is then 400
+    invalid_body; slow headers there are the proxy's to stop (README, "Serving")."""
+    _caddy_required()
+    proxy = PROXY_PORT if stack.proxy is not None else stack.proxy_start(CONCURRENCY)
+    targets = [
+        ("proxy", proxy, "/api/public/v1/quote", True),
+        ("proxy, reports", proxy, LOCATION_PATH, True),
+        ("mcp", MCP_PORT, "/api/public/v1/quote", True),
+        ("mcp, the MCP server", MCP_PORT, "/mcp", True),
+        ("ingest", INGEST_PORT, LOCATION_PATH, False),
+    ]
+    for name, port, path, quote in targets:
+        _answers_within(stack, port, quote=quote, seconds=30)  # warm: the first quote loads
+        for headers_done in (True, False):
+            started = time.monotonic()
+            _answers_within(stack, port, quote=quote, seconds=30)
+            unhindered = time.monotonic() - started
+            clients = _slow_clients(port, path, headers_done=headers_done)
+            try:
+                _answers_within(stack, port, quote=quote)
+            except (AssertionError, OSError) as failure:
+                raise AssertionError(
+                    f"{name}, headers done: {headers_done}: {failure} (unhindered, "
+                    f"healthz and quote took {unhindered:.2f} s)"
+                ) from None
+            finally:
+                _close(clients)
+            time.sleep(1)  # the next attack starts on a quiet process
+
+    # Straight to web: every slow body is refused within the deadline, round after round
+    # of its threads (2 workers of 4; at worst every client on one worker), and the process
+    # answers at once afterwards.
+    web = stack.web_ports(CONCURRENCY)[0]
+    clients = _slow_clients(web, "/api/public/v1/quote", headers_done=True)
+    try:
+        rounds = -(-SLOW_CLIENTS // 4)
+        deadline = time.monotonic() + rounds * BODY_TIMEOUT + 10
+        answers = []
+        for client in clients:
+            answer = b""
+            while b"invalid_body" not in answer:
+                client.settimeout(max(deadline - time.monotonic(), 0.1))
+                chunk = client.recv(4096)
+                if not chunk:
+                    break
+                answer += chunk
+            answers.append(answer)
+        assert all(b" 400 " in answer.split(b"\r\n", 1)[0] for answer in answers)
+        assert all(b"invalid_body" in answer for answer in answers)
+    finally:
+        _close(clients)
+    _answers_within(stack, web, quote=True)
 
 
 def test_the_ingest_refuses_an_oversized_report_unread_and_starts_a_dead_worker_again(stack):

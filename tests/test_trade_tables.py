@@ -390,8 +390,29 @@ def test_approval_creates_a_dated_table_that_prices_the_next_quote(
     assert after["reference"] == tariff.reference
     assert after["kind"] == "council"
     assert "sent in by the trade" in after["status"]
-    if "basis" in after:
-        assert after["basis"] == "table"
+    assert after["basis"] == "table"
+
+
+def test_an_approved_table_outranks_the_authoritys_estimate_and_leaves_it_be(
+    tariffs, sent, django_capture_on_commit_callbacks
+):
+    """Birmingham's published figures give it a calibrated estimate; an approved table from
+    the trade prices its quotes instead (basis table), and the estimate is not ended: it
+    still prices any hour the card does not cover."""
+    from pricing.loaders import tariffs_load
+
+    tariffs_load()
+    before = quote_from_birmingham()["tariffSource"]
+    assert before["basis"] == "calibrated"
+    estimate = Tariff.objects.get(reference=before["reference"])
+    submission_check(submission_id=sent.pk, by=staff("one", "check"))
+    with django_capture_on_commit_callbacks(execute=True):
+        submission_approve(submission_id=sent.pk, by=staff("two", "approve"))
+    sent.refresh_from_db()
+    after = quote_from_birmingham()["tariffSource"]
+    assert (after["basis"], after["reference"]) == ("table", sent.tariff.reference)
+    estimate.refresh_from_db()
+    assert (estimate.lifecycle, estimate.effective_to) == ("current", None)
 
 
 def test_an_older_table_of_the_authority_is_dated_to_end_where_the_new_one_starts(

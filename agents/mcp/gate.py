@@ -157,7 +157,7 @@ class MCPGate:
         body = await _read_body(receive)
         if body is None:
             await _send_problem(
-                send, Problem(413, "invalid_body", "The request body is too large.")
+                send, Problem(413, "payload_too_large", "The request body is too large.")
             )
             return
         try:

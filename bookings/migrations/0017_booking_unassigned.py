@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
         ('bookings', '0016_booking_request_id'),
         ('drivers', '0007_position_samples_and_tracker_devices'),
         ('partners', '0011_account_pickup_codes'),
-        ('pricing', '0010_quote_asap'),
+        ('pricing', '0013_quote_asap'),
     ]
 
     operations = [

@@ -74,6 +74,8 @@ MIDDLEWARE = [
     "operations.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A control character in a path, query, form or JSON string: 400 before any view.
+    "api.control_characters.control_characters_refuse",
     # Whatever an inner layer answers under /api/, an error is problem JSON.
     "api.problems.ProblemResponsesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -615,6 +617,16 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "dispatch.tasks.flights_poll",
         "schedule": 300.0,
     },
+    # Provider charges due (first attempts and retries of failed ones).
+    "billing-payments-charge-due": {
+        "task": "billing.tasks.payments_charge_due",
+        "schedule": 300.0,
+    },
+    # Provider payments whose outcome we do not know (lost webhook, failed commit).
+    "billing-payments-reconcile": {
+        "task": "billing.tasks.payments_reconcile",
+        "schedule": 900.0,
+    },
     # Weekly invoices for the week that just ended (Monday 01:00, Europe/London).
     "billing-invoice-last-week": {
         "task": "billing.tasks.invoices_generate_last_week",
@@ -712,6 +724,41 @@ BILLING_LATE_RECORDS_LOOKBACK_DAYS = env.int("BILLING_LATE_RECORDS_LOOKBACK_DAYS
 BILLING_COLLECTION_BACKEND = env(
     "BILLING_COLLECTION_BACKEND", default="billing.collection.ManualCollection"
 )
+# Stripe (issue 36), with BILLING_COLLECTION_BACKEND="billing.collection.StripeCollection".
+# Keys only from the environment; STRIPE_API_BASE points the client (and Stripe.js) at
+# another server, e.g. localstripe in tests and `make demo`. `check --deploy` refuses a
+# live key without STRIPE_WEBHOOK_SECRET (billing.checks).
+STRIPE_SECRET_KEY = env("STRIPE_SECRET_KEY", default="")
+STRIPE_PUBLISHABLE_KEY = env("STRIPE_PUBLISHABLE_KEY", default="")
+STRIPE_WEBHOOK_SECRET = env("STRIPE_WEBHOOK_SECRET", default="")
+STRIPE_API_BASE = env("STRIPE_API_BASE", default="")
+# Ways to pay a driver may add: cards on our page with Stripe Elements; Bacs Direct Debit
+# on Stripe Checkout in setup mode (Stripe's own mandate pages).
+STRIPE_PAYMENT_METHOD_TYPES = env.list(
+    "STRIPE_PAYMENT_METHOD_TYPES", default=["card", "bacs_debit"]
+)
+STRIPE_TIMEOUT_SECONDS = 20
+# A declined weekly charge is tried again this many days after each failure (then no more;
+# the driver can pay by hand from the invoice page or change the way of paying).
+BILLING_PAYMENT_RETRY_DAYS = [
+    int(d) for d in env.list("BILLING_PAYMENT_RETRY_DAYS", default=["2", "4", "7"])
+]
+# What follows a driver who stays unpaid: a reminder with every failed attempt, then new
+# offers paused (the subscription suspended) once this many weekly invoices are failed.
+# 0 switches the pause off. Shown to the driver on the subscription page.
+BILLING_UNPAID_WEEKS_BEFORE_PAUSE = env.int("BILLING_UNPAID_WEEKS_BEFORE_PAUSE", default=2)
+# A provider payment with no known outcome this long after it was sent is asked about
+# (billing.services.payments.payments_reconcile, beat every 15 minutes).
+BILLING_RECONCILE_AFTER_MINUTES = env.int("BILLING_RECONCILE_AFTER_MINUTES", default=15)
+# UK VAT (issue 36): with VAT_NUMBER set, invoices are VAT invoices of this supplier.
+VAT_NUMBER = env("VAT_NUMBER", default="")
+BILLING_SUPPLIER_NAME = env("BILLING_SUPPLIER_NAME", default="")
+BILLING_SUPPLIER_ADDRESS = env("BILLING_SUPPLIER_ADDRESS", default="")
+# The UK standard rate (HMRC, "VAT rates", www.gov.uk/guidance/rates-of-vat-on-different-
+# goods-and-services, in force since 4 January 2011).
+VAT_RATE_PERCENT = Decimal(env("VAT_RATE_PERCENT", default="20"))
+# Whether SUBSCRIPTION_WEEKLY_FEE_GBP already includes VAT (True) or VAT is added to it.
+SUBSCRIPTION_FEE_INCLUDES_VAT = env.bool("SUBSCRIPTION_FEE_INCLUDES_VAT", default=True)
 
 # --- AI agents (issue 14): the MCP server at /mcp and its OAuth 2.1 server ----------------
 # Tokens are bound to {connected domain}/mcp (RFC 8707); scopes are what a tool needs.
@@ -780,6 +827,12 @@ DJANGO_GUID = {
 # ASGI handler). Chosen by measurement: README "Serving".
 ASGI_DJANGO_HANDLER = env("ASGI_DJANGO_HANDLER", default="wsgi")
 ASGI_DJANGO_THREADS = env.int("ASGI_DJANGO_THREADS", default=8)
+# Seconds a client has to send a request's whole body (issue 35, api.request_bodies): the
+# ASGI processes (mcp, ingest) read it in the event loop and answer 400 invalid_body after
+# this; the proxy (deploy/Caddyfile, read_body) reads the same variable.
+REQUEST_BODY_TIMEOUT_SECONDS = env.int("REQUEST_BODY_TIMEOUT_SECONDS", default=10)
+# Threads per ingest process that answer reports (drivers.api.ingest_asgi).
+INGEST_THREADS = env.int("INGEST_THREADS", default=4)
 # Every 503 (a backing service down, /readyz failing) says when to try again.
 SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = env.int("SERVICE_UNAVAILABLE_RETRY_AFTER", default=5)
 # /metrics answers only "Authorization: Bearer <METRICS_TOKEN>"; unset, it is 404.

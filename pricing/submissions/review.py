@@ -15,6 +15,7 @@ from core.errors import DomainError
 from pricing.licensing import authority_districts
 from pricing.loaders import tariff_record_create
 from pricing.models import (
+    ESTIMATED_BASES,
     SubmissionStatus,
     Tariff,
     TariffKind,
@@ -117,11 +118,15 @@ def submission_source(submission: TariffSubmission, approver, day: dt.date) -> s
 
 def _replaced_tables(authority: str, districts: list[str], exclude: int) -> list[Tariff]:
     """The other current council tables of the authority: those naming one of its
-    districts, and those of its name covering all of them."""
+    districts, and those of its name covering all of them. Estimates (uprated,
+    calibrated) are not replaced: selection already ranks a table above them, and they
+    still price the hours a submitted table does not cover."""
     wanted = set(districts)
-    tables = Tariff.objects.filter(
-        kind=TariffKind.COUNCIL, lifecycle=TariffLifecycle.CURRENT
-    ).exclude(pk=exclude)
+    tables = (
+        Tariff.objects.filter(kind=TariffKind.COUNCIL, lifecycle=TariffLifecycle.CURRENT)
+        .exclude(pk=exclude)
+        .exclude(basis__in=ESTIMATED_BASES)
+    )
     return [
         table
         for table in tables

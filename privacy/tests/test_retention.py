@@ -61,7 +61,11 @@ def _contact(booking: Booking) -> dict:
 def test_every_kind_in_the_schedule_is_applied_or_says_who_applies_it():
     applied = set(APPLIERS)
     for item in retention_schedule():
-        assert (item.key in applied) or item.key in {"invoices", "request_logs"}, item.key
+        assert (item.key in applied) or item.key in {
+            "invoices",
+            "payment_methods",
+            "request_logs",
+        }, item.key
         assert item.purpose
         assert item.lawful_basis
         assert item.kept

@@ -177,8 +177,7 @@ def test_a_driver_sends_a_table_two_staff_put_it_live_and_the_next_quote_uses_it
     quote = Quote.objects.latest("created_at")
     assert quote.tariff_source["reference"] == reference
     assert quote.tariff_source["kind"] == "council"
-    if "basis" in quote.tariff_source:
-        assert quote.tariff_source["basis"] == "table"
+    assert quote.tariff_source["basis"] == "table"
 
 
 def test_an_operator_sends_a_table_on_its_page_at_phone_size(

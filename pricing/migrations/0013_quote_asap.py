@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('pricing', '0009_tariff_submissions'),
+        ('pricing', '0012_extra_place'),
     ]
 
     operations = [
