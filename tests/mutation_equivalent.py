@@ -19,10 +19,6 @@ EQUIVALENT: dict[str, str] = {
     "agents.grants.x__origin__mutmut_13": (
         "split('/', 2) for split('/', 1): only the first part is used, and it is the same"
     ),
-    "agents.confirmations.x__passenger_check__mutmut_17": (
-        "text_screen without its field list screens guards.screening.FREE_TEXT_FIELDS, "
-        "which holds all four keys given (notes, passengerName, flightNumber, agent)"
-    ),
     "agents.confirmations.x_booking_preview__mutmut_42": (
         "compress=None: the token still signs and loads the same preview, only longer"
     ),

@@ -18,7 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from pricing.licensing import SEARCH_CELLS, STEP, district_at, licensing_map
+from pricing import licensing
+from pricing.licensing import (
+    SEARCH_CELLS,
+    STEP,
+    District,
+    authority_districts,
+    district_at,
+    licensing_authority_at,
+    licensing_map,
+)
 
 DATA = Path(__file__).resolve().parent / "data" / "licensing_boundaries.tsv"
 
@@ -106,3 +115,33 @@ def test_100_m_beyond_an_airport_site_the_grid_decides(site):
             site.lat, site.lng, north * (site.radius_m - 100), east * (site.radius_m - 100)
         )
         assert district_at(*inside).code == site.district
+
+
+# --- the files as loaded, and the authority lookups ---------------------------------------
+
+
+def test_the_files_load_to_the_same_answers_afresh():
+    """``licensing_map`` is loaded once per process; this reads the two files again, so a
+    break in the loader cannot hide behind a map loaded before it."""
+    fresh = licensing._load()
+    for kind, postcode, district, lat, lng in ROWS:
+        assert getattr(fresh.district_at(lat, lng), "code", None) == district, (kind, postcode)
+    assert fresh.districts["E08000035"] == District("E08000035", "Leeds", "Leeds City Council")
+    assert fresh.sites == licensing_map().sites
+    assert len(fresh.codes) == len(set(fresh.codes)) >= 360
+    assert fresh.codes == licensing_map().codes
+
+
+def test_the_authority_of_a_border_postcode_is_its_districts():
+    # NP16 5JU is Monmouthshire (Wales), NP6 7ER across the border the Forest of Dean
+    wales, england = (row for row in BORDERS if row[1] in ("NP16 5JU", "NP6 7ER"))
+    assert licensing_authority_at(*wales[3:]) == licensing_map().districts[wales[2]].authority
+    assert licensing_authority_at(*england[3:]) == licensing_map().districts[england[2]].authority
+    assert licensing_authority_at(*wales[3:]) != licensing_authority_at(*england[3:])
+    assert licensing_authority_at(54.0, -4.0) is None  # the Irish Sea: no postcode near
+
+
+def test_an_authority_lists_its_districts_sorted():
+    assert authority_districts("Transport for London") == [f"E090000{i:02d}" for i in range(1, 34)]
+    assert authority_districts("Leeds City Council") == ["E08000035"]
+    assert authority_districts("Nobody") == []
