@@ -14,14 +14,19 @@ endif
 DEMO_SITE_URL = $(if $(SITE_URL),$(SITE_URL),http://127.0.0.1:$(PORT))
 comma := ,
 
-.PHONY: install run demo web mcp release worker beat dispatcher ingest test lint lint-imports mutate format schema fuzz bench check-deploy clean
+.PHONY: install run demo web mcp release worker beat dispatcher ingest test test-nominatim lint lint-imports mutate format schema fuzz bench check-deploy clean
+
+# REQUIREMENTS: what `make install` installs. Developers and CI take requirements-dev.txt
+# (the service, its tests and tools); the production image sets requirements.txt, so no
+# test or load tool (pytest, selenium, locust, mutmut, schemathesis) ships there.
+REQUIREMENTS ?= requirements-dev.txt
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	@$(PY) -c 'import sys; assert sys.version_info >= (3, 11), sys.version' \
 	  || { echo "Python 3.11+ needed: make PY=/path/to/python3.11 ..."; exit 1; }
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -r requirements-dev.txt
+	$(BIN)/pip install -q -r $(REQUIREMENTS)
 	touch $@
 
 install: $(BIN)/.installed
@@ -32,20 +37,32 @@ install: $(BIN)/.installed
 # journeys when their dispatch window opens. With REDIS_URL set, tasks go to Redis and a
 # Celery worker (with beat) runs too. Forwarded headers are believed only from the
 # addresses in TRUSTED_PROXIES (unset: from nobody, not even 127.0.0.1: contract 10).
+# With STRIPE_API_BASE=http://127.0.0.1:8420 (or localhost), localstripe runs on that
+# port, drivers' invoices are charged through it (StripeCollection, test keys) and its
+# signed webhooks come to /billing/stripe/webhook (billing/README.md).
 demo: export SITE_URL := $(DEMO_SITE_URL)
 demo: install
 	@echo "demo: serving on port $(PORT); links start with $$SITE_URL"
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo
-	@if [ -n "$$REDIS_URL" ]; then \
+	@stripe=; case "$$STRIPE_API_BASE" in http://127.0.0.1:*|http://localhost:*) \
+	  export BILLING_COLLECTION_BACKEND=$${BILLING_COLLECTION_BACKEND:-billing.collection.StripeCollection} \
+	    STRIPE_SECRET_KEY=$${STRIPE_SECRET_KEY:-sk_test_demo} \
+	    STRIPE_PUBLISHABLE_KEY=$${STRIPE_PUBLISHABLE_KEY:-pk_test_demo} \
+	    STRIPE_WEBHOOK_SECRET=$${STRIPE_WEBHOOK_SECRET:-whsec_demo}; \
+	  $(BIN)/localstripe --from-scratch \
+	    --port "$$($(PY) -c 'import sys, urllib.parse; print(urllib.parse.urlsplit(sys.argv[1]).port)' "$$STRIPE_API_BASE")" & stripe=$$!; \
+	  $(BIN)/python manage.py localstripe_webhook;; \
+	esac; \
+	if [ -n "$$REDIS_URL" ]; then \
 	  $(BIN)/celery -A config worker -B -l info & worker=$$!; \
 	  $(BIN)/python manage.py run_dispatcher --demo & dispatcher=$$!; \
-	  trap 'kill $$worker $$dispatcher 2>/dev/null' EXIT INT TERM; \
+	  trap 'kill $$worker $$dispatcher $$stripe 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) \
 	    --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"; \
 	else \
 	  $(BIN)/python manage.py run_dispatcher --demo & dispatcher=$$!; \
-	  trap 'kill $$dispatcher 2>/dev/null' EXIT INT TERM; \
+	  trap 'kill $$dispatcher $$stripe 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) \
 	    --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"; \
 	fi
@@ -121,6 +138,18 @@ test: install
 	if [ -n "$$missing" ]; then echo "make test: $$missing: running on DATABASE_URL=$$database REDIS_URL=$$redis instead (set them to choose)"; fi; \
 	DATABASE_URL=$$database REDIS_URL=$$redis \
 	  $(BIN)/python -m pytest -q -n 2 --dist loadfile --create-db $(PYTEST_ARGS)
+
+# A real Nominatim built from a small extract the test writes (issue 40; about a minute):
+# Nominatim in its own virtualenv, over Debian's osm2pgsql and PostGIS
+# (apt-get install osm2pgsql postgresql-15-postgis-3), in its own PostgreSQL cluster.
+NOMINATIM_VENV := var/nominatim-venv
+$(NOMINATIM_VENV)/bin/nominatim: requirements-nominatim.txt
+	$(PY) -m venv $(NOMINATIM_VENV)
+	$(NOMINATIM_VENV)/bin/pip install -q -r requirements-nominatim.txt
+	touch $@
+test-nominatim: install $(NOMINATIM_VENV)/bin/nominatim
+	NOMINATIM_BIN=$(abspath $(NOMINATIM_VENV)/bin/nominatim) \
+	  $(BIN)/python -m pytest -q -p no:xdist -m nominatim pricing/tests/test_nominatim_live.py
 
 lint: install
 	$(BIN)/ruff check .

@@ -35,6 +35,7 @@ from agents.models import SignInCode
 from bookings.policies import email_require_genuine, passenger_require_not_blocked
 from core.callers import Caller
 from core.errors import DomainError
+from core.mail import privacy_line
 from guards.ratelimits import limit_enforce
 
 # What a self-registered client may ask for (OAuth 2.1: no implicit, no password grant;
@@ -138,7 +139,7 @@ def sign_in_code_send(*, caller: Caller, email: str) -> str:
         message=(
             f"Your Direct-to-Driver sign-in code is {code}.\n\n"
             f"It works once, for {minutes} minutes. You asked for it to let an AI assistant "
-            "book taxis for you; if that was not you, ignore this email."
+            "book taxis for you; if that was not you, ignore this email.\n\n" + privacy_line()
         ),
         from_email=None,
         recipient_list=[email],

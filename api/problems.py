@@ -89,6 +89,7 @@ TITLES = {
     "email_limit": "Too many requests for this email",
     "daily_job_limit": "Daily job limit reached",
     "daily_bridge_limit": "Daily operator bridge limit reached",
+    "submission_limit": "Too many tables sent in",
     "server_error": "Internal server error",
 }
 
@@ -132,7 +133,9 @@ STATUS_BY_CODE = {
     "position_unknown": 409,
     "settlement_exceeds_fare": 409,
     "quote_expired": 410,
+    "payload_too_large": 413,
     "offer_link_expired": 410,
+    "link_expired": 410,
     "address_not_found": 422,
     "outside_service_area": 422,
     "address_not_precise": 422,
@@ -144,6 +147,7 @@ STATUS_BY_CODE = {
     "email_limit": 429,
     "daily_job_limit": 429,
     "daily_bridge_limit": 429,
+    "submission_limit": 429,
     "service_unavailable": 503,
 }
 
@@ -333,7 +337,18 @@ class ProblemResponsesMiddleware:
     def __call__(self, request):
         if not _is_api(request):
             return self.get_response(request)
-        if request.method in {"POST", "PUT", "PATCH"}:
+        if (
+            request.method in {"POST", "PUT", "PATCH"}
+            and request.content_type == "multipart/form-data"
+        ):
+            # A file upload (a photo of a fare table) is streamed by the parser, not read
+            # whole: Django's own limit covers its other fields, this one the file.
+            most = settings.DATA_UPLOAD_MAX_MEMORY_SIZE + settings.TARIFF_SUBMISSION_MAX_BYTES
+            if _content_length(request) > most:
+                return problem_response(
+                    Problem(413, "payload_too_large", f"The request body is over {most} bytes.")
+                )
+        elif request.method in {"POST", "PUT", "PATCH"}:
             try:
                 request.body  # noqa: B018
             except RequestDataTooBig:
@@ -351,6 +366,13 @@ class ProblemResponsesMiddleware:
         if isinstance(exception, BACKING_SERVICE_DOWN):
             return _service_unavailable_response(request, exception)
         return None
+
+
+def _content_length(request) -> int:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
 
 
 def _service_unavailable_response(request, exception: Exception) -> HttpResponse:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.conf import settings
+from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 from api.problems import TITLES
+from core.localtime import local_zone
 
 ProblemSerializer = inline_serializer(
     name="Problem",
@@ -62,6 +66,50 @@ def example(name: str, value, **kwargs) -> OpenApiExample:
     return OpenApiExample(name, value=value, **kwargs)
 
 
+# An example's departure that must stay in the future: replaced, each time the document is
+# generated, by tomorrow at EXAMPLE_DEPART_HOUR UK time (examples_dated).
+DEPART_TOMORROW = "<tomorrow 10:00 UK time>"
+EXAMPLE_DEPART_HOUR = 10
+# A driver app's buffered position fixes: moments ago (a fix over a day old is refused).
+FIX_TEN_SECONDS_AGO = "<10 seconds ago>"
+FIX_FIVE_SECONDS_AGO = "<5 seconds ago>"
+
+
+def examples_dated(result, generator, request, public):
+    """Postprocessing hook: every ``DEPART_TOMORROW`` (and fix time) in a request example
+    becomes a real time, so "Try it out" books a journey that has not already left and
+    reports positions the ingest accepts (issue 40)."""
+    zone = local_zone()
+    tomorrow = timezone.now().astimezone(zone).date() + dt.timedelta(days=1)
+    now = timezone.now().replace(microsecond=0)
+    times = {
+        DEPART_TOMORROW: dt.datetime.combine(
+            tomorrow, dt.time(EXAMPLE_DEPART_HOUR), tzinfo=zone
+        ).isoformat(),
+        FIX_TEN_SECONDS_AGO: (now - dt.timedelta(seconds=10)).isoformat(),
+        FIX_FIVE_SECONDS_AGO: (now - dt.timedelta(seconds=5)).isoformat(),
+    }
+
+    def dated(value):
+        if isinstance(value, str) and value in times:
+            return times[value]
+        if isinstance(value, dict):
+            return {key: dated(field) for key, field in value.items()}
+        if isinstance(value, list):
+            return [dated(item) for item in value]
+        return value
+
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            if not isinstance(operation, dict) or "requestBody" not in operation:
+                continue
+            for content in operation["requestBody"].get("content", {}).values():
+                for item in content.get("examples", {}).values():
+                    if "value" in item:
+                        item["value"] = dated(item["value"])
+    return result
+
+
 def public_paths_only(endpoints, **kwargs):
     return [e for e in endpoints if e[0].startswith("/api/public")]
 
@@ -84,12 +132,26 @@ def add_servers(result, generator, request, public):
     components = result.setdefault("components", {}).setdefault("securitySchemes", {})
     components.update(
         {
-            "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "X-Service-AI-Key"},
-            "ApiKeyXHeader": {"type": "apiKey", "in": "header", "name": "x-api-key"},
+            "ApiKeyHeader": {
+                "type": "apiKey",
+                "in": "header",
+                "name": "X-Service-AI-Key",
+                "description": (
+                    "Use this one: an account's API key, as `make demo` prints them (\"Demo "
+                    'API keys"). The examples also work with no key, as an anonymous caller, '
+                    "where an operation allows it."
+                ),
+            },
+            "ApiKeyXHeader": {
+                "type": "apiKey",
+                "in": "header",
+                "name": "x-api-key",
+                "description": "The same API key in another header (as ApiKeyHeader).",
+            },
             "BearerKey": {
                 "type": "http",
                 "scheme": "bearer",
-                "description": "API key as Bearer token",
+                "description": "The same API key as a Bearer token (as ApiKeyHeader).",
             },
         }
     )

@@ -7,6 +7,14 @@ payment records, SMS usage rows and partner job completions with COPY, then runs
 with 2,000,000 payment records invoiced in under 60 s; the second run creates nothing in
 under 10 s. The database is dropped afterwards unless --keep.
 
+Then charging (issue 36) against localstripe, started here on its own port and stopped by
+its PID: ``--charge-sample`` drivers (default 1,000) get a Stripe customer and a card
+(set-up, timed apart: drivers add cards over weeks, not in the run), their invoices are
+handed to ``StripeCollection`` and ``payments_charge_due`` charges them, twice (the second
+run must send nothing). The time per invoice of that sample, times the week's billed
+invoices, is the stated extrapolation to the whole network; it is printed as such. The
+charge run's Python allocation peak (tracemalloc) and the process's peak RSS are printed.
+
     .venv/bin/python bench/bench_billing.py                         # full size
     .venv/bin/python bench/bench_billing.py --drivers 10000 --records 200000
 """
@@ -16,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import sys
 import time
 from datetime import UTC, date, datetime, timedelta
@@ -261,6 +270,12 @@ def main() -> None:
     )
     parser.add_argument("--chunk-size", type=int, default=5000)
     parser.add_argument("--keep", action="store_true", help="keep the benchmark database")
+    parser.add_argument(
+        "--charge-sample",
+        type=int,
+        default=1000,
+        help="invoices charged against localstripe (0: skip charging)",
+    )
     args = parser.parse_args()
     if args.notifications is None:
         args.notifications = args.records // 4
@@ -274,6 +289,15 @@ def main() -> None:
     os.environ["CELERY_TASK_ALWAYS_EAGER"] = "1"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
+    stripe_server = None
+    if args.charge_sample:
+        from billing.tests.localstripe import PUBLISHABLE_KEY, SECRET_KEY, LocalStripe
+
+        stripe_server = LocalStripe().start()
+        os.environ["STRIPE_API_BASE"] = stripe_server.base
+        os.environ["STRIPE_SECRET_KEY"] = SECRET_KEY
+        os.environ["STRIPE_PUBLISHABLE_KEY"] = PUBLISHABLE_KEY
+        os.environ["EMAIL_BACKEND"] = "django.core.mail.backends.locmem.EmailBackend"
 
     import django
 
@@ -319,12 +343,15 @@ def main() -> None:
         lo = numbered.order_by("number").values_list("number", flat=True).first()
         hi = numbered.order_by("-number").values_list("number", flat=True).first()
         gapless = count == 0 or (lo == 1 and hi == count)
+        charged = charge(args, timer, stripe_server, billed=count) if stripe_server else None
     finally:
         from django.db import connections
 
         connections.close_all()
         if not args.keep:
             database_recreate(base_url, db_name, drop_only=True)
+        if stripe_server is not None:
+            stripe_server.stop()
 
     print()
     print(
@@ -346,6 +373,91 @@ def main() -> None:
     )
     print(f"numbering  1..{hi or 0} for {count:,} invoices  {'gapless' if gapless else 'GAPS'}")
     print(f"drivers with activity: {first.drivers_with_activity:,}")
+    if charged:
+        print(
+            f"charging    {charged['sent']:,} invoices in {charged['seconds']:.2f}s "
+            f"({charged['ms_each']:.1f} ms each against localstripe), second run sent "
+            f"{charged['again']}; Python peak {charged['peak_mb']:.1f} MB"
+        )
+        print(
+            f"charging all {count:,} billed invoices: EXTRAPOLATED from the sample, "
+            f"{charged['ms_each'] * count / 1000:,.0f}s (~{charged['ms_each'] * count / 60000:,.0f}"
+            " min) in one process"
+        )
+    print(
+        f"peak RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB"
+    )
+
+
+def charge(args, timer: Timer, server, *, billed: int) -> dict:
+    """Charge a sample of the week's invoices through StripeCollection and localstripe."""
+    import tracemalloc
+
+    from billing.collection import StripeCollection
+    from billing.models import Invoice, InvoiceStatus, PaymentCustomer, PaymentMethod
+    from billing.provider import stripe_client
+    from billing.services.payments import payments_charge_due
+
+    sample = list(
+        Invoice.objects.filter(week_start=WEEK, status=InvoiceStatus.DUE)
+        .order_by("number")
+        .values_list("pk", "driver_id")[: args.charge_sample]
+    )
+    client = stripe_client()
+
+    def set_up_cards():
+        customers, methods = [], []
+        for _, driver_id in sample:
+            customer = client.v1.customers.create(params={"metadata": {"driver_id": driver_id}})
+            method = client.v1.payment_methods.create(
+                params={
+                    "type": "card",
+                    "card": {
+                        "number": "4242424242424242",
+                        "exp_month": 12,
+                        "exp_year": 2034,
+                        "cvc": "123",
+                    },
+                }
+            )
+            client.v1.payment_methods.attach(method.id, params={"customer": customer.id})
+            customers.append(PaymentCustomer(driver_id=driver_id, customer_id=customer.id))
+            methods.append(
+                PaymentMethod(driver_id=driver_id, provider_id=method.id, kind="card", last4="4242")
+            )
+        PaymentCustomer.objects.bulk_create(customers)
+        PaymentMethod.objects.bulk_create(methods)
+        return len(customers)
+
+    timer.run(
+        f"set-up: {len(sample):,} customers with a card at localstripe (not the run)",
+        set_up_cards,
+    )
+    ids = [pk for pk, _ in sample]
+    # The manual backend made them due; the provider's collect is what the run does: it
+    # marks them due and queues payments_charge_due, which (tasks in-process here) runs
+    # at once and charges them, as after the weekly run.
+    Invoice.objects.filter(pk__in=ids).update(status=InvoiceStatus.ISSUED)
+    tracemalloc.start()
+    started = time.perf_counter()
+    timer.run(
+        f"StripeCollection.collect + payments_charge_due: {len(ids):,} invoices",
+        lambda: StripeCollection().collect(invoices=Invoice.objects.filter(pk__in=ids)),
+    )
+    seconds = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    sent = Invoice.objects.filter(pk__in=ids, status=InvoiceStatus.PAID).count()
+    again = timer.run("payments_charge_due: second run", lambda: payments_charge_due(), str)
+    paid = Invoice.objects.filter(pk__in=ids, status=InvoiceStatus.PAID).count()
+    assert paid == sent == len(ids), (paid, sent, len(ids))
+    return {
+        "sent": sent,
+        "seconds": seconds,
+        "ms_each": seconds * 1000 / max(sent, 1),
+        "again": again,
+        "peak_mb": peak / 1e6,
+    }
 
 
 WEEK_BOUNDS: tuple[datetime, datetime]

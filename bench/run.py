@@ -19,6 +19,10 @@ FULL = [
     ("places: the geocoder against the gold set", ["bench_places.py"]),
     ("pricing: estimated road distance against published ones", ["bench_road_factor.py"]),
     ("HTTP: quote and instant booking vs reference view", ["http_bench.py"]),
+    (
+        "HTTP: where a quote's and an instant booking's milliseconds go (one process)",
+        ["bench_request_profile.py"],
+    ),
     ("MCP: estimate_fare vs POST /v1/quote under ASGI, and ASGI vs WSGI", ["mcp_bench.py"]),
     ("serving: the production web command against plain WSGI", ["bench_serving.py"]),
     ("load: a busy city's hour (locust)", ["bench_load.py"]),
@@ -28,7 +32,11 @@ FULL = [
         ["bench_dispatch_burst.py"],
     ),
     ("intake: partner batches", ["bench_intake.py"]),
-    ("billing: weekly invoicing", ["bench_billing.py"]),
+    ("billing: weekly invoicing, and charging a sample against localstripe", ["bench_billing.py"]),
+    (
+        "privacy: the retention job over 1,000,000 bookings and 10,000,000 positions",
+        ["bench_retention.py"],
+    ),
     (
         "live trips: 2,000 cars reporting every 5 s, booking.driver_location events",
         ["bench_live_trips.py"],
@@ -41,8 +49,10 @@ FULL = [
 QUICK_ARGS = {
     "bench_positions.py": ["--quick"],
     "bench_live_trips.py": ["--drivers", "500", "--duration", "30", "--max-seconds", "5"],
-    "bench_billing.py": ["--drivers", "5000", "--records", "100000"],
+    "bench_billing.py": ["--drivers", "5000", "--records", "100000", "--charge-sample", "200"],
+    "bench_retention.py": ["--bookings", "50000", "--positions", "500000"],
     "http_bench.py": ["--duration", "5"],
+    "bench_request_profile.py": ["--requests", "100"],
     "mcp_bench.py": ["--duration", "5", "--rounds", "2"],
     "bench_serving.py": ["--duration", "5", "--rounds", "2"],
     "bench_load.py": ["--users", "40", "--minutes", "1"],

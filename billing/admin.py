@@ -18,8 +18,11 @@ from django.utils import timezone
 
 from billing.models import (
     CreditNote,
+    FailedPayment,
     Invoice,
     InvoiceLine,
+    InvoiceRunFailure,
+    InvoiceStatus,
     PartnerJobFee,
     Subscription,
     SubscriptionAudit,
@@ -28,6 +31,7 @@ from billing.models import (
 from billing.services.collection import invoices_payment_record
 from billing.services.credit_notes import CreditNoteRefused, credit_note_issue
 from billing.services.subscriptions import subscription_stage_set, subscription_trial_extend
+from core.admin_actions import BackOfficeAdmin
 from core.spreadsheet import spreadsheet_cell
 
 CSV_COLUMNS = [
@@ -82,7 +86,7 @@ class CreditNoteInline(ReadOnlyInline):
 
 
 @admin.register(Invoice)
-class InvoiceAdmin(admin.ModelAdmin):
+class InvoiceAdmin(BackOfficeAdmin):
     list_display = (
         "__str__",
         "driver",
@@ -129,13 +133,10 @@ class InvoiceAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None) -> bool:
         return False  # immutable: correct with a credit note, pay with the action
 
-    def get_actions(self, request):
-        actions = super().get_actions(request)
-        actions.pop("delete_selected", None)
-        # Actions are allowed with view permission; payment needs the change permission.
-        if not request.user.has_perm("billing.change_invoice"):
-            actions.pop("record_payment", None)
-        return actions
+    def has_record_payment_permission(self, request) -> bool:
+        # The rows stay read-only (has_change_permission), but recording a payment is a
+        # change: it needs the model's change permission all the same.
+        return request.user.has_perm("billing.change_invoice")
 
     @admin.action(description="Export selected invoices as CSV", permissions=["view"])
     def export_csv(self, request, queryset):
@@ -192,7 +193,10 @@ class InvoiceAdmin(admin.ModelAdmin):
         response["Content-Disposition"] = f'attachment; filename="invoices-{stamp}.csv"'
         return response
 
-    @admin.action(description="Record payment received for selected invoices")
+    @admin.action(
+        description="Record payment received for selected invoices",
+        permissions=["record_payment"],
+    )
     def record_payment(self, request, queryset):
         reference = f"recorded by {request.user.get_username()} on {timezone.now():%Y-%m-%d}"
         count = invoices_payment_record(invoices=queryset, reference=reference)
@@ -220,7 +224,7 @@ class CreditNoteForm(forms.ModelForm):
 
 
 @admin.register(CreditNote)
-class CreditNoteAdmin(admin.ModelAdmin):
+class CreditNoteAdmin(BackOfficeAdmin):
     form = CreditNoteForm
     list_display = ("__str__", "invoice", "amount", "reason", "created_by", "created_at")
     search_fields = ("=number", "invoice__driver__name", "reason")
@@ -280,7 +284,7 @@ class SubscriptionAuditInline(ReadOnlyInline):
 
 
 @admin.register(Subscription)
-class SubscriptionAdmin(admin.ModelAdmin):
+class SubscriptionAdmin(BackOfficeAdmin):
     list_display = ("__str__", "kind", "stage", "trial_ends_at", "created_at")
     list_filter = ("stage", SubscriptionKindFilter)
     search_fields = ("driver__name", "driver__phone", "account__name", "account__slug")
@@ -356,8 +360,61 @@ class SubscriptionAdmin(admin.ModelAdmin):
 
 
 @admin.register(PartnerJobFee)
-class PartnerJobFeeAdmin(admin.ModelAdmin):
+class PartnerJobFeeAdmin(BackOfficeAdmin):
     list_display = ("account", "fee_per_job", "active", "note", "updated_at")
     list_editable = ("fee_per_job", "active")
     list_filter = ("active",)
     raw_id_fields = ("account",)
+
+
+@admin.register(FailedPayment)
+class FailedPaymentAdmin(BackOfficeAdmin):
+    """Staff queue (issue 36): weekly invoices whose provider charge failed, oldest retry
+    first, with why and when the next attempt goes. Recording a payment received another
+    way uses the invoice admin's "Record payment received"."""
+
+    list_display = (
+        "__str__",
+        "driver",
+        "week_start",
+        "total",
+        "collection_attempts",
+        "failure_message",
+        "next_attempt_at",
+    )
+    list_select_related = ("driver",)
+    search_fields = ("=number", "driver__name", "driver__phone", "driver__email")
+    ordering = ("next_attempt_at", "number")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(status=InvoiceStatus.FAILED)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(InvoiceRunFailure)
+class InvoiceRunFailureAdmin(BackOfficeAdmin):
+    """Drivers the weekly run could not invoice (issue 35), until a later run invoices them:
+    mend the figures (the payment records), then run ``manage.py invoices_generate``."""
+
+    list_display = ("week_start", "driver", "failed_at", "error")
+    list_filter = (("week_start", admin.AllValuesFieldListFilter),)
+    search_fields = ("driver__name", "driver__phone")
+    list_select_related = ("driver",)
+    readonly_fields = ("driver", "week_start", "error", "failed_at")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).outstanding()
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -9,4 +9,4 @@ class BillingConfig(AppConfig):
     def ready(self) -> None:
         # Registers billing's Celery tasks in every process: its services queue them by
         # name (core.task_queue), since the tasks module imports the services.
-        from billing import tasks  # noqa: F401
+        from billing import checks, tasks  # noqa: F401

@@ -3,7 +3,8 @@
 The service never holds driver card details, so the default backend is manual: it marks
 invoices due and an administrator records the payment when it arrives (bank transfer,
 the driver's own payment link, ...). A real provider (Direct Debit, card on file) is a
-class with the same two methods, named in ``BILLING_COLLECTION_BACKEND``.
+class with the same two methods, named in ``BILLING_COLLECTION_BACKEND``:
+``StripeCollection`` charges cards and Bacs Direct Debit through Stripe (issue 36).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.utils.module_loading import import_string
 
 from billing.fees import fee_schedule_current
 from billing.models import Invoice, InvoiceStatus
+from core.task_queue import task_enqueue_on_commit
 
 
 class CollectionBackend:
@@ -50,6 +52,38 @@ class ManualCollection(CollectionBackend):
     def payment_record(self, *, invoices: QuerySet[Invoice], reference: str) -> int:
         return invoices.filter(status__in=[InvoiceStatus.ISSUED, InvoiceStatus.DUE]).update(
             status=InvoiceStatus.PAID, paid_at=timezone.now(), payment_reference=reference[:200]
+        )
+
+
+class StripeCollection(ManualCollection):
+    """Charges each issued invoice off-session through Stripe with the driver's saved card
+    or Bacs Direct Debit (billing.services.payments): ``collect`` marks them due with an
+    attempt due now and queues the charge run after commit. Drivers with no way of paying
+    on file get the failed-payment path (told, retried, on the staff queue)."""
+
+    name = "stripe"
+
+    def collect(self, *, invoices: QuerySet[Invoice]) -> int:
+        now = timezone.now()
+        moved = invoices.filter(status=InvoiceStatus.ISSUED).update(
+            status=InvoiceStatus.DUE,
+            due_at=now + timedelta(days=fee_schedule_current().collection_due_days),
+            collection_backend=self.name,
+            next_attempt_at=now,
+        )
+        if moved:
+            task_enqueue_on_commit("billing.tasks.payments_charge_due")
+        return moved
+
+    def payment_record(self, *, invoices: QuerySet[Invoice], reference: str) -> int:
+        # Paid another way (bank transfer after a failed charge): no further attempts.
+        return invoices.filter(
+            status__in=[InvoiceStatus.ISSUED, InvoiceStatus.DUE, InvoiceStatus.FAILED]
+        ).update(
+            status=InvoiceStatus.PAID,
+            paid_at=timezone.now(),
+            payment_reference=reference[:200],
+            next_attempt_at=None,
         )
 
 

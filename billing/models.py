@@ -178,6 +178,11 @@ class InvoiceStatus(models.TextChoices):
     DUE = "due"  # the collection backend has asked for payment
     PAID = "paid"
     CREDITED = "credited"  # credit notes cover the whole total
+    # A payment provider's outcomes (issue 36): the charge was declined (retried on
+    # BILLING_PAYMENT_RETRY_DAYS), refunded through the provider, or disputed by the driver.
+    FAILED = "failed"
+    REFUNDED = "refunded"
+    DISPUTED = "disputed"
 
 
 class FeeDecision(models.TextChoices):
@@ -253,6 +258,14 @@ class Invoice(models.Model):
     due_at = models.DateTimeField(null=True, blank=True)
     paid_at = models.DateTimeField(null=True, blank=True)
     payment_reference = models.CharField(max_length=200, blank=True)
+    # Collection by a payment provider (issue 36). The provider's payment id is stored
+    # before the charge is confirmed, so a retried run or the reconciliation asks the
+    # provider about that payment instead of charging again.
+    provider_payment_id = models.CharField(max_length=100, blank=True, db_index=True)
+    collection_attempts = models.PositiveSmallIntegerField(default=0)
+    attempted_at = models.DateTimeField(null=True, blank=True)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    failure_message = models.CharField(max_length=300, blank=True)
 
     objects = InvoiceQuerySet.as_manager()
 
@@ -267,7 +280,10 @@ class Invoice(models.Model):
                 name="invoice_numbered_unless_free",
             ),
         ]
-        indexes = [models.Index(fields=["week_start", "status"], name="invoice_week_status")]
+        indexes = [
+            models.Index(fields=["week_start", "status"], name="invoice_week_status"),
+            models.Index(fields=["status", "next_attempt_at"], name="invoice_collect_next"),
+        ]
 
     def __str__(self) -> str:
         return self.display_number or f"Free week {self.week_start} ({self.driver_id})"
@@ -403,3 +419,115 @@ class CreditNote(models.Model):
     @property
     def display_number(self) -> str:
         return f"CN-{self.number:07d}"
+
+
+class PaymentCustomer(models.Model):
+    """The driver's customer record at the payment provider (issue 36). The provider holds
+    the cards and Direct Debit mandates; we keep only its ids and what the driver is shown."""
+
+    driver = models.OneToOneField(
+        "drivers.Driver", on_delete=models.CASCADE, related_name="payment_customer"
+    )
+    provider = models.CharField(max_length=20, default="stripe")
+    customer_id = models.CharField(max_length=100, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.customer_id} ({self.driver_id})"
+
+
+class PaymentMethodKind(models.TextChoices):
+    CARD = "card"
+    BACS_DEBIT = "bacs_debit"
+
+
+class PaymentMethod(models.Model):
+    """A way to pay the driver added on the provider's page: a card (brand, last four) or a
+    Bacs Direct Debit mandate (sort code, last four of the account, the mandate reference
+    the bank shows). No card or account number is stored."""
+
+    driver = models.ForeignKey(
+        "drivers.Driver", on_delete=models.CASCADE, related_name="payment_methods"
+    )
+    provider_id = models.CharField(max_length=100, unique=True)
+    kind = models.CharField(max_length=12, choices=PaymentMethodKind.choices)
+    brand = models.CharField(max_length=30, blank=True)
+    last4 = models.CharField(max_length=4, blank=True)
+    sort_code = models.CharField(max_length=8, blank=True)
+    mandate_reference = models.CharField(max_length=100, blank=True)
+    mandate_status = models.CharField(max_length=20, blank=True)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["driver", "active"], name="payment_method_driver")]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def label(self) -> str:
+        if self.kind == PaymentMethodKind.BACS_DEBIT:
+            return (
+                f"Direct Debit, sort code {self.sort_code}, account ending {self.last4} "
+                f"(mandate {self.mandate_reference or 'pending'})"
+            )
+        return f"{(self.brand or 'card').title()} ending {self.last4}"
+
+
+class ProviderEvent(models.Model):
+    """Every webhook event the provider delivered, once: the unique event id makes a
+    redelivered event a no-op."""
+
+    event_id = models.CharField(max_length=100, unique=True)
+    type = models.CharField(max_length=100)
+    object_id = models.CharField(max_length=100, blank=True)
+    received_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-received_at"]
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.event_id}"
+
+
+class FailedPayment(Invoice):
+    """The staff queue of failed provider payments (an admin view of Invoice)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "failed payment"
+
+
+class InvoiceRunFailureQuerySet(models.QuerySet):
+    def outstanding(self):
+        """Failures not yet mended: the driver still has no invoice for that week."""
+        invoiced = Invoice.objects.filter(
+            driver_id=models.OuterRef("driver_id"), week_start=models.OuterRef("week_start")
+        )
+        return self.exclude(models.Exists(invoiced))
+
+
+class InvoiceRunFailure(models.Model):
+    """A driver's week the weekly run could not invoice (issue 35). The run records it and
+    invoices everyone else; staff see it in the back office, mend the figures, and the next
+    run (the beat task or ``manage.py invoices_generate``) invoices the driver."""
+
+    driver = models.ForeignKey("drivers.Driver", on_delete=models.CASCADE, related_name="+")
+    week_start = models.DateField(help_text="Monday of the billing week (Europe/London).")
+    error = models.TextField()
+    failed_at = models.DateTimeField(default=timezone.now)
+
+    objects = InvoiceRunFailureQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-week_start", "driver_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["driver", "week_start"], name="invoice_run_failure_one_per_week"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"driver {self.driver_id}, week of {self.week_start}"

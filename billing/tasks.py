@@ -7,6 +7,7 @@ from datetime import date
 
 from celery import shared_task
 
+from billing.services import credit_notes, payments
 from billing.services.collection import invoices_collect
 from billing.services.invoicing import invoices_generate_week
 from billing.services.subscriptions import subscriptions_ensure
@@ -52,3 +53,41 @@ def subscriptions_ensure_now() -> int:
 def invoices_collect_week(week_start: str) -> int:
     """Hand the week's issued invoices to the collection backend."""
     return invoices_collect(week_start=date.fromisoformat(week_start))
+
+
+# Invoices per charging task: the billing workers charge the chunks side by side.
+CHARGE_CHUNK = 200
+
+
+@shared_task(name="billing.tasks.payments_charge_due", acks_late=True)
+def payments_charge_due() -> int:
+    """Beat, every 5 minutes, and after each weekly run: the invoices due, handed out in
+    chunks to ``invoices_charge`` tasks. Returns how many were due."""
+    due = payments.payments_due()
+    for start in range(0, len(due), CHARGE_CHUNK):
+        invoices_charge.delay(due[start : start + CHARGE_CHUNK])
+    return len(due)
+
+
+@shared_task(name="billing.tasks.invoices_charge", acks_late=True)
+def invoices_charge(invoice_ids: list[int]) -> int:
+    """Charge one chunk of due invoices (each is locked and checked again first)."""
+    return payments.invoices_charge(invoice_ids=invoice_ids)
+
+
+@shared_task(name="billing.tasks.payments_reconcile", acks_late=True)
+def payments_reconcile() -> int:
+    """Beat, every 15 minutes: settle provider payments whose outcome we do not know."""
+    return payments.payments_reconcile()
+
+
+@shared_task(
+    name="billing.tasks.credit_note_refund",
+    acks_late=True,
+    autoretry_for=(Exception,),
+    retry_backoff=60,
+    max_retries=8,
+)
+def credit_note_refund(note_id: int) -> str:
+    """Refund a credit note through the provider (idempotent by the note's number)."""
+    return credit_notes.credit_note_refund(note_id=note_id)

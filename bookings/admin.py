@@ -27,6 +27,7 @@ from bookings.models import (
     Passenger,
     PaymentRecord,
 )
+from bookings.passengers import phone_to_e164
 from bookings.services import (
     booking_cancel,
     booking_status_change,
@@ -34,6 +35,7 @@ from bookings.services import (
     passenger_unblock,
 )
 from bookings.transitions import TRANSITIONS
+from core.admin_actions import BackOfficeAdmin
 from core.errors import DomainError
 from core.spreadsheet import spreadsheet_cell
 
@@ -113,8 +115,30 @@ def place_summary(place: dict) -> str:
     )
 
 
+JOURNEY_FIELDS = (
+    "pickup",
+    "dropoff",
+    "pickup_lat",
+    "pickup_lng",
+    "dropoff_lat",
+    "dropoff_lng",
+    "pickup_place",
+    "dropoff_place",
+    "pickup_time",
+    "passengers",
+    "vehicle_type",
+    "meet_and_greet",
+    "currency",
+    "distance_miles",
+    "duration_minutes",
+    "distance_source",
+    "final_fare",
+    "final_fare_lines",
+)
+
+
 @admin.register(Booking)
-class BookingAdmin(admin.ModelAdmin):
+class BookingAdmin(BackOfficeAdmin):
     list_display = (
         "reference",
         "status",
@@ -135,7 +159,17 @@ class BookingAdmin(admin.ModelAdmin):
         ("pickup_time", admin.DateFieldListFilter),
         ("created_at", admin.DateFieldListFilter),
     )
-    search_fields = ("reference", "passenger_email", "passenger_phone", "passenger_name", "job_ref")
+    # A phone is searched as typed and in E.164 ("07700 900123" finds +447700900123); the
+    # addresses as the passenger typed them.
+    search_fields = (
+        "reference",
+        "passenger_email",
+        "passenger_phone",
+        "passenger_name",
+        "job_ref",
+        "pickup",
+        "dropoff",
+    )
     date_hierarchy = "pickup_time"
     list_select_related = ("driver",)
     raw_id_fields = ("quote", "passenger", "driver", "vehicle", "account", "subcontracted_to")
@@ -152,8 +186,18 @@ class BookingAdmin(admin.ModelAdmin):
         "dropoff_resolved",
         "created_at",
         "updated_at",
+        # The journey, its time and its fare are the booking engine's (issue 40): changed
+        # only through the actions and services that apply its rules, never typed over.
+        *JOURNEY_FIELDS,
     )
     inlines = [BookingEventInline, PaymentRecordInline]
+
+    def get_search_results(self, request, queryset, search_term):
+        found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        e164 = phone_to_e164(search_term.strip()) if search_term.strip() else None
+        if e164:
+            found |= queryset.filter(passenger_phone=e164)
+        return found, may_have_duplicates
 
     @admin.display(description="Pickup resolved to")
     def pickup_resolved(self, booking) -> str:
@@ -218,7 +262,11 @@ class BookingAdmin(admin.ModelAdmin):
         if changed:
             self.message_user(request, f"{changed} booking(s) now {to_status}.", messages.SUCCESS)
 
-    @admin.action(description="Export the statutory booking record (CSV)")
+    def has_block_passenger_permission(self, request) -> bool:
+        # Blocking changes the passenger record, not the booking.
+        return request.user.has_perm("bookings.change_passenger")
+
+    @admin.action(description="Export the statutory booking record (CSV)", permissions=["view"])
     def export_statutory_record(self, request, queryset):
         response = HttpResponse(content_type="text/csv")
         stamp = timezone.now().strftime("%Y%m%d-%H%M")
@@ -229,7 +277,10 @@ class BookingAdmin(admin.ModelAdmin):
             writer.writerow([spreadsheet_cell(value(booking)) for _, value in STATUTORY_COLUMNS])
         return response
 
-    @admin.action(description="Block the passengers of the selected bookings")
+    @admin.action(
+        description="Block the passengers of the selected bookings",
+        permissions=["block_passenger"],
+    )
     def block_passenger(self, request, queryset):
         emails = {b.passenger_email for b in queryset if b.passenger_email}
         for email in emails:
@@ -238,25 +289,25 @@ class BookingAdmin(admin.ModelAdmin):
 
 
 @admin.register(Passenger)
-class PassengerAdmin(admin.ModelAdmin):
+class PassengerAdmin(BackOfficeAdmin):
     list_display = ("email", "name", "phone", "email_verified_at", "blocked", "created_at")
     list_filter = ("blocked", ("email_verified_at", admin.EmptyFieldListFilter))
     search_fields = ("email", "phone", "name")
     actions = ["block", "unblock"]
 
-    @admin.action(description="Block from booking")
+    @admin.action(description="Block from booking", permissions=["change"])
     def block(self, request, queryset):
         for passenger in queryset:
             passenger_block(email=passenger.email, reason=f"blocked by {request.user} in admin")
 
-    @admin.action(description="Unblock")
+    @admin.action(description="Unblock", permissions=["change"])
     def unblock(self, request, queryset):
         for passenger in queryset:
             passenger_unblock(passenger=passenger)
 
 
 @admin.register(PaymentRecord)
-class PaymentRecordAdmin(admin.ModelAdmin):
+class PaymentRecordAdmin(BackOfficeAdmin):
     list_display = ("booking", "kind", "amount", "method", "processor_fee", "occurred_at")
     list_filter = ("kind", "method")
     search_fields = ("booking__reference", "reference")
@@ -270,7 +321,7 @@ class PaymentRecordAdmin(admin.ModelAdmin):
 
 
 @admin.register(EmailConfirmation)
-class EmailConfirmationAdmin(admin.ModelAdmin):
+class EmailConfirmationAdmin(BackOfficeAdmin):
     list_display = ("passenger", "created_at", "used_at")
     search_fields = ("passenger__email",)
     readonly_fields = ("passenger", "token", "booking", "created_at", "used_at")

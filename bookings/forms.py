@@ -14,6 +14,7 @@ from bookings.page_errors import (
 from bookings.services import PassengerDetails
 from core.errors import DomainError
 from core.localtime import local_zone
+from pricing.geocoding import address_hint
 from pricing.vehicles import MAX_PASSENGERS, VEHICLE_CLASSES
 
 
@@ -37,6 +38,11 @@ class QuoteForm(PageForm):
     typed in UK local time (a ``datetime-local`` input) and handed on aware; every rule
     (addresses, seats, meet and greet at airports, the pickup time) is the quote action's."""
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # What the field takes is what the configured geocoder can place (contract 2.1.1).
+        self.fields["pickup"].help_text = address_hint()
+
     # The quote action names fields as the v1 API does; errors come back under these.
     V1_NAMES = {
         "pickup": "pickup",
@@ -51,7 +57,6 @@ class QuoteForm(PageForm):
     pickup = forms.CharField(
         max_length=300,
         label="Pickup",
-        help_text="A town, station, airport or street and town.",
         widget=forms.TextInput(
             attrs={"list": "place-suggestions-pickup", "autocomplete": "off", "data-suggest": ""}
         ),

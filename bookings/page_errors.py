@@ -8,15 +8,17 @@ service's own ``detail``, so a new code is never shown as a bare identifier.
 from __future__ import annotations
 
 from core.errors import DomainError
+from pricing.geocoding import streets_supported
 
 PASSENGER_MESSAGES: dict[str, str] = {
+    # Only what the default set-up can place is suggested (contract 2.1.1).
     "address_not_found": (
-        "We could not find that address. Try a town, a station, an airport, "
-        "or a street followed by its town, for example \u201c10 High Street, Oxford\u201d."
+        "We could not find that address. Try a postcode, a station, an airport, "
+        "a landmark or a town."
     ),
     "address_not_precise": (
-        "That address is too vague for a driver to find you. Add the street or the "
-        "building, for example \u201c10 High Street, Oxford\u201d."
+        "We could not place that address precisely enough for a driver to find you. "
+        "Add the postcode, or give a nearby station or landmark."
     ),
     "outside_service_area": "We only carry passengers within the United Kingdom.",
     "vehicle_too_small": (
@@ -53,9 +55,22 @@ PASSENGER_MESSAGES: dict[str, str] = {
 }
 
 
+# With a street engine configured (pricing.geocoding.streets_supported) a street address
+# can be placed, and only then is one suggested (contract 2.1.1).
+STREET_ENGINE_MESSAGES: dict[str, str] = {
+    "address_not_found": (
+        "We could not find that address. Check the street and town, or try a "
+        "postcode, a station, an airport or a landmark."
+    ),
+}
+
+
 def passenger_message(error: DomainError) -> str:
     """The sentence a passenger reads for ``error``."""
-    return PASSENGER_MESSAGES.get(error.code) or error.detail or "Something went wrong."
+    message = (streets_supported() and STREET_ENGINE_MESSAGES.get(error.code)) or (
+        PASSENGER_MESSAGES.get(error.code)
+    )
+    return message or error.detail or "Something went wrong."
 
 
 # Codes whose per-field words speak to API clients ("set worldwide to true",

@@ -39,6 +39,7 @@ from bookings.references import reference_generate
 from bookings.transitions import CANCELLABLE, TERMINAL, statuses_that_may_become
 from core.errors import DomainError
 from core.localtime import local_time_format
+from core.mail import privacy_line
 from pricing.vehicles import vehicle_class_needs_wheelchair
 
 logger = logging.getLogger(__name__)
@@ -516,6 +517,7 @@ def email_confirmation_send(*, passenger: Passenger, booking: Booking | None = N
             f"Track it: {booking_status_url(booking)}",
             f"Confirm your email: {link}",
         ]
+    lines.append(privacy_line())
     transaction.on_commit(
         lambda: send_mail(subject, "\n".join(lines), None, [passenger.email], fail_silently=True)
     )

@@ -3,6 +3,7 @@ from django.urls import include, path
 
 from api import problems
 from api.views import problem_index_page, problem_type_page
+from billing.webhooks import stripe_webhook
 from operations.health import healthz, readyz
 from operations.metrics import metrics
 
@@ -13,11 +14,11 @@ urlpatterns = [
     path("metrics", metrics, name="metrics"),
     path("admin/", admin.site.urls),
     path("api/public/", include("api.urls")),
-    # Suntransfers' supplier API (ST SPEC v1), hosted as a Suntransfers supplier.
-    path("api/suppliers/suntransfers/", include("partners.api.suntransfers")),
     path("problems/", problem_index_page, name="problem-index"),
     path("problems/<slug:slug>", problem_type_page, name="problem-type"),
     path("driver/billing/", include("billing.urls")),
+    # Stripe's webhook (issue 36): signed events, no session, no CSRF token.
+    path("billing/stripe/webhook", stripe_webhook, name="stripe-webhook"),
     path("driver/", include("drivers.urls")),
     path("driver/", include("dispatch.driver_urls")),
     path("dispatch/", include("dispatch.urls")),
@@ -25,6 +26,7 @@ urlpatterns = [
     # OAuth 2.1 for AI agents (the MCP server itself is mounted in config.asgi).
     path("", include("agents.urls")),
     path("", include("bookings.urls")),
+    path("", include("privacy.urls")),
     # The passenger's tracking page shows dispatch's live state, so dispatch serves it.
     path("", include("dispatch.tracking_urls")),
 ]

@@ -11,6 +11,7 @@ from django.template.response import TemplateResponse
 
 from bookings.admin import BookingAdmin as BookingRecordAdmin
 from bookings.models import Booking, BookingStatus, FlightStatus
+from core.admin_actions import BackOfficeAdmin
 from core.errors import DomainError
 from core.localtime import local_time_format, local_zone
 from dispatch.flight_status import FlightReport
@@ -101,7 +102,7 @@ class AssignDriverForm(forms.Form):
 
 
 @admin.register(DispatchBooking)
-class DispatchBookingAdmin(admin.ModelAdmin):
+class DispatchBookingAdmin(BackOfficeAdmin):
     """The dispatch desk: bookings with their trail; manual assignment and re-dispatch."""
 
     list_display = (
@@ -142,7 +143,7 @@ class DispatchBookingAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    @admin.action(description="Assign a driver manually")
+    @admin.action(description="Assign a driver manually", permissions=["change"])
     def assign_driver(self, request, queryset):
         if "apply" in request.POST:
             form = AssignDriverForm(request.POST)
@@ -180,7 +181,7 @@ class DispatchBookingAdmin(admin.ModelAdmin):
             },
         )
 
-    @admin.action(description="Re-dispatch (new round through every tier)")
+    @admin.action(description="Re-dispatch (new round through every tier)", permissions=["change"])
     def redispatch(self, request, queryset):
         actor = f"admin:{request.user.get_username()}"
         for booking in queryset.filter(status=BookingStatus.NO_DRIVER):
@@ -189,7 +190,7 @@ class DispatchBookingAdmin(admin.ModelAdmin):
 
 
 @admin.register(Offer)
-class OfferAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class OfferAdmin(ReadOnlyAdminMixin, BackOfficeAdmin):
     list_display = (
         "id",
         "booking",
@@ -209,7 +210,7 @@ class OfferAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(DispatchAttempt)
-class DispatchAttemptAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class DispatchAttemptAdmin(ReadOnlyAdminMixin, BackOfficeAdmin):
     """The dispatch trail; filter one booking with ?booking__id__exact= or by reference."""
 
     list_display = (
@@ -230,7 +231,7 @@ class DispatchAttemptAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(NotificationLog)
-class NotificationLogAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class NotificationLogAdmin(ReadOnlyAdminMixin, BackOfficeAdmin):
     list_display = (
         "created_at",
         "channel",
@@ -248,7 +249,7 @@ class NotificationLogAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(PartnerFleet)
-class PartnerFleetAdmin(admin.ModelAdmin):
+class PartnerFleetAdmin(BackOfficeAdmin):
     list_display = (
         "account",
         "active",
@@ -263,7 +264,7 @@ class PartnerFleetAdmin(admin.ModelAdmin):
 
 
 @admin.register(OperatorLicence)
-class OperatorLicenceAdmin(admin.ModelAdmin):
+class OperatorLicenceAdmin(BackOfficeAdmin):
     list_display = ("account", "licensing_authority", "licence_number", "licence_expiry")
     search_fields = ("account__name", "licence_number", "licensing_authority")
     raw_id_fields = ("account",)

@@ -11,4 +11,10 @@ class DispatchConfig(AppConfig):
     def ready(self) -> None:
         # Registers dispatch's Celery tasks in every process: its services queue them by
         # name (core.task_queue), since the tasks module imports the services.
-        from dispatch import tasks  # noqa: F401
+        from billing.signals import invoice_payment_failed
+        from dispatch import receivers, tasks  # noqa: F401
+
+        # A failed subscription payment is also told by SMS/WhatsApp (issue 36).
+        invoice_payment_failed.connect(
+            receivers.invoice_payment_failed_tell, dispatch_uid="dispatch-payment-failed"
+        )

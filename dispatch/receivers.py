@@ -9,6 +9,7 @@ from bookings import events
 from bookings.models import DispatchQueue
 from bookings.transitions import TERMINAL
 from dispatch import tasks
+from dispatch.models import NotificationChannel
 
 
 def booking_event_dispatch(sender, event, **kwargs) -> None:
@@ -40,3 +41,13 @@ def driver_available_dispatch(sender, driver_id: int, **kwargs) -> None:
     take near them are offered again (``offers.no_driver_bookings_retry``)."""
 
     tasks.no_driver_bookings_retry.delay(driver_id)
+
+
+def invoice_payment_failed_tell(sender, invoice, driver, link, text, **kwargs) -> None:
+    """Billing failed to charge a driver's weekly invoice (billing.signals, after commit):
+    the driver is told on the channels their job cards come on, SMS and WhatsApp (seed
+    6.1), besides billing's email."""
+    if not driver.phone:
+        return
+    for channel in NotificationChannel.values:
+        tasks.driver_message_send.delay(driver.phone, channel, text)

@@ -6,7 +6,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from dispatch.models import Offer
-from dispatch.notifications import JobCardSendError
+from dispatch.notifications import JobCardSendError, job_card_backend
 from dispatch.services import flights, job_cards, offers
 
 
@@ -98,3 +98,16 @@ def pickup_moved_notify(booking_id: int) -> None:
 def no_driver_bookings_retry(driver_id: int) -> None:
     """A driver became available: offer the no_driver bookings near them again."""
     offers.no_driver_bookings_retry(driver_id=driver_id)
+
+
+@shared_task(
+    autoretry_for=(JobCardSendError,),
+    retry_backoff=30,
+    retry_backoff_max=600,
+    retry_jitter=True,
+    max_retries=6,
+)
+def driver_message_send(to: str, channel: str, body: str) -> str:
+    """A message to a driver on a job-card channel (a failed subscription payment, issue
+    36), through the same notification backend; not a job card, so not billed as one."""
+    return job_card_backend().send(channel=channel, to=to, body=body)

@@ -6,6 +6,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.utils import timezone
 
+from core.admin_actions import BackOfficeAdmin
 from drivers.models import Corridor, Driver, PositionSample, TrackerDevice, Vehicle
 from drivers.selectors import driver_maps_key_state
 from drivers.services import driver_approve, driver_maps_key_set
@@ -77,7 +78,7 @@ class LicenceStateFilter(admin.SimpleListFilter):
 
 
 @admin.register(Driver)
-class DriverAdmin(admin.ModelAdmin):
+class DriverAdmin(BackOfficeAdmin):
     list_display = (
         "name",
         "phone",
@@ -146,7 +147,9 @@ class DriverAdmin(admin.ModelAdmin):
         elif form.cleaned_data.get("new_maps_api_key"):
             driver_maps_key_set(driver=obj, key=form.cleaned_data["new_maps_api_key"])
 
-    @admin.action(description="Approve selected drivers (starts the free trial)")
+    @admin.action(
+        description="Approve selected drivers (starts the free trial)", permissions=["change"]
+    )
     def approve_drivers(self, request, queryset):
         approved = sum(driver_approve(driver=driver) for driver in queryset)
         skipped = queryset.count() - approved
@@ -158,7 +161,7 @@ class DriverAdmin(admin.ModelAdmin):
 
 
 @admin.register(Vehicle)
-class VehicleAdmin(admin.ModelAdmin):
+class VehicleAdmin(BackOfficeAdmin):
     list_display = (
         "registration",
         "make",
@@ -177,7 +180,7 @@ class VehicleAdmin(admin.ModelAdmin):
 
 
 @admin.register(PositionSample)
-class PositionSampleAdmin(admin.ModelAdmin):
+class PositionSampleAdmin(BackOfficeAdmin):
     """The sampled trail of live jobs (issue 27): evidence, never edited."""
 
     list_display = ("driver", "booking", "at", "lat", "lng", "speed", "accuracy")
@@ -194,7 +197,7 @@ class PositionSampleAdmin(admin.ModelAdmin):
 
 
 @admin.register(TrackerDevice)
-class TrackerDeviceAdmin(admin.ModelAdmin):
+class TrackerDeviceAdmin(BackOfficeAdmin):
     """Drivers' Traccar Client apps. Tokens are issued (and shown once) by
     ``manage.py tracker_device_issue``; deleting a device stops its reports."""
 

@@ -24,6 +24,7 @@ from core.errors import DomainError
 from drivers import services
 from drivers.forms import DriverSignupForm
 from drivers.services import driver_signup
+from pricing.submissions.figures import table_form_context
 
 LOGIN_URL = reverse_lazy("driver-login")
 
@@ -96,7 +97,7 @@ def driver_maps_key_update(request: HttpRequest) -> HttpResponse:
 # The app is one page and one script calling the driver app API (contract 6) with the
 # driver's token, so it applies exactly the rules the API applies. The service worker
 # keeps these files for a poor connection; the page and the script say when offline.
-DRIVER_APP_TEMPLATES = ("drivers/app.html", "drivers/app_sw.js")
+DRIVER_APP_TEMPLATES = ("drivers/app.html", "drivers/app_sw.js", "pricing/table_form_fields.html")
 DRIVER_APP_STATIC = (
     "css/app-pages.css",
     "driver-app/app.css",
@@ -120,7 +121,8 @@ def _driver_app_version() -> str:
 def driver_app_page(request: HttpRequest) -> HttpResponse:
     """The app's one page: the same for everyone (the driver signs in inside it), so the
     service worker can keep it."""
-    return render(request, "drivers/app.html", {"version": _driver_app_version()})
+    context = {"version": _driver_app_version(), **table_form_context()}
+    return render(request, "drivers/app.html", context)
 
 
 def _driver_app_manifest() -> dict:

@@ -4,6 +4,7 @@ from django.core.exceptions import ValidationError
 from django.utils.html import format_html
 from rest_framework_api_key.admin import APIKeyModelAdmin
 
+from core.admin_actions import ActionPermissionsMixin, BackOfficeAdmin
 from partners.models import (
     Account,
     AccountKey,
@@ -68,7 +69,7 @@ class AccountAdminForm(forms.ModelForm):
 
 
 @admin.register(Account)
-class AccountAdmin(admin.ModelAdmin):
+class AccountAdmin(BackOfficeAdmin):
     form = AccountAdminForm
     list_display = (
         "name",
@@ -149,15 +150,22 @@ class AccountAdmin(admin.ModelAdmin):
             return [AccountKeyInline, OperatorUserInline]
         return [AccountKeyInline]
 
-    @admin.action(description="Approve for live intake")
+    def has_issue_key_permission(self, request) -> bool:
+        # A key books jobs in the account's name: issuing one is adding an AccountKey.
+        return request.user.has_perm("partners.add_accountkey")
+
+    def has_revoke_keys_permission(self, request) -> bool:
+        return request.user.has_perm("partners.change_accountkey")
+
+    @admin.action(description="Approve for live intake", permissions=["change"])
     def approve(self, request, queryset):
         queryset.update(approved=True)
 
-    @admin.action(description="Pause the bridge (refuse intake)")
+    @admin.action(description="Pause the bridge (refuse intake)", permissions=["change"])
     def pause(self, request, queryset):
         queryset.update(paused=True)
 
-    @admin.action(description="Resume the bridge")
+    @admin.action(description="Resume the bridge", permissions=["change"])
     def resume(self, request, queryset):
         queryset.update(paused=False)
 
@@ -166,7 +174,7 @@ class AccountAdmin(admin.ModelAdmin):
         if not change:
             account_created(account=obj)
 
-    @admin.action(description="Issue a new API key (shown once)")
+    @admin.action(description="Issue a new API key (shown once)", permissions=["issue_key"])
     def issue_key(self, request, queryset):
         for account in queryset:
             _, raw_key = account_key_issue(account=account, name="issued in admin")
@@ -176,13 +184,16 @@ class AccountAdmin(admin.ModelAdmin):
                 messages.WARNING,
             )
 
-    @admin.action(description="Revoke every API key")
+    @admin.action(description="Revoke every API key", permissions=["revoke_keys"])
     def revoke_keys(self, request, queryset):
         for account in queryset:
             count = account_keys_revoke(account=account)
             self.message_user(request, f"{account.slug}: {count} key(s) revoked.")
 
-    @admin.action(description="Rotate the signing secret (the old one stays valid meanwhile)")
+    @admin.action(
+        description="Rotate the signing secret (the old one stays valid meanwhile)",
+        permissions=["change"],
+    )
     def rotate_secret(self, request, queryset):
         for account in queryset:
             secret = account_signing_secret_rotate(account=account)
@@ -194,12 +205,17 @@ class AccountAdmin(admin.ModelAdmin):
                 messages.WARNING,
             )
 
-    @admin.action(description="Finish the secret rotation (drop the previous secret)")
+    @admin.action(
+        description="Finish the secret rotation (drop the previous secret)",
+        permissions=["change"],
+    )
     def finish_rotation(self, request, queryset):
         for account in queryset:
             account_signing_secret_rotation_finish(account=account)
 
-    @admin.action(description="Re-enable a webhook endpoint disabled by 410 Gone")
+    @admin.action(
+        description="Re-enable a webhook endpoint disabled by 410 Gone", permissions=["change"]
+    )
     def enable_webhook(self, request, queryset):
         for account in queryset:
             account_webhook_enable(account=account)
@@ -219,7 +235,7 @@ def _secret_html(secret: str, *, element_id: str) -> str:
 
 
 @admin.register(AccountKey)
-class AccountKeyAdmin(APIKeyModelAdmin):
+class AccountKeyAdmin(ActionPermissionsMixin, APIKeyModelAdmin):
     list_display = (*APIKeyModelAdmin.list_display, "account")
     list_filter = (*APIKeyModelAdmin.list_filter, "account__kind")
     search_fields = (*APIKeyModelAdmin.search_fields, "account__name", "account__slug")
@@ -227,7 +243,7 @@ class AccountKeyAdmin(APIKeyModelAdmin):
 
 
 @admin.register(OperatorUser)
-class OperatorUserAdmin(admin.ModelAdmin):
+class OperatorUserAdmin(BackOfficeAdmin):
     list_display = ("user", "account")
     autocomplete_fields = ("user", "account")
     search_fields = ("user__username", "account__slug")
@@ -245,7 +261,7 @@ class WebhookAttemptInline(admin.TabularInline):
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(admin.ModelAdmin):
+class WebhookDeliveryAdmin(BackOfficeAdmin):
     # Issue 16: status and event type first, so they are on screen without scrolling; the
     # long webhook id is on the detail page and searchable.
     list_display = (
@@ -309,7 +325,7 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     def last_http(self, delivery: WebhookDelivery) -> int | None:
         return delivery.last_status_code
 
-    @admin.action(description="Redeliver now (same webhook-id and body)")
+    @admin.action(description="Redeliver now (same webhook-id and body)", permissions=["change"])
     def redeliver(self, request, queryset):
         count = 0
         for delivery in queryset.select_related("account"):
@@ -319,7 +335,7 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
 
 
 @admin.register(DriverLocationFeed)
-class DriverLocationFeedAdmin(admin.ModelAdmin):
+class DriverLocationFeedAdmin(BackOfficeAdmin):
     """Where each live trip's booking.driver_location events stand (read-only)."""
 
     list_display = (

@@ -70,7 +70,6 @@ class IntakeFormat(models.TextChoices):
     (``partners/intake_formats/``)."""
 
     PARTNER_JOB = "partner_job", "PartnerJob (seed 2.10): /v1/jobs, /v1/operator/jobs, hooks"
-    ST_SPEC_V1 = "st_spec_v1", "Suntransfers ST SPEC v1: /api/suppliers/suntransfers/v1/"
 
 
 class Account(models.Model):

@@ -18,5 +18,6 @@ urlpatterns = [
     ),
     path("", views.operator_job_list, name="operator-jobs"),
     path("calendar/", views.operator_calendar, name="operator-calendar"),
+    path("tables/", views.operator_tables, name="operator-tables"),
     path("jobs/<str:reference>/assign", views.operator_job_assign_view, name="operator-job-assign"),
 ]

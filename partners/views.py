@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render, resolve_url
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from api.problems import STATUS_BY_CODE
 from bookings.models import BookingStatus
 from bookings.transitions import ASSIGNABLE
 from core.errors import DomainError
@@ -23,6 +24,13 @@ from partners.selectors import (
     operator_jobs_page,
 )
 from partners.services.operator import operator_job_assign_chosen
+from pricing.models import SubmitterKind
+from pricing.submissions.figures import table_form_context
+from pricing.submissions.sending import Submitter, submissions_of, tariff_submission_from_form
+
+TABLE_RECEIVED = (
+    "Table #{pk} received: staff check it against the photo, and a second staff member approves it."
+)
 
 
 def operator_required(view):
@@ -99,3 +107,32 @@ def _assign_refused(request: HttpRequest, problem: DomainError) -> None:
     if problem.code == "booking_not_found":
         raise Http404(problem.detail)
     messages.error(request, ASSIGN_REFUSALS.get(problem.code, problem.detail))
+
+
+def _operator_submitter(request: HttpRequest, account) -> Submitter:
+    return Submitter(
+        user=request.user, kind=SubmitterKind.OPERATOR, name=account.name, account=account
+    )
+
+
+@operator_required
+def operator_tables(request: HttpRequest, account) -> HttpResponse:
+    """The operator sends in its authority's fare table with a photo of it (issue 33,
+    ``pricing.submissions``), and sees what became of the ones it sent."""
+    refusal = None
+    if request.method == "POST":
+        try:
+            submission = tariff_submission_from_form(
+                submitter=_operator_submitter(request, account),
+                data=request.POST,
+                files=request.FILES,
+            )
+        except DomainError as refused:
+            refusal = refused
+        else:
+            messages.success(request, TABLE_RECEIVED.format(pk=submission.pk))
+            return redirect("operator-tables")
+    context = {"account": account, "refusal": refusal, "submissions": submissions_of(request.user)}
+    status = STATUS_BY_CODE.get(refusal.code, 400) if refusal else 200
+    form = table_form_context(request.POST if refusal else None)
+    return render(request, "partners/operator/tables.html", {**context, **form}, status=status)

@@ -41,7 +41,7 @@ UK = "GB"
 
 
 # What a resolved place is, most precise first (contract 2.1: ``precision``).
-PRECISIONS = ("address", "postcode", "venue", "station", "airport", "town")
+PRECISIONS = ("address", "street", "postcode", "venue", "station", "airport", "town")
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ be is one rule here, :func:`places_require_precise` (422 ``address_not_precise``
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import re
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import requests
 from django.conf import settings
+from django.core.cache import cache
 from django.utils.module_loading import import_string
 
 from core.errors import DomainError
@@ -213,14 +215,16 @@ class OfflineGeocoder(Geocoder):
                     return (place,)
         if postcode is not None:
             return (postcode,)
+        first = parts[0][1]
         for _raw, key in candidates:
             if _looks_like_street(key) and key not in self.index.common_names:
                 continue
             places = self._lookup_place(key, worldwide)
             if places:
                 places = self._in_named_town(places, key, parts)
-                if key != whole or (found is not None and found[0].inward):
-                    # The text named something in this town that we cannot place.
+                if key not in (whole, first) or (found is not None and found[0].inward):
+                    # The text named something in this town that we cannot place ("Briggate,
+                    # Leeds"); a town followed by its county ("Leeds, West Yorkshire") is not.
                     places = tuple(
                         replace(p, fallback=True) if p.kind == "town" else p for p in places
                     )
@@ -256,6 +260,8 @@ class OfflineGeocoder(Geocoder):
         areas = self.index.postcodes
         if postcode.inward and postcode.sector in areas:
             area, level = areas[postcode.sector], f"sector {postcode.sector}"
+        elif postcode.inward:
+            return None  # "LS99 9XX": its district exists, its sector does not (contract 2.1.1)
         elif postcode.outward in areas:
             area, level = areas[postcode.outward], f"district {postcode.outward}"
         else:
@@ -430,47 +436,172 @@ class PostcodesIoGeocoder(Geocoder):
 
 # What an OpenStreetMap feature is, as contract 2.1 names precision.
 _OSM_TOWNS = {"city", "town", "village", "hamlet", "suburb", "municipality", "locality"}
-_OSM_PRECISION = {"railway": "station", "aeroway": "airport", "place": "town"}
+_OSM_PRECISION = {"railway": "station", "aeroway": "airport", "place": "town", "highway": "street"}
 _OSM_VENUES = {"amenity", "tourism", "leisure", "historic", "shop", "office", "building"}
+_OSM_STREETS = {"road", "street", "pedestrian", "residential", "primary", "secondary"}
 
 
-def _osm_precision(osm_class: str, osm_type: str) -> str:
+def _osm_precision(osm_class: str, osm_type: str, *, house_number: bool) -> str:
+    if house_number:
+        return "address"  # "10 High Street": the door, whatever the building is
     if osm_type in _OSM_TOWNS:
         return "town"
+    if osm_type in _OSM_STREETS:
+        return "street"
     if osm_class in _OSM_PRECISION:
         return _OSM_PRECISION[osm_class]
     return "venue" if osm_class in _OSM_VENUES else "address"
 
 
-class AddressGeocoder(PostcodesIoGeocoder):
-    """Postcodes (postcodes.io), then the offline index, then full street addresses
-    through a Nominatim or Photon service (``PRICING_ADDRESS_SERVICE``) via geopy.
+class EngineUnavailable(Exception):
+    """The street engine did not answer (down, slow, an HTTP error, not JSON)."""
 
-    Used only when configured (contract 2.1.1): ``PRICING_GEOCODER =
-    "pricing.geocoding.AddressGeocoder"``. The service is asked only for text the offline
-    index cannot place, or can place only as the town it names ("10 Downing Street,
-    London"); when the service fails or finds nothing, the offline answer stands.
+
+class StreetEngine:
+    """Interface of a street geocoding engine: ``search(text, worldwide=...)`` -> the
+    places it reads ``text`` as, its best first (empty: none), or
+    :class:`EngineUnavailable`. Nominatim is the first; Photon follows through the same
+    interface, and a commercial UK address service can."""
+
+    name = ""
+
+    def __init__(self, base_url: str, *, timeout: float, user_agent: str) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self.headers = {"User-Agent": user_agent}
+
+    def search(self, text: str, *, worldwide: bool) -> list[Place]:
+        raise NotImplementedError
+
+    def _get(self, path: str, params: dict):
+        try:
+            response = requests.get(
+                f"{self.base_url}{path}", params=params, headers=self.headers, timeout=self.timeout
+            )
+            response.raise_for_status()
+            return response.json()
+        except (requests.RequestException, ValueError) as exc:
+            raise EngineUnavailable(f"{self.name}: {type(exc).__name__}") from exc
+
+
+class NominatimEngine(StreetEngine):
+    """Nominatim's search API (``GET /search?format=jsonv2``), self-hosted or public:
+    https://nominatim.org/release-docs/latest/api/Search/ . Kept to the UK
+    (``countrycodes=gb``) unless ``worldwide``."""
+
+    name = "nominatim"
+    LIMIT = 5
+
+    def search(self, text: str, *, worldwide: bool) -> list[Place]:
+        params = {"q": text, "format": "jsonv2", "addressdetails": 1, "limit": self.LIMIT}
+        if not worldwide:
+            params["countrycodes"] = "gb"
+        rows = self._get("/search", params)
+        if not isinstance(rows, list):
+            raise EngineUnavailable("nominatim: not a list of places")
+        return [p for row in rows if (p := self._place(row, worldwide=worldwide)) is not None]
+
+    def _place(self, row, *, worldwide: bool) -> Place | None:
+        try:
+            lat, lng = float(row["lat"]), float(row["lon"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        address = row.get("address") or {}
+        osm_class = row.get("category") or row.get("class") or ""  # jsonv2 / json
+        osm_type = row.get("addresstype") or row.get("type") or ""
+        return Place(
+            str(row.get("display_name") or "")[:200],
+            lat,
+            lng,
+            (address.get("country_code") or ("" if worldwide else UK)).upper(),
+            _osm_precision(osm_class, osm_type, house_number=bool(address.get("house_number"))),
+            source=self.name,
+        )
+
+
+class PhotonEngine(StreetEngine):
+    """Photon's search API (``GET /api?q=``, GeoJSON), the same OpenStreetMap data as
+    Nominatim with a typo-tolerant index: https://github.com/komoot/photon ."""
+
+    name = "photon"
+    LIMIT = 5
+
+    def search(self, text: str, *, worldwide: bool) -> list[Place]:
+        body = self._get("/api", {"q": text, "limit": self.LIMIT})
+        features = body.get("features") if isinstance(body, dict) else None
+        if not isinstance(features, list):
+            raise EngineUnavailable("photon: not a feature collection")
+        places = []
+        for feature in features:
+            try:
+                lng, lat = (float(v) for v in feature["geometry"]["coordinates"][:2])
+                props = feature.get("properties") or {}
+            except (KeyError, TypeError, ValueError, AttributeError):
+                continue
+            country = (props.get("countrycode") or "").upper()
+            if not worldwide and country != UK:
+                continue
+            words = [props.get("housenumber"), props.get("street") or props.get("name")]
+            label = " ".join(str(w) for w in words if w)
+            label = ", ".join(str(w) for w in (label, props.get("city")) if w)
+            kind = _osm_precision(
+                props.get("osm_key", ""),
+                props.get("type", ""),
+                house_number=bool(props.get("housenumber")),
+            )
+            places.append(Place(label[:200], lat, lng, country, kind, source=self.name))
+        return places
+
+
+STREET_ENGINES = {"nominatim": NominatimEngine, "photon": PhotonEngine}
+
+# The order a street engine's readings are ranked in: the most precise first.
+_RANK = ("address", "street", "venue", "station", "airport", "postcode", "town")
+
+
+def street_engine_get() -> StreetEngine | None:
+    """The configured street engine (``GEOCODER_STREET_URL``), None when there is none."""
+    if not settings.GEOCODER_STREET_URL:
+        return None
+    return STREET_ENGINES[settings.GEOCODER_STREET_ENGINE](
+        settings.GEOCODER_STREET_URL,
+        timeout=settings.PRICING_GEOCODER_TIMEOUT,
+        user_agent=settings.GEOCODER_STREET_USER_AGENT,
+    )
+
+
+def streets_supported() -> bool:
+    """Whether street addresses can be placed here (a street engine is configured): what
+    forms, hints and errors may promise (contract 2.1.1)."""
+    return bool(settings.GEOCODER_STREET_URL)
+
+
+def address_hint() -> str:
+    """What an address field takes, as the forms and the API's errors say it."""
+    if streets_supported():
+        return "A street address, postcode, station, airport, landmark or town."
+    return "A postcode, station, airport, landmark or town (add the postcode to a street address)."
+
+
+class AddressGeocoder(PostcodesIoGeocoder):
+    """Postcodes, then the offline index, then a street engine (``GEOCODER_STREET_URL``:
+    Nominatim by default, ``GEOCODER_STREET_ENGINE=photon`` for Photon).
+
+    Chosen by default when ``GEOCODER_STREET_URL`` is set (contract 2.1.1). The engine is
+    asked only for text the offline index cannot place, or can place only as far as the
+    town it names ("10 High Street, Oxford"); of its readings those inside that town are
+    kept, the most precise first (address, street, then the rest), and answers are cached
+    (``GEOCODER_STREET_CACHE_SECONDS``). An engine that is down is 503
+    ``service_unavailable``: the quote is not priced from the town instead.
     """
 
-    def __init__(self, service=None) -> None:
+    def __init__(self, engine: StreetEngine | None = None) -> None:
         super().__init__()
-        self.service_name = settings.PRICING_ADDRESS_SERVICE
-        self.service = service or self._service()
+        self._engine = engine
 
-    def _service(self):
-        from geopy.adapters import RequestsAdapter
-        from geopy.geocoders import Nominatim, Photon
-
-        options = {
-            "user_agent": settings.PRICING_ADDRESS_USER_AGENT,
-            "timeout": self.timeout,
-            "scheme": settings.PRICING_ADDRESS_SCHEME,
-            "adapter_factory": RequestsAdapter,
-        }
-        if settings.PRICING_ADDRESS_DOMAIN:
-            options["domain"] = settings.PRICING_ADDRESS_DOMAIN
-        service = {"nominatim": Nominatim, "photon": Photon}[self.service_name]
-        return service(**options)
+    @property
+    def engine(self) -> StreetEngine | None:
+        return self._engine or street_engine_get()
 
     def geocode(
         self, text: str, *, worldwide: bool = False, near: Place | None = None
@@ -479,43 +610,39 @@ class AddressGeocoder(PostcodesIoGeocoder):
         if place is not None:
             return place
         offline = self.offline.geocode(text, worldwide=worldwide, near=near)
-        if offline is not None and not offline.fallback:
+        engine = self.engine
+        if engine is None or (offline is not None and not offline.fallback):
             return offline
-        return self._address(text, worldwide=worldwide) or offline
+        readings = self.street_places(engine, text, worldwide=worldwide)
+        if offline is not None:  # the engine's reading must lie in the town the text names
+            reach = town_radius_km(offline) * 1000
+            readings = [
+                p
+                for p in readings
+                if great_circle_m(p.lat, p.lng, offline.lat, offline.lng) <= reach
+            ]
+        ranked = sorted(readings, key=lambda p: _RANK.index(p.kind) if p.kind in _RANK else 9)
+        return ranked[0] if ranked else offline
 
-    def _address(self, text: str, *, worldwide: bool) -> Place | None:
-        from geopy.exc import GeopyError
-
+    @staticmethod
+    def street_places(engine: StreetEngine, text: str, *, worldwide: bool) -> list[Place]:
+        """The engine's readings of ``text``, cached; 503 when the engine is down."""
+        digest = hashlib.sha256(f"{engine.base_url} {normalise(text)}".encode()).hexdigest()
+        key = f"geocode:street:{engine.name}:{int(worldwide)}:{digest[:32]}"
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
         try:
-            if self.service_name == "photon":
-                found = self.service.geocode(text, exactly_one=True)
-            else:
-                countries = None if worldwide else "gb"
-                found = self.service.geocode(
-                    text, exactly_one=True, country_codes=countries, addressdetails=True
-                )
-        except GeopyError as exc:
-            logger.warning("%s unreachable for an address: %s", self.service_name, exc)
-            return None
-        if found is None:
-            return None
-        raw = found.raw
-        if self.service_name == "photon":
-            props = raw.get("properties", {})
-            country = (props.get("countrycode") or "").upper()
-            osm_class, osm_type = props.get("osm_key", ""), props.get("type", "")
-        else:
-            address = raw.get("address") or {}
-            country = (address.get("country_code") or "gb").upper()
-            osm_class, osm_type = raw.get("class", ""), raw.get("addresstype", raw.get("type", ""))
-        return Place(
-            found.address[:200],
-            float(found.latitude),
-            float(found.longitude),
-            country or "GB",
-            _osm_precision(osm_class, osm_type),
-            source=self.service_name,
-        )
+            places = engine.search(text, worldwide=worldwide)
+        except EngineUnavailable as exc:
+            logger.warning("street engine unavailable: %s", exc)
+            raise DomainError(
+                "service_unavailable",
+                "The street address service is unavailable; please retry shortly, or give "
+                "the postcode, a station or a landmark.",
+            ) from exc
+        cache.set(key, places, settings.GEOCODER_STREET_CACHE_SECONDS)
+        return places
 
 
 # Two ends closer than this are one point (contract 2.1.1).
@@ -534,7 +661,7 @@ def places_require_precise(
 ) -> None:
     """Refuse a journey the resolved places cannot price (contract 2.1.1, issue 15).
 
-    422 ``address_not_precise`` when two different texts land on one point, or when an
+    422 ``address_not_precise`` when the two ends land on one point, or when an
     end is only a town's centre and the other end lies inside that town while naming
     something more precise or standing in for a street itself ("10 Downing Street,
     London" -> "British Museum, London"): the fare would measure the town, not the
@@ -542,7 +669,7 @@ def places_require_precise(
     """
     metres = great_circle_m(pickup.lat, pickup.lng, dropoff.lat, dropoff.lng)
     coarse: dict[str, list[str]] = {}
-    if metres < SAME_POINT_M and normalise(pickup_text) != normalise(dropoff_text):
+    if metres < SAME_POINT_M:  # from the same text or another: never a flag-fall fare
         message = f"Resolves to the same point as the other end ({pickup.label})."
         coarse = {"pickup": [message], "dropoff": [message]}
     for field_name, end, other in (("pickup", pickup, dropoff), ("dropoff", dropoff, pickup)):
@@ -562,6 +689,26 @@ def places_require_precise(
             f"journey ({pickup.label} -> {dropoff.label}).",
             errors=coarse,
         )
+
+
+def place_require_precise(place: Place, *, text: str, field_name: str) -> None:
+    """Refuse an end placed only at the town its text names something inside ("10 High
+    Street, Oxford" with no street engine, or one that found no such street there): 422
+    ``address_not_precise``, asking for what the set-up can place (contract 2.1.1). The
+    town's centre is never priced in the street's stead."""
+    if not place.fallback:
+        return
+    if streets_supported():
+        ask = (
+            "Check the street and town, or add the postcode, or give a nearby station or landmark."
+        )
+    else:
+        ask = "Add its postcode, or give a nearby station or landmark."
+    raise DomainError(
+        "address_not_precise",
+        f"'{text[:120]}' could be placed only as far as {place.label}. {ask}",
+        errors={field_name: [f"Only placed as far as {place.label}. {ask}"]},
+    )
 
 
 @lru_cache(maxsize=8)

@@ -286,6 +286,12 @@ def _create_tariff(record: dict, *, kind: str) -> Tariff:
     return tariff
 
 
+def tariff_record_create(record: dict, *, kind: str) -> Tariff:
+    """A tariff from one record in the registry's form (a table from the trade,
+    ``pricing.submissions``), built exactly as the loader builds the data's."""
+    return _create_tariff(record, kind=kind)
+
+
 def _replace_tariff(tariff: Tariff, record: dict, *, kind: str) -> Tariff:
     """A new version of a loaded table (its record in the data changed): the figures,
     dates, status and sources become the data's; whether it is switched on stays."""

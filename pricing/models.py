@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -292,3 +293,120 @@ class TariffPublication(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reference} v{self.version}{' (withdrawn)' if self.withdrawn else ''}"
+
+
+class SubmissionStatus(models.TextChoices):
+    PENDING = "pending", "Pending: awaits a staff check"
+    CHECKED = "checked", "Checked: awaits a second staff member's approval"
+    APPROVED = "approved", "Approved: live as a new table"
+    REJECTED = "rejected", "Rejected"
+
+
+class SubmitterKind(models.TextChoices):
+    DRIVER = "driver", "Driver"
+    OPERATOR = "operator", "Licensed operator"
+
+
+def _submission_upload_to(submission: TariffSubmission, filename: str) -> str:
+    # The name the phone gave is not kept (it can carry a person's name or a date); the
+    # extension is the one the content was recognised as (pricing.submissions).
+    extension = filename.rsplit(".", 1)[-1].lower() if "." in filename else "bin"
+    return f"tariff-submissions/{uuid.uuid4().hex}.{extension}"
+
+
+class TariffSubmission(models.Model):
+    """A council's table sent in by the trade (issue 33): a driver in the driver app or a
+    licensed operator on the operator page sends the figures in the registry's form, the
+    date the table came into force, the card's own example fares and a photo of the
+    table. One staff member checks it, a different one approves it; the approval creates
+    a new dated :class:`Tariff` (``pricing.submissions``)."""
+
+    authority = models.CharField(max_length=200, help_text="The licensing authority.")
+    effective_from = models.DateField(help_text="The date the table came into force.")
+    figures = models.JSONField(
+        help_text="Bands and extras in the published form (tariff.updated's field names)."
+    )
+    examples = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='The fares the card prints: [{"miles", "fareGBP", "band"}].',
+    )
+    photo = models.FileField(upload_to=_submission_upload_to, max_length=200)
+    photo_type = models.CharField(max_length=40, help_text="The type its content was read as.")
+    photo_sha256 = models.CharField(
+        max_length=64, help_text="Of the file as sent: the same file sent again is one table."
+    )
+    submitter_kind = models.CharField(max_length=10, choices=SubmitterKind.choices)
+    submitter_name = models.CharField(max_length=200)
+    submitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="tariff_submissions",
+        help_text="The driver's or the operator's login.",
+    )
+    account = models.ForeignKey(
+        "partners.Account",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="tariff_submissions",
+        help_text="The operator that sent it.",
+    )
+    status = models.CharField(
+        max_length=10, choices=SubmissionStatus.choices, default=SubmissionStatus.PENDING
+    )
+    checked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    checked_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Who approved or rejected it.",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    rejection_reason = models.TextField(blank=True)
+    tariff = models.OneToOneField(
+        Tariff,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="submission",
+        help_text="The table its approval created.",
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["submitted_by", "created_at"])]
+        permissions = [
+            ("check_tariffsubmission", "Can check a table submitted by the trade"),
+            ("approve_tariffsubmission", "Can approve a checked table (a second person)"),
+            ("reject_tariffsubmission", "Can reject a table submitted by the trade"),
+        ]
+        constraints = [
+            # A retry (the same file from the same login while the first awaits review)
+            # is the first submission, never a second (pricing.submissions).
+            models.UniqueConstraint(
+                fields=["submitted_by", "photo_sha256"],
+                condition=models.Q(status__in=["pending", "checked"]),
+                name="tariff_submission_once",
+            ),
+            # No submission goes live without a second person (issue 33), in the database
+            # as well as in the service.
+            models.CheckConstraint(
+                condition=~models.Q(status="approved")
+                | (
+                    models.Q(checked_by__isnull=False, decided_by__isnull=False)
+                    & ~models.Q(checked_by=models.F("decided_by"))
+                    & ~models.Q(submitted_by=models.F("decided_by"))
+                ),
+                name="tariff_submission_two_people",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.authority} from {self.effective_from} ({self.get_status_display()})"

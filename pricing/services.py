@@ -15,7 +15,12 @@ from core.errors import DomainError
 from core.money import gbp
 from pricing.fares import FareOptions, TariffIncomplete, fare_compute
 from pricing.gazetteer import Place
-from pricing.geocoding import geocoder_get, places_require_precise
+from pricing.geocoding import (
+    address_hint,
+    geocoder_get,
+    place_require_precise,
+    places_require_precise,
+)
 from pricing.holidays import nation_of_district
 from pricing.licensing import district_at, licensing_authority_at
 from pricing.models import Quote
@@ -61,13 +66,9 @@ def _locate(text: str, *, field_name: str, worldwide: bool, near: Place | None =
         raise DomainError(
             "address_not_found",
             f"Could not locate '{text[:120]}'.",
-            errors={
-                field_name: [
-                    "Address could not be located; try a town, station, "
-                    "airport or '<street>, <town>'."
-                ]
-            },
+            errors={field_name: [f"Address could not be located. {address_hint()}"]},
         )
+    place_require_precise(place, text=text, field_name=field_name)
     if not place.in_uk and not worldwide:
         raise DomainError(
             "outside_service_area",

@@ -149,3 +149,38 @@ def test_each_container_is_checked_on_its_own_port_or_not_at_all():
     assert "8001/healthz" in " ".join(services["ingest"]["healthcheck"]["test"])
     for name in ("release", "worker", "worker_webhooks", "worker_billing", "beat", "dispatcher"):
         assert services[name]["healthcheck"] == {"disable": True}
+
+
+DEV_ONLY = ("pytest", "selenium", "locust", "mutmut", "schemathesis", "factory-boy", "ruff")
+
+
+def requirement_names(path: Path) -> set[str]:
+    names = set()
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line and not line.startswith("-"):
+            names.add(re.split(r"[=<>~!\[; ]", line, maxsplit=1)[0].lower())
+    return names
+
+
+def test_the_production_image_installs_production_dependencies_only():
+    """The image's `make install` takes requirements.txt, which names no test or load tool,
+    and every make command the container runs inherits that choice (issue 38)."""
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    env = re.search(r"^ENV ((?:.*\\\n)*.*)$", dockerfile, re.MULTILINE).group(1)
+    assert "REQUIREMENTS=requirements.txt" in env
+    assert "make install" in dockerfile
+    recipe = subprocess.run(
+        ["make", "-n", "-B", "install", "REQUIREMENTS=requirements.txt"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "pip install -q -r requirements.txt" in recipe
+    assert "requirements-dev.txt" not in recipe.replace("pip install -q -r requirements.txt", "")
+    shipped = requirement_names(ROOT / "requirements.txt")
+    assert not shipped & set(DEV_ONLY), shipped & set(DEV_ONLY)
+    assert {"pytest", "selenium", "schemathesis"} <= requirement_names(
+        ROOT / "requirements-dev.txt"
+    )

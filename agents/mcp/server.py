@@ -208,8 +208,10 @@ Pickup = Annotated[
     Field(
         min_length=1,
         max_length=300,
-        description="Where the passenger is collected: a UK address, postcode, station, "
-        "airport name or IATA code, or '<street or venue>, <town>'.",
+        description="Where the passenger is collected: a UK postcode, station, airport "
+        "name or IATA code, terminal, landmark or town; a street address with its postcode "
+        "(without one it is placed only where the service has a street geocoder, else "
+        "address_not_precise: ask for the postcode or a nearby station or landmark).",
     ),
 ]
 Dropoff = Annotated[

@@ -9,6 +9,8 @@ from django.db.models import Sum
 
 from billing import numbering
 from billing.models import CreditNote, Invoice, InvoiceStatus
+from billing.provider import pence, plain, stripe_client
+from core.task_queue import task_enqueue_on_commit
 
 
 class CreditNoteRefused(ValueError):
@@ -44,6 +46,33 @@ def credit_note_issue(*, invoice: Invoice, amount: Decimal, reason: str, actor=N
         reason=reason[:500],
         created_by=actor,
     )
-    if amount == remaining and locked.status in (InvoiceStatus.ISSUED, InvoiceStatus.DUE):
-        Invoice.objects.filter(pk=locked.pk).update(status=InvoiceStatus.CREDITED)
+    if amount == remaining and locked.status in (
+        InvoiceStatus.ISSUED,
+        InvoiceStatus.DUE,
+        InvoiceStatus.FAILED,
+    ):
+        Invoice.objects.filter(pk=locked.pk).update(
+            status=InvoiceStatus.CREDITED, next_attempt_at=None
+        )
+    elif locked.status == InvoiceStatus.PAID and locked.provider_payment_id:
+        # Paid through the provider: the credit goes back the same way (issue 36).
+        task_enqueue_on_commit("billing.tasks.credit_note_refund", note_id=note.pk)
     return note
+
+
+def credit_note_refund(*, note_id: int) -> str:
+    """Refund a credit note's amount on the invoice's provider payment; the idempotency
+    key is the credit note's number, so a retried task refunds once. Returns the refund id.
+    """
+    note = CreditNote.objects.select_related("invoice").get(pk=note_id)
+    refund = plain(
+        stripe_client().v1.refunds.create(
+            params={
+                "payment_intent": note.invoice.provider_payment_id,
+                "amount": pence(note.amount),
+                "metadata": {"credit_note": note.display_number},
+            },
+            options={"idempotency_key": f"credit-note-{note.number}"},
+        )
+    )
+    return refund["id"]

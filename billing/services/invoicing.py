@@ -14,7 +14,8 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import transaction
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError, transaction
 from django.db.models import Case, Count, DecimalField, F, Q, Sum, Value, When
 from django.utils import timezone
 
@@ -25,6 +26,7 @@ from billing.models import (
     Invoice,
     InvoiceLine,
     InvoiceLineKind,
+    InvoiceRunFailure,
     InvoiceStatus,
     PartnerJobFee,
     SmsUsage,
@@ -76,6 +78,8 @@ class InvoiceGenerationResult:
     total_billed: Decimal = ZERO
     first_number: int | None = None
     last_number: int | None = None
+    # driver id -> why their week could not be invoiced (recorded as InvoiceRunFailure)
+    failed: dict[int, str] = field(default_factory=dict)
 
     @property
     def created(self) -> int:
@@ -428,7 +432,10 @@ def invoices_generate_week(
       commits rows and counter together;
     - a driver with no activity in the week gets no row; a week with activity but nothing
       to pay is a numberless ``free`` record so the driver page can show it;
-    - each chunk commits on its own: if the run stops half way, the next run completes it.
+    - each chunk commits on its own: if the run stops half way, the next run completes it;
+    - no driver fails the run for the others: a week that cannot be invoiced (figures that
+      do not fit, a write the database refuses) is recorded as an ``InvoiceRunFailure``
+      and skipped (``result.failed``), and the rest of the week is invoiced.
 
     Newly issued invoices are handed to the collection backend after commit.
     """
@@ -460,23 +467,29 @@ def invoices_generate_week(
         for fee in PartnerJobFee.objects.filter(active=True).select_related("account")
     }
 
+    def build(driver_id: int) -> tuple[Invoice, list[InvoiceLine]]:
+        in_trial = week_in_trial(trial_ends_at=trial_ends.get(driver_id), week_start_at=start)
+        invoice, lines = invoice_build(
+            driver_week=driver_weeks[driver_id],
+            in_trial=in_trial,
+            schedule=schedule,
+            partner_rates=partner_rates,
+            adjustments=adjustments.get(driver_id, ()),
+        )
+        invoice_columns_check(invoice=invoice, lines=lines)
+        return invoice, lines
+
     chunks = [pending[i : i + chunk_size] for i in range(0, len(pending), chunk_size)]
     done = 0
     for index, chunk in enumerate(chunks, start=1):
-        built = []
-        for driver_id in chunk:
-            in_trial = week_in_trial(trial_ends_at=trial_ends.get(driver_id), week_start_at=start)
-            built.append(
-                invoice_build(
-                    driver_week=driver_weeks[driver_id],
-                    in_trial=in_trial,
-                    schedule=schedule,
-                    partner_rates=partner_rates,
-                    adjustments=adjustments.get(driver_id, ()),
-                )
-            )
-        _chunk_write(
-            built=built, week_start=week_start, start=start, end=end, now=now, result=result
+        _chunk_invoice(
+            driver_ids=chunk,
+            build=build,
+            week_start=week_start,
+            start=start,
+            end=end,
+            now=now,
+            result=result,
         )
         done += len(chunk)
         if progress is not None:
@@ -489,12 +502,73 @@ def invoices_generate_week(
                     created=result.created,
                 )
             )
+    invoice_run_failures_record(week_start=week_start, failed=result.failed)
     if result.created_billed:
         # By name: billing.tasks imports this module.
         task_enqueue_on_commit(
             "billing.tasks.invoices_collect_week", week_start=week_start.isoformat()
         )
     return result
+
+
+def invoice_columns_check(*, invoice: Invoice, lines: Sequence[InvoiceLine]) -> None:
+    """Raise ``ValidationError`` when an amount does not fit its column (max_digits), so a
+    driver's absurd figures are refused here, in Python, on every database (SQLite would
+    store them; PostgreSQL would fail the whole chunk with ``numeric field overflow``)."""
+    for record in (invoice, *lines):
+        for column in record._meta.concrete_fields:
+            if isinstance(column, DecimalField):
+                column.run_validators(getattr(record, column.attname))
+
+
+def _chunk_invoice(
+    *,
+    driver_ids: Sequence[int],
+    build: Callable[[int], tuple[Invoice, list[InvoiceLine]]],
+    **write,
+) -> None:
+    """Invoice one chunk so that no driver can fail it for the others (issue 35): a driver
+    whose week cannot be priced is left out and noted in ``result.failed``; if the chunk's
+    write still fails in the database, each driver is written alone (each its own
+    transaction and numbers, so the numbering stays gapless) and only those the database
+    refuses are noted."""
+    result: InvoiceGenerationResult = write["result"]
+    built = []
+    for driver_id in driver_ids:
+        try:
+            built.append(build(driver_id))
+        except (ValidationError, ArithmeticError, ValueError) as error:
+            result.failed[driver_id] = _failure_text(error)
+    try:
+        _chunk_write(built=built, **write)
+    except DatabaseError:
+        logger.warning("invoicing: a chunk of %s drivers failed; writing each alone", len(built))
+        for invoice, _ in built:
+            try:
+                _chunk_write(built=[build(invoice.driver_id)], **write)
+            except DatabaseError as error:
+                result.failed[invoice.driver_id] = _failure_text(error)
+
+
+def _failure_text(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        return "A figure does not fit the invoice: " + "; ".join(error.messages)
+    return f"{type(error).__name__}: {error}".strip()[:2000]
+
+
+def invoice_run_failures_record(*, week_start: date, failed: dict[int, str]) -> None:
+    """Record each driver the run could not invoice, once per (driver, week) however often
+    the run is retried, and log it for whoever watches the logs. Staff see them in the back
+    office (billing admin, "Invoice run failures")."""
+    for driver_id, error in sorted(failed.items()):
+        logger.error(
+            "invoicing: driver %s not invoiced for the week of %s: %s", driver_id, week_start, error
+        )
+        InvoiceRunFailure.objects.update_or_create(
+            driver_id=driver_id,
+            week_start=week_start,
+            defaults={"error": error, "failed_at": timezone.now()},
+        )
 
 
 @transaction.atomic

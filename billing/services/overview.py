@@ -34,7 +34,8 @@ APP_STAGES = {
     SubscriptionStage.BILLED: "billed",
     SubscriptionStage.SUSPENDED: "paused",
 }
-OUTSTANDING = (InvoiceStatus.ISSUED, InvoiceStatus.DUE)
+# A failed provider payment is still owed (it is retried, or paid another way).
+OUTSTANDING = (InvoiceStatus.ISSUED, InvoiceStatus.DUE, InvoiceStatus.FAILED)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from api.output import render
 from api.schema import problem_responses
 from api.views import PublicAPIView
 from bookings import actions
+from bookings.api import examples
 from pricing.api import serializers as s
 
 
@@ -23,6 +24,7 @@ class QuoteV1View(PublicAPIView):
         operation_id="quote_v1",
         summary="Price a journey (current form)",
         request=s.QuoteV1RequestSerializer,
+        examples=examples.QUOTE_V1,
         responses={
             200: s.QuoteV1ResponseSerializer,
             **problem_responses(
@@ -32,9 +34,11 @@ class QuoteV1View(PublicAPIView):
                 429,
                 s400="Invalid input, e.g. meetAndGreet for a pickup that is not an airport.",
                 s422=(
-                    "address_not_found (an end cannot be placed), outside_service_area, or "
-                    "address_not_precise (both ends resolve to one point from different "
-                    "text, or an end is only its town's centre inside that town)."
+                    "address_not_found (an end cannot be placed, or a postcode that does "
+                    "not exist), outside_service_area, or address_not_precise (both ends "
+                    "on one point; an end placed only as far as the town its text names "
+                    "something inside, e.g. a street without its postcode where no street "
+                    "geocoder is configured; or a town's centre for a journey inside it)."
                 ),
             ),
         },
@@ -60,6 +64,7 @@ class QuoteEstimateView(PublicAPIView):
         operation_id="quote_estimate",
         summary="Price a journey (simple alias form, snake_case)",
         request=s.QuoteEstimateRequestSerializer,
+        examples=examples.QUOTE_ESTIMATE,
         responses={200: s.QuoteEstimateResponseSerializer, **problem_responses(400, 401, 422, 429)},
         tags=["quotes"],
     )

@@ -14,6 +14,7 @@ from api.problems import validation_problem
 from api.schema import problem_responses
 from api.views import PublicAPIView
 from bookings import actions
+from bookings.api import examples
 from bookings.api import serializers as s
 from bookings.models import BookingSource
 from core.callers import Caller
@@ -54,6 +55,7 @@ class AliasBookingCreateView(PublicAPIView):
         operation_id="bookings_create_alias",
         summary="Redeem a quote into a booking (agent alias, snake_case)",
         request=s.AliasRedeemRequestSerializer,
+        examples=examples.BOOKING_REDEEM,
         responses={
             200: s.AliasRedeemResponseSerializer,
             **problem_responses(400, 401, 403, 404, 409, 410, 429),
@@ -73,6 +75,7 @@ class AliasBookingInstantView(PublicAPIView):
         operation_id="bookings_instant_alias",
         summary="Price and book in one step (agent alias, snake_case)",
         request=s.AliasInstantRequestSerializer,
+        examples=examples.BOOKING_INSTANT,
         responses={
             200: s.AliasInstantResponseSerializer,
             **problem_responses(400, 401, 403, 422, 429),
@@ -122,6 +125,7 @@ class V1BookingCreateView(PublicAPIView):
             "A confirmation link is emailed to the passenger."
         ),
         request=s.V1BookingRequestSerializer,
+        examples=examples.BOOKING_V1,
         responses={
             201: s.V1BookingResponseSerializer,
             **problem_responses(400, 401, 403, 404, 409, 410, 422, 429),
@@ -204,6 +208,7 @@ class PassengerVerifyView(PublicAPIView):
         operation_id="passenger_verify_v1",
         summary="Check a passenger email and send a confirmation link",
         request=s.PassengerVerifyRequestSerializer,
+        examples=examples.PASSENGER_VERIFY,
         responses={200: s.PassengerVerifyResponseSerializer, **problem_responses(400, 401, 429)},
         tags=["bookings"],
     )

@@ -66,6 +66,44 @@ def test_booking_admin_search_finds_by_reference_email_phone_and_job_ref(
     assert Booking.objects.count() == 2
 
 
+@pytest.mark.parametrize(
+    "typed", ["07700900123", "07700 900123", "+44 7700 900123", "447700900123"]
+)
+def test_booking_admin_finds_a_phone_in_any_format_people_type(
+    staff_client, booking_factory, typed
+):
+    booking = booking_factory()
+    other = booking_factory(passenger_email="other@example.co.uk", passenger_phone="+447700900999")
+    page = staff_client.get("/admin/bookings/booking/", {"q": typed}).content.decode()
+    assert booking.reference in page
+    assert other.reference not in page
+
+
+def test_booking_admin_searches_the_addresses_as_typed(staff_client, booking_factory):
+    booking = booking_factory(pickup="10 Downing Street, London SW1A 2AA")
+    page = staff_client.get("/admin/bookings/booking/", {"q": "Downing Street"}).content.decode()
+    assert booking.reference in page
+
+
+def test_a_bookings_journey_time_and_fare_are_read_only(staff_client, booking_factory):
+    booking = booking_factory()
+    page = staff_client.get(f"/admin/bookings/booking/{booking.pk}/change/")
+    fields = page.context["adminform"].form.base_fields
+    for name in ("pickup", "dropoff", "pickup_lat", "pickup_time", "fare", "passengers"):
+        assert name not in fields, name
+    data = {f: v for f, v in page.context["adminform"].form.initial.items() if v is not None}
+    staff_client.post(
+        f"/admin/bookings/booking/{booking.pk}/change/",
+        {**data, "pickup": "Somewhere else", "pickup_lat": "0", "fare": "1.00"},
+    )
+    fresh = Booking.objects.get(pk=booking.pk)
+    assert (fresh.pickup, fresh.pickup_lat, fresh.fare) == (
+        booking.pickup,
+        booking.pickup_lat,
+        booking.fare,
+    )
+
+
 # --- the back office goes through the services ---------------------------------------------
 
 

@@ -10,7 +10,7 @@ from datetime import timedelta
 
 import pytest
 import time_machine
-from django.test import Client
+from django.test import Client, override_settings
 
 from api.problems import STATUS_BY_CODE
 from bookings.links import booking_page_token
@@ -107,6 +107,25 @@ def test_landing_page_says_each_refusal_in_plain_words(client, tariffs, form, co
     assert 'role="alert"' in html
     assert PASSENGER_MESSAGES[code] in html
     assert not Quote.objects.exists()
+
+
+def test_offline_the_page_asks_for_what_it_can_place_not_a_street(client, tariffs):
+    # Issue 40: the hint said "street and town" and the refusal offered "10 High Street,
+    # Oxford", which the default set-up cannot place.
+    landing = client.get("/").content.decode()
+    assert "postcode" in landing
+    assert "street and town" not in landing
+    page = client.post("/", _quote_form(pickup="10 High Street, Oxford", dropoff="Heathrow T5"))
+    html = page.content.decode()
+    assert page.status_code == 400
+    assert PASSENGER_MESSAGES["address_not_precise"] in html
+    assert "Add the street" not in html
+
+
+def test_with_a_street_engine_the_page_offers_street_addresses(client):
+    with override_settings(GEOCODER_STREET_URL="http://nominatim.test"):
+        landing = client.get("/").content.decode()
+    assert "A street address, postcode" in landing
 
 
 def test_a_missing_field_is_pointed_at_from_the_top(client):

@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "agents",
     "django_guid",
     "operations",
+    "privacy",
 ]
 
 MIDDLEWARE = [
@@ -81,6 +82,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Staff views of bookings, passengers and drivers in the back office (issue 39).
+    "privacy.audit.StaffViewAuditMiddleware",
     # Last, as django-axes asks: turns a locked-out admin login into its lockout response.
     "axes.middleware.AxesMiddleware",
 ]
@@ -218,8 +221,33 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Static files are served by WhiteNoise straight from the apps in development and tests.
 WHITENOISE_USE_FINDERS = True
+# Uploaded files (photos of fare tables, issue 33) go through Django's storage API: local
+# files under MEDIA_ROOT by default; S3-compatible storage (AWS, MinIO, Cloudflare R2, ...)
+# through django-storages when FILE_STORAGE_S3_BUCKET is set (README, "Configuration").
+# Neither is served publicly: staff open a photo through the admin.
+MEDIA_ROOT = env("MEDIA_ROOT", default=str(BASE_DIR / "media"))
+MEDIA_URL = "media/"
+FILE_STORAGE_S3_BUCKET = env("FILE_STORAGE_S3_BUCKET", default="")
+if FILE_STORAGE_S3_BUCKET:
+    DEFAULT_FILE_STORAGE_BACKEND = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": FILE_STORAGE_S3_BUCKET,
+            # Blank: AWS itself; set for MinIO, R2, Scaleway and other S3-compatible stores.
+            "endpoint_url": env("FILE_STORAGE_S3_ENDPOINT_URL", default="") or None,
+            "region_name": env("FILE_STORAGE_S3_REGION", default="") or None,
+            "access_key": env("FILE_STORAGE_S3_ACCESS_KEY_ID", default="") or None,
+            "secret_key": env("FILE_STORAGE_S3_SECRET_ACCESS_KEY", default="") or None,
+            "location": env("FILE_STORAGE_S3_PREFIX", default=""),
+            "default_acl": "private",
+            "querystring_auth": True,
+            "file_overwrite": False,
+        },
+    }
+else:
+    DEFAULT_FILE_STORAGE_BACKEND = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": DEFAULT_FILE_STORAGE_BACKEND,
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
@@ -275,6 +303,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "api.schema.add_servers",
+        "api.schema.examples_dated",
     ],
     "ENUM_NAME_OVERRIDES": {
         "VehicleTypeEnum": "pricing.vehicles.VehicleType",
@@ -347,9 +376,22 @@ IDEMPOTENCY_RETENTION_HOURS = 24
 # A postcodes.io server (open source, self-hostable; issue 22): set, full postcodes resolve to
 # their own centroid through it, with the offline sectors when it is down.
 PRICING_POSTCODES_IO_URL = env("PRICING_POSTCODES_IO_URL", default="")
+# A street geocoding engine (issue 40; contract 2.1.1): the base URL of a Nominatim server
+# (its /search API; e.g. http://127.0.0.1:8088 for your own, or
+# https://nominatim.openstreetmap.org, whose usage policy allows at most 1 request/s with an
+# identifying user agent) or, with GEOCODER_STREET_ENGINE=photon, of a Photon server.
+# Unset: street addresses are placed by their postcode, else refused (address_not_precise).
+GEOCODER_STREET_URL = env("GEOCODER_STREET_URL", default="")
+GEOCODER_STREET_ENGINE = env("GEOCODER_STREET_ENGINE", default="nominatim")
+GEOCODER_STREET_USER_AGENT = env("GEOCODER_STREET_USER_AGENT", default="direct-to-driver-taxi")
+# How long an engine's answer is kept (Django cache): a day; OpenStreetMap's streets change
+# far more slowly, and a self-hosted Nominatim is updated daily at most.
+GEOCODER_STREET_CACHE_SECONDS = env.int("GEOCODER_STREET_CACHE_SECONDS", default=86_400)
 PRICING_GEOCODER = env(
     "PRICING_GEOCODER",
-    default="pricing.geocoding.PostcodesIoGeocoder"
+    default="pricing.geocoding.AddressGeocoder"
+    if GEOCODER_STREET_URL
+    else "pricing.geocoding.PostcodesIoGeocoder"
     if PRICING_POSTCODES_IO_URL
     else "pricing.geocoding.OfflineGeocoder",
 )
@@ -376,13 +418,6 @@ PRICING_ROUTER = env(
     default="pricing.routing.OsrmRouter" if ROUTING_URL else "pricing.routing.GreatCircleRouter",
 )
 PRICING_GEOCODER_TIMEOUT = env.float("PRICING_GEOCODER_TIMEOUT", default=3.0)
-# Full street addresses (PRICING_GEOCODER=pricing.geocoding.AddressGeocoder): a Nominatim
-# or Photon service through geopy; empty domain = the service's public host, whose usage
-# policy asks for an identifying user agent and at most one request a second.
-PRICING_ADDRESS_SERVICE = env("PRICING_ADDRESS_SERVICE", default="nominatim")
-PRICING_ADDRESS_DOMAIN = env("PRICING_ADDRESS_DOMAIN", default="")
-PRICING_ADDRESS_SCHEME = env("PRICING_ADDRESS_SCHEME", default="https")
-PRICING_ADDRESS_USER_AGENT = env("PRICING_ADDRESS_USER_AGENT", default="direct-to-driver-taxi")
 # Estimated road distance = great-circle distance x this factor, fitted to the published
 # road distances of 52 real UK journeys (pricing/tests/data/uk_road_distances.tsv;
 # bench/bench_road_factor.py): 1.20 halves the error of the former 1.3 (median 4.4 %
@@ -407,6 +442,13 @@ PRICING_CATALOGUE_CHECK_SECONDS = env.int("PRICING_CATALOGUE_CHECK_SECONDS", def
 PICKUP_PAST_TOLERANCE_SECONDS = env.int("PICKUP_PAST_TOLERANCE_SECONDS", default=300)
 # Nobody books a taxi more than this far ahead; later pickups are 400 invalid_input.
 BOOKING_HORIZON_DAYS = env.int("BOOKING_HORIZON_DAYS", default=365)
+
+# Tables from the trade (issue 33, pricing.submissions): the largest photo or PDF of a fare
+# table taken, and how many tables one driver or operator login may send in a rolling
+# window (refused with 429 submission_limit, Retry-After when the oldest leaves it).
+TARIFF_SUBMISSION_MAX_BYTES = env.int("TARIFF_SUBMISSION_MAX_BYTES", default=8 * 1024 * 1024)
+TARIFF_SUBMISSIONS_PER_SUBMITTER = env.int("TARIFF_SUBMISSIONS_PER_SUBMITTER", default=3)
+TARIFF_SUBMISSIONS_WINDOW_DAYS = env.int("TARIFF_SUBMISSIONS_WINDOW_DAYS", default=7)
 
 BOOKING_REFERENCE_PREFIX = env("BOOKING_REFERENCE_PREFIX", default="DTD")
 
@@ -530,6 +572,11 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": DRIVER_LOCATION_TICK_SECONDS,
         "options": {"expires": DRIVER_LOCATION_TICK_SECONDS},
     },
+    # The retention schedule (privacy.schedule), once a day at a quiet hour.
+    "privacy-retention-apply": {
+        "task": "privacy.tasks.retention_apply",
+        "schedule": crontab(hour=3, minute=41),
+    },
     # Idempotency-Key records are kept 24 hours (contract 1.3), then purged.
     "api-idempotency-records-purge": {
         "task": "api.tasks.idempotency_records_purge",
@@ -549,6 +596,16 @@ CELERY_BEAT_SCHEDULE: dict = {
     "dispatch-flights-poll": {
         "task": "dispatch.tasks.flights_poll",
         "schedule": 300.0,
+    },
+    # Provider charges due (first attempts and retries of failed ones).
+    "billing-payments-charge-due": {
+        "task": "billing.tasks.payments_charge_due",
+        "schedule": 300.0,
+    },
+    # Provider payments whose outcome we do not know (lost webhook, failed commit).
+    "billing-payments-reconcile": {
+        "task": "billing.tasks.payments_reconcile",
+        "schedule": 900.0,
     },
     # Weekly invoices for the week that just ended (Monday 01:00, Europe/London).
     "billing-invoice-last-week": {
@@ -636,6 +693,41 @@ BILLING_LATE_RECORDS_LOOKBACK_DAYS = env.int("BILLING_LATE_RECORDS_LOOKBACK_DAYS
 BILLING_COLLECTION_BACKEND = env(
     "BILLING_COLLECTION_BACKEND", default="billing.collection.ManualCollection"
 )
+# Stripe (issue 36), with BILLING_COLLECTION_BACKEND="billing.collection.StripeCollection".
+# Keys only from the environment; STRIPE_API_BASE points the client (and Stripe.js) at
+# another server, e.g. localstripe in tests and `make demo`. `check --deploy` refuses a
+# live key without STRIPE_WEBHOOK_SECRET (billing.checks).
+STRIPE_SECRET_KEY = env("STRIPE_SECRET_KEY", default="")
+STRIPE_PUBLISHABLE_KEY = env("STRIPE_PUBLISHABLE_KEY", default="")
+STRIPE_WEBHOOK_SECRET = env("STRIPE_WEBHOOK_SECRET", default="")
+STRIPE_API_BASE = env("STRIPE_API_BASE", default="")
+# Ways to pay a driver may add: cards on our page with Stripe Elements; Bacs Direct Debit
+# on Stripe Checkout in setup mode (Stripe's own mandate pages).
+STRIPE_PAYMENT_METHOD_TYPES = env.list(
+    "STRIPE_PAYMENT_METHOD_TYPES", default=["card", "bacs_debit"]
+)
+STRIPE_TIMEOUT_SECONDS = 20
+# A declined weekly charge is tried again this many days after each failure (then no more;
+# the driver can pay by hand from the invoice page or change the way of paying).
+BILLING_PAYMENT_RETRY_DAYS = [
+    int(d) for d in env.list("BILLING_PAYMENT_RETRY_DAYS", default=["2", "4", "7"])
+]
+# What follows a driver who stays unpaid: a reminder with every failed attempt, then new
+# offers paused (the subscription suspended) once this many weekly invoices are failed.
+# 0 switches the pause off. Shown to the driver on the subscription page.
+BILLING_UNPAID_WEEKS_BEFORE_PAUSE = env.int("BILLING_UNPAID_WEEKS_BEFORE_PAUSE", default=2)
+# A provider payment with no known outcome this long after it was sent is asked about
+# (billing.services.payments.payments_reconcile, beat every 15 minutes).
+BILLING_RECONCILE_AFTER_MINUTES = env.int("BILLING_RECONCILE_AFTER_MINUTES", default=15)
+# UK VAT (issue 36): with VAT_NUMBER set, invoices are VAT invoices of this supplier.
+VAT_NUMBER = env("VAT_NUMBER", default="")
+BILLING_SUPPLIER_NAME = env("BILLING_SUPPLIER_NAME", default="")
+BILLING_SUPPLIER_ADDRESS = env("BILLING_SUPPLIER_ADDRESS", default="")
+# The UK standard rate (HMRC, "VAT rates", www.gov.uk/guidance/rates-of-vat-on-different-
+# goods-and-services, in force since 4 January 2011).
+VAT_RATE_PERCENT = Decimal(env("VAT_RATE_PERCENT", default="20"))
+# Whether SUBSCRIPTION_WEEKLY_FEE_GBP already includes VAT (True) or VAT is added to it.
+SUBSCRIPTION_FEE_INCLUDES_VAT = env.bool("SUBSCRIPTION_FEE_INCLUDES_VAT", default=True)
 
 # --- AI agents (issue 14): the MCP server at /mcp and its OAuth 2.1 server ----------------
 # Tokens are bound to {connected domain}/mcp (RFC 8707); scopes are what a tool needs.
@@ -708,10 +800,41 @@ ASGI_DJANGO_THREADS = env.int("ASGI_DJANGO_THREADS", default=8)
 SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = env.int("SERVICE_UNAVAILABLE_RETRY_AFTER", default=5)
 # /metrics answers only "Authorization: Bearer <METRICS_TOKEN>"; unset, it is 404.
 METRICS_TOKEN = env("METRICS_TOKEN", default="")
-METRICS_DISPATCH_LATENCY_WINDOW_MINUTES = env.int("METRICS_DISPATCH_WINDOW_MINUTES", default=15)
+METRICS_DISPATCH_LATENCY_WINDOW_MINUTES = env.int(
+    "METRICS_DISPATCH_LATENCY_WINDOW_MINUTES", default=15
+)
 METRICS_DISPATCH_LATENCY_SAMPLE_MAX = 5000
 METRICS_BROKER_TIMEOUT_SECONDS = 2.0
 # json (one object a line; production's default) or console (key=value; local default).
 LOG_FORMAT = env("LOG_FORMAT", default="console")
 LOG_LEVEL = env("LOG_LEVEL", default="INFO")
 LOGGING = logging_config(LOG_FORMAT, LOG_LEVEL)
+
+# Personal data (issue 39, contract 11): how long each kind of record is kept. The schedule
+# that reads these, with each period's purpose and lawful basis, is privacy.schedule; the
+# privacy notice and the retention job read it. Bookings: the pickup authority's
+# record-keeping period where privacy/data/booking_record_periods.json knows it, otherwise
+# this default (12 months: the top of the 6-12 months most councils set, and TfL's).
+PRIVACY_BOOKING_RECORD_DEFAULT_MONTHS = env.int("PRIVACY_BOOKING_RECORD_DEFAULT_MONTHS", default=12)
+PRIVACY_POSITION_TRAIL_DAYS = env.int("PRIVACY_POSITION_TRAIL_DAYS", default=30)
+PRIVACY_MESSAGE_LOG_DAYS = env.int("PRIVACY_MESSAGE_LOG_DAYS", default=90)
+PRIVACY_EMAIL_CODE_DAYS = env.int("PRIVACY_EMAIL_CODE_DAYS", default=1)
+PRIVACY_UNCONFIRMED_PASSENGER_DAYS = env.int("PRIVACY_UNCONFIRMED_PASSENGER_DAYS", default=30)
+PRIVACY_WEBHOOK_DELIVERY_DAYS = env.int("PRIVACY_WEBHOOK_DELIVERY_DAYS", default=30)
+PRIVACY_OAUTH_EXPIRED_DAYS = env.int("PRIVACY_OAUTH_EXPIRED_DAYS", default=7)
+PRIVACY_SCREENING_DAYS = env.int("PRIVACY_SCREENING_DAYS", default=90)
+PRIVACY_STAFF_VIEW_DAYS = env.int("PRIVACY_STAFF_VIEW_DAYS", default=730)
+PRIVACY_DATA_REQUEST_DAYS = env.int("PRIVACY_DATA_REQUEST_DAYS", default=730)
+# A fare table from the trade that staff rejected, with its photo (pricing.submissions).
+PRIVACY_REJECTED_TABLE_DAYS = env.int("PRIVACY_REJECTED_TABLE_DAYS", default=90)
+# HMRC: business records for 6 years.
+PRIVACY_INVOICE_YEARS = 6
+# Server logs are kept by the log platform; the deployment sets it to this.
+PRIVACY_LOG_DAYS = env.int("PRIVACY_LOG_DAYS", default=14)
+# A request is answered within one month (UK GDPR article 12(3)); its emailed link works
+# this many hours; at most this many links a day go to one address.
+PRIVACY_REQUEST_ANSWER_MONTHS = 1
+PRIVACY_REQUEST_LINK_HOURS = 24
+PRIVACY_REQUESTS_PER_EMAIL_PER_DAY = 3
+# Rows per transaction in the retention job: each batch locks only its own rows, briefly.
+PRIVACY_RETENTION_BATCH = env.int("PRIVACY_RETENTION_BATCH", default=1000)

@@ -1,6 +1,7 @@
 """Test settings: PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set (CI sets both)."""
 
 import os
+import tempfile
 from pathlib import Path
 
 from .base import *  # noqa: F403
@@ -70,3 +71,6 @@ DATABASE_ENGINE_IS_POSTGRES = env("DATABASE_URL", default="").startswith("postgr
 # Tests see the shipped postcode sectors only, whatever a developer has loaded locally
 # (tests that need full postcodes write their own file).
 PRICING_POSTCODE_UNITS_FILE = ""
+
+# Uploaded files (photos of fare tables) go to a throwaway folder, never the project's.
+MEDIA_ROOT = env("MEDIA_ROOT", default=str(Path(tempfile.gettempdir()) / "dtd-test-media"))

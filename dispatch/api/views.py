@@ -166,7 +166,8 @@ class DriverJobSettlementView(DriverAPIView):
                 s400="invalid_input: amountGBP must be more than 0 and at most 99999.99.",
                 s409="not_settleable: the job is neither on board nor completed; "
                 "settlement_exceeds_fare: the job's settlements would add up to more than "
-                "the passenger owes (the final fare, else the booked fare).",
+                "the passenger owes (the final fare, else the booked fare), or "
+                "processorFeeGBP is more than amountGBP.",
             ),
         },
     )

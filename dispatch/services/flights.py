@@ -30,6 +30,7 @@ from bookings.services import booking_amend
 from bookings.transitions import AWAITING_PICKUP
 from core.errors import DomainError, field_error
 from core.localtime import local_datetime, local_time_format
+from core.mail import privacy_line
 from core.task_queue import task_enqueue_on_commit
 from dispatch.airports import PickupAirport, airport_for_booking
 from dispatch.flight_status import (
@@ -210,7 +211,7 @@ def pickup_moved_notify(*, booking_id: int) -> None:
     if booking.passenger_email:
         send_mail(
             f"Your pickup time changed: {booking.reference}",
-            body + "\nYour free waiting time starts when the flight lands.",
+            body + "\nYour free waiting time starts when the flight lands.\n" + privacy_line(),
             None,
             [booking.passenger_email],
             fail_silently=True,

@@ -138,7 +138,8 @@ def driver_job_settle(
     ``not_settleable``: nothing is owed before the ride, or after a cancellation or a
     no-show), for an amount more than 0 and at most 99999.99 (else 400); the settlements
     of one job add up to at most what the passenger owes (409 ``settlement_exceeds_fare``,
-    :func:`settlement_require_within_fare`); the same payment reference is recorded once
+    :func:`settlement_require_within_fare`), and the processor fee is at most the amount
+    paid (409 ``settlement_exceeds_fare``); the same payment reference is recorded once
     per booking. The booking row is locked while checking both, so concurrent settlements
     are judged one after another and an app that retries does not double the driver's
     earnings.
@@ -148,6 +149,16 @@ def driver_job_settle(
             "invalid_input",
             "amountGBP",
             f"Ensure this value is more than 0 and at most {MAX_SETTLEMENT}.",
+        )
+    if processor_fee < 0:
+        raise field_error("invalid_input", "processorFeeGBP", "Ensure this value is at least 0.")
+    if processor_fee > amount:
+        # Contract 6: the fee is part of what was paid. Bounding it by the amount (itself
+        # at most MAX_SETTLEMENT) also keeps a week's card fees inside the invoice columns.
+        raise DomainError(
+            "settlement_exceeds_fare",
+            f"A processor fee of GBP {processor_fee} is more than the GBP {amount} paid.",
+            extra={"amountGBP": float(amount), "processorFeeGBP": float(processor_fee)},
         )
     with transaction.atomic():
         booking = _driver_booking(driver=driver, reference=reference, lock=True)

@@ -117,7 +117,8 @@ class DriverSettlementInputSerializer(InputSerializer):
         min_value=Decimal("0.00"),
         required=False,
         default=Decimal("0.00"),
-        help_text="Card processor fee, passed through on the weekly invoice.",
+        help_text="Card processor fee, passed through on the weekly invoice; at most "
+        "amountGBP (else 409 settlement_exceeds_fare).",
     )
 
 
@@ -291,3 +292,53 @@ class DriverEarningsOutputSerializer(serializers.Serializer):
     thisWeek = DriverPeriodTotalsOutputSerializer(source="this_week")
     weeks = DriverPeriodTotalsOutputSerializer(many=True, help_text="Newest first, 8 weeks.")
     weekJobs = DriverEarningsJobOutputSerializer(source="week_jobs", many=True)
+
+
+class TariffSubmissionInputSerializer(InputSerializer):
+    authority = serializers.CharField(
+        max_length=200, help_text="The licensing authority, as GET lists it in `authorities`."
+    )
+    effectiveFrom = serializers.DateField(help_text="The date the table came into force.")
+    figures = serializers.JSONField(
+        binary=True,
+        help_text="A JSON object: `distanceUnit` (`m` or `yd`), `bands` (each `name`, `days`, "
+        "`start`, `end`, `publicHolidays`, `flagFallGBP`, `flagFallDistance`, "
+        "`incrementDistance`, `incrementPriceGBP`, `waitingSecondsPerIncrement`, optional "
+        "`waitingIncrementPriceGBP`, `appliesAfterDistance`) and `extras` (each `name`, "
+        "`amountGBP`, optional `when`).",
+    )
+    examples = serializers.JSONField(
+        binary=True,
+        required=False,
+        help_text='The fares the card prints: a JSON list of {"miles", "fareGBP", "band"}.',
+    )
+    photo = serializers.FileField(
+        help_text="A photo (JPEG, PNG, WebP) or a PDF of the table, at most "
+        "TARIFF_SUBMISSION_MAX_BYTES; an image is stored without its EXIF."
+    )
+
+
+class TariffSubmissionOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    authority = serializers.CharField()
+    effectiveFrom = serializers.DateField(source="effective_from")
+    status = serializers.CharField(help_text="pending, checked, approved or rejected")
+    rejectionReason = serializers.CharField(
+        source="rejection_reason", help_text="Why staff rejected it; empty otherwise."
+    )
+    tariffReference = serializers.SerializerMethodField(
+        help_text="The table its approval created (tariffSource.reference in quotes)."
+    )
+    figures = serializers.JSONField()
+    examples = serializers.JSONField()
+    createdAt = serializers.DateTimeField(source="created_at")
+
+    def get_tariffReference(self, submission) -> str | None:
+        return submission.tariff.reference if submission.tariff_id else None
+
+
+class TariffSubmissionListOutputSerializer(serializers.Serializer):
+    authorities = serializers.ListField(
+        child=serializers.CharField(), help_text="Every UK taxi licensing authority."
+    )
+    results = TariffSubmissionOutputSerializer(many=True)

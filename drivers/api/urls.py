@@ -19,5 +19,10 @@ urlpatterns = [
         name="driver-availability",
     ),
     path("v1/driver/location", views.DriverLocationView.as_view(), name="driver-location"),
+    path(
+        "v1/driver/tariff-submissions",
+        views.DriverTariffSubmissionsView.as_view(),
+        name="driver-tariff-submissions",
+    ),
     path("v1/osmand/<str:token>", views.OsmandReportView.as_view(), name="driver-osmand"),
 ]

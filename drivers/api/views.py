@@ -12,6 +12,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -20,7 +21,7 @@ from api.callers import ratelimit_enforce
 from api.idempotency import IdempotentViewMixin
 from api.input_serializers import validated_input
 from api.principals import request_driver
-from api.schema import problem_responses
+from api.schema import FIX_FIVE_SECONDS_AGO, FIX_TEN_SECONDS_AGO, problem_responses
 from drivers import services
 from drivers.api import ingest
 from drivers.api.authentication import (
@@ -37,8 +38,14 @@ from drivers.api.serializers import (
     DriverLoginInputSerializer,
     DriverLoginOutputSerializer,
     OsmandJsonBodySerializer,
+    TariffSubmissionInputSerializer,
+    TariffSubmissionListOutputSerializer,
+    TariffSubmissionOutputSerializer,
 )
 from drivers.tokens import driver_tokens_end
+from pricing.models import SubmitterKind
+from pricing.submissions.figures import authorities
+from pricing.submissions.sending import Submitter, submissions_of, tariff_submission_create
 
 TAGS = ["driver app"]
 IDEMPOTENCY_KEY = OpenApiParameter(
@@ -122,6 +129,13 @@ class DriverAvailabilityView(DriverAPIView):
         operation_id="driver_availability",
         tags=TAGS,
         request=DriverAvailabilityInputSerializer,
+        examples=[
+            OpenApiExample(
+                "Online at Leeds station",
+                value={"online": True, "lat": 53.7955, "lng": -1.5491},
+                request_only=True,
+            )
+        ],
         responses={
             200: DriverAvailabilityOutputSerializer,
             **problem_responses(400, 401, 403, 429, 503),
@@ -197,14 +211,14 @@ class DriverLocationView(APIView):
                 "A buffered batch",
                 value={
                     "fixes": [
-                        {"lat": 53.7950, "lng": -1.5480, "at": "2026-11-25T14:05:00Z"},
+                        {"lat": 53.7950, "lng": -1.5480, "at": FIX_TEN_SECONDS_AGO},
                         {
                             "lat": 53.7955,
                             "lng": -1.5491,
                             "heading": 45,
                             "speed": 8.5,
                             "accuracy": 6,
-                            "at": "2026-11-25T14:05:05Z",
+                            "at": FIX_FIVE_SECONDS_AGO,
                         },
                     ]
                 },
@@ -342,3 +356,84 @@ class OsmandReportView(APIView):
             content_type=request.META.get("CONTENT_TYPE", ""),
         )
         return ingest_response(answer)
+
+
+class DriverTariffSubmissionsView(APIView):
+    """GET/POST /api/public/v1/driver/tariff-submissions: the driver sends in their
+    authority's fare table with a photo of it (issue 33, ``pricing.submissions``).
+
+    No Idempotency-Key: the body is a file, streamed rather than held, and the service
+    itself makes a retry of the same file the first submission (200, not 201)."""
+
+    authentication_classes = [DriverTokenAuthentication]
+    permission_classes = [IsDriver]
+    parser_classes = [MultiPartParser]
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        ratelimit_enforce(request, "driver", value=f"driver:{request_driver(request).pk}")
+
+    @extend_schema(
+        operation_id="driver_tariff_submissions",
+        tags=TAGS,
+        responses={
+            200: TariffSubmissionListOutputSerializer,
+            **problem_responses(401, 403, 429, 503),
+        },
+        description="The tables this driver sent in, newest first, with their review "
+        "status and, for a rejected one, why; and the licensing authorities to choose from.",
+    )
+    def get(self, request: Request) -> Response:
+        driver = request_driver(request)
+        body = {"authorities": authorities(), "results": submissions_of(driver.user)}
+        return Response(TariffSubmissionListOutputSerializer(body).data)
+
+    @extend_schema(
+        operation_id="driver_tariff_submission_create",
+        tags=TAGS,
+        request={"multipart/form-data": TariffSubmissionInputSerializer},
+        responses={
+            201: OpenApiResponse(
+                TariffSubmissionOutputSerializer, description="Received: pending a staff check."
+            ),
+            200: OpenApiResponse(
+                TariffSubmissionOutputSerializer,
+                description="The same file was already sent and awaits review: that submission.",
+            ),
+            **problem_responses(
+                400,
+                401,
+                403,
+                413,
+                415,
+                429,
+                503,
+                s400="invalid_input naming the field: `authority`, `effectiveFrom`, "
+                "`figures.bands[0].flagFallGBP` and the like, `examples[0].miles`, `photo` "
+                "(not an image or a PDF by its content).",
+                s413="payload_too_large: the photo is over TARIFF_SUBMISSION_MAX_BYTES.",
+                s415="unsupported_media_type: the body is not multipart/form-data.",
+                s429="submission_limit: TARIFF_SUBMISSIONS_PER_SUBMITTER tables in "
+                "TARIFF_SUBMISSIONS_WINDOW_DAYS days; see Retry-After. rate_limited: the "
+                "driver's request limit.",
+            ),
+        },
+        description="The figures in the registry's form, the date the table came into "
+        "force, the fares the card prints and a photo of the table in the cab (or the "
+        "council's notice). Staff check it against the photo and a second staff member "
+        "approves it; it then prices journeys from that date as a new table.",
+    )
+    def post(self, request: Request) -> Response:
+        body = validated_input(TariffSubmissionInputSerializer, request.data)
+        driver = request_driver(request)
+        submission, created = tariff_submission_create(
+            submitter=Submitter(user=driver.user, kind=SubmitterKind.DRIVER, name=driver.name),
+            authority=body["authority"],
+            effective_from=body["effectiveFrom"],
+            figures=body["figures"],
+            examples=body.get("examples"),
+            photo=body["photo"],
+        )
+        return Response(
+            TariffSubmissionOutputSerializer(submission).data, status=201 if created else 200
+        )

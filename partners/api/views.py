@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 
 from api.callers import caller_from_request, ratelimit_enforce
 from api.input_serializers import validated_input
-from api.schema import problem_responses
+from api.schema import DEPART_TOMORROW, problem_responses
 from api.views import PublicAPIView
 from dispatch.api.serializers import DriverJobsFeedOutputSerializer
 from dispatch.api.views import DriverJobsFeedView
@@ -66,7 +66,7 @@ EXAMPLE_JOB = {
     "action": "new",
     "pickup": "Leeds station",
     "dropoff": "Leeds Bradford Airport",
-    "pickupTime": "2026-12-01T07:30:00Z",
+    "pickupTime": DEPART_TOMORROW,  # a real time tomorrow in the served document
     "passengerName": "Sam Taylor",
     "passengerPhone": "+447700900123",
     "passengerEmail": "sam.taylor@example.com",

@@ -17,5 +17,11 @@ account names its format (``Account.intake_format``); each door takes only its o
 | format | module | door |
 |---|---|---|
 | PartnerJob | ``partners.services.partner_jobs`` | ``partners.api.views`` |
-| Suntransfers ST SPEC v1 | ``partners.intake_formats.st_spec_v1`` | ``partners.api.suntransfers`` |
+
+The Suntransfers format (ST SPEC v1) was removed on 2026-11-27: its specification's licence
+grants use only to Suntransfers' authorised suppliers, for that integration alone, and
+forbids reproducing it or building systems for other platforms with it, so an open-source
+project that is no licensee may not carry a module built from it. A deployment that holds
+that licence can add it here as a format module of its own, with its door under
+``partners/api/``.
 """

@@ -434,6 +434,29 @@ def test_settlements_add_up_to_at_most_the_fare(driver_job):
     assert sum(r.amount for r in PaymentRecord.objects.all()) == Decimal("39.20")
 
 
+def test_a_processor_fee_above_the_amount_paid_is_409(driver_job):
+    """Issue 35: a ``processorFeeGBP`` of 999999.99 on a £0.50 card payment was 201, and the
+    week's invoicing then overflowed for everyone (contract 6)."""
+    client, booking = driver_job
+    Booking.objects.filter(pk=booking.pk).update(status=BookingStatus.COMPLETED, fare="39.20")
+    url = f"/api/public/v1/driver/jobs/{booking.reference}/settlement"
+
+    body = assert_problem(
+        client.post(
+            url,
+            {"amountGBP": "0.50", "method": "card", "processorFeeGBP": "999999.99"},
+            format="json",
+        ),
+        409,
+        "settlement_exceeds_fare",
+    )
+    assert (body["amountGBP"], body["processorFeeGBP"]) == (0.5, 999999.99)
+    assert PaymentRecord.objects.count() == 0
+
+    fair = {"amountGBP": "0.50", "method": "card", "processorFeeGBP": "0.50"}
+    assert client.post(url, fair, format="json").status_code == 201
+
+
 def test_the_cap_is_net_of_refunds(driver_job):
     """Issue 37: the "net of refunds" part of the cap was untested. Fare 30, settled 30,
     10 refunded: 10 more may be settled, and not a penny beyond."""

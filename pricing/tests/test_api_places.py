@@ -76,3 +76,19 @@ def test_the_endpoint_is_in_the_openapi_description():
     assert operation["operationId"] == "places_v1"
     assert {p["name"] for p in operation["parameters"]} >= {"q", "limit"}
     assert "429" in operation["responses"]
+
+
+@pytest.mark.parametrize(
+    ("query", "label"),
+    [
+        ("Manchester Airport T", "Manchester Airport Terminal 2 (MAN)"),
+        ("Trafalgar", "Trafalgar Square, London"),
+        ("Big B", "Big Ben, London"),
+    ],
+)
+def test_terminals_and_landmarks_are_suggested_and_resolve_back(query, label):
+    # Issue 40: "Manchester Airport T" suggested nothing; MCP find_places answers from the
+    # same service (pricing.suggestions.places_find).
+    found = [p["label"] for p in places(q=query).json()["places"]]
+    assert label in found
+    assert geocoder_get().geocode(label).label == label

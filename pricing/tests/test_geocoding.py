@@ -150,8 +150,43 @@ def test_a_bare_terminal_number_is_heathrows_unless_the_journey_is_near_manchest
     assert geocoder.geocode("Terminal 2").label == "Heathrow Terminal 2 (LHR)"
     near_manchester = geocoder.geocode("Manchester Piccadilly")
     place = geocoder.geocode("Terminal 2", near=near_manchester)
-    assert place.label == "Manchester Airport (MAN)"
+    assert place.label == "Manchester Airport Terminal 2 (MAN)"  # its own terminal (issue 40)
     assert [a.label for a in place.alternatives] == ["Heathrow Terminal 2 (LHR)"]
+
+
+@pytest.mark.parametrize("number", ["1", "2", "3"])
+def test_every_manchester_terminal_is_a_place_of_its_own(number):
+    from pricing.suggestions import place_suggestions
+
+    label = f"Manchester Airport Terminal {number} (MAN)"
+    for text in (f"Manchester Airport T{number}", f"Manchester Terminal {number}", label):
+        assert geocoder.geocode(text).label == label
+    assert label in [s.label for s in place_suggestions("Manchester Airport T")]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("Trafalgar Square", "Trafalgar Square, London"),
+        ("Trafalgar Square, London", "Trafalgar Square, London"),
+        ("Big Ben", "Big Ben, London"),
+        ("Elizabeth Tower", "Big Ben, London"),
+        ("Albert Dock", "Royal Albert Dock, Liverpool"),
+    ],
+)
+def test_landmarks_of_the_larger_towns_are_venues(text, label):
+    place = geocoder.geocode(text)
+    assert (place.label, place.kind) == (label, "venue")
+
+
+def test_every_landmark_added_since_issue_40_names_its_source():
+    import json
+
+    from pricing.gazetteer import DATA_DIR
+
+    venues = json.loads((DATA_DIR / "uk_venues.json").read_text())["venues"]
+    names = {"Trafalgar Square", "Big Ben", "Piccadilly Circus", "Royal Albert Dock"}
+    assert all(v.get("source") for v in venues if v["name"] in names)
 
 
 def test_namesakes_among_the_alternatives_carry_their_postcode_district():

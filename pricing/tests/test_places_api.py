@@ -77,7 +77,6 @@ def test_a_town_centre_cannot_price_a_journey_to_its_own_station():
     [
         ("Harrogate", "Knaresborough"),  # town to town is centre to centre, as asked
         ("London", "Heathrow Airport"),
-        ("1 Station Road, Harrogate", "York"),  # a street in a town, far from the other end
     ],
 )
 def test_journeys_between_distinct_places_are_priced(pickup, dropoff):
@@ -86,15 +85,31 @@ def test_journeys_between_distinct_places_are_priced(pickup, dropoff):
     assert response.json()["distanceMiles"] > 2
 
 
-def test_a_street_that_falls_back_to_its_town_says_so():
-    body = quote("1 Station Road, Harrogate", "York").json()
-    assert body["pickupPlace"] == {
-        "label": "Harrogate",
-        "lat": pytest.approx(53.99, abs=0.01),
-        "lng": pytest.approx(-1.54, abs=0.01),
-        "precision": "town",
-        "source": "gazetteer",
-    }
+@pytest.mark.parametrize(
+    "pickup", ["1 Station Road, Harrogate", "10 High Street, Oxford", "Briggate, Leeds"]
+)
+def test_offline_a_street_without_its_postcode_is_never_priced_from_its_town(pickup):
+    # Issue 40: the town's centre once stood in for the street, however far the journey.
+    problem = assert_problem(quote(pickup, "Heathrow T5"), 422, "address_not_precise")
+    (message,) = problem["errors"]["pickup"]
+    assert "postcode" in message
+    assert "station or landmark" in message
+    assert "street" not in message.lower().replace(pickup.lower(), "")  # nothing it cannot do
+
+
+def test_offline_a_street_with_its_postcode_is_placed_at_the_postcode():
+    body = quote("10 Downing Street, London SW1A 2AA", "Heathrow T5").json()
+    assert body["pickupPlace"]["precision"] == "postcode"
+    assert body["pickupPlace"]["label"].startswith("SW1A 2AA")
+
+
+def test_a_postcode_whose_sector_does_not_exist_is_not_found_though_its_district_is():
+    assert_problem(quote("LS99 9XX", "Leeds station"), 422, "address_not_found")
+
+
+def test_one_place_typed_twice_is_not_a_journey():
+    problem = assert_problem(quote("Leeds station", "Leeds station"), 422, "address_not_precise")
+    assert set(problem["errors"]) == {"pickup", "dropoff"}
 
 
 def test_meet_and_greet_away_from_an_airport_is_a_field_error():

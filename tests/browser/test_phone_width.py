@@ -55,6 +55,7 @@ def test_every_passenger_page_fits_a_phone(browser, live_server, tariffs):
         "book": f"/book/?quote={quote.pk}",
         "status": _path(booking_status_url(booking)),
         "pay-driver": _path(booking_pay_driver_url(booking)),
+        "privacy": "/privacy/",
         "agents-sign-in": "/agents/sign-in/",
     }
     browser.set_window_size(*PHONE)

@@ -61,3 +61,7 @@ class Command(BaseCommand):
                 f"{result.already_invoiced} already invoiced."
             )
         )
+        for driver_id, error in sorted(result.failed.items()):
+            self.stdout.write(
+                self.style.ERROR(f"Driver {driver_id} not invoiced (recorded for staff): {error}")
+            )

@@ -258,6 +258,18 @@
     call("GET", URLS.subscription).then(function (answer) {
       if (answer.status === 200) { state.subscription = answer.body; save(); drawSubscription(); }
     }, function () { drawSubscription(); });
+    refreshTables();
+  }
+  function refreshTables() {
+    call("GET", URLS.tables).then(function (answer) {
+      if (answer.status !== 200) return;
+      state.tables = answer.body.results;
+      save();
+      drawTables();
+      var field = $("table-authority");
+      var mine = (state.driver || {}).licensingAuthority;
+      if (field && !field.value && mine && answer.body.authorities.indexOf(mine) >= 0) field.value = mine;
+    }, function () { drawTables(); });
   }
   function startPolling() {
     if (polling) return;
@@ -289,6 +301,7 @@
     drawPending();
     drawEarnings();
     drawSubscription();
+    drawTables();
   }
 
   function journey(item) {
@@ -495,6 +508,88 @@
     }
   }
 
+  var TABLE_STATUS = {
+    pending: "Waiting for a staff check", checked: "Checked; waiting for a second staff member's approval",
+    approved: "Approved: it prices journeys now", rejected: "Not approved"
+  };
+  function drawTables() {
+    var box = $("table-submissions");
+    redraw(box, state.tables || [], function () {
+      (state.tables || []).forEach(function (t) {
+        box.appendChild(el("li", { "data-status": t.status, "data-id": String(t.id) },
+          el("strong", { text: t.authority }), ", in force from " + t.effectiveFrom + ": " + (TABLE_STATUS[t.status] || t.status),
+          t.rejectionReason ? el("span", { "class": "why", text: ". Why: " + t.rejectionReason }) : null));
+      });
+    });
+  }
+
+  // The form's fields -> the API's figures and examples (the operator page posts the same
+  // fields, read by pricing.submissions.figures.figures_from_form: keep the two alike).
+  function tableFigures(form) {
+    function v(name) { var f = form.elements[name]; return f ? String(f.value).trim() : ""; }
+    var bands = [];
+    form.querySelectorAll("fieldset.table-band").forEach(function (set) {
+      var i = set.dataset.band;
+      if (!v("band" + i + "_name")) return;
+      bands.push({
+        name: v("band" + i + "_name"),
+        days: Array.prototype.filter.call(set.querySelectorAll('input[name="band' + i + '_days"]'), function (c) { return c.checked; }).map(function (c) { return c.value; }),
+        start: v("band" + i + "_start") || null, end: v("band" + i + "_end") || null,
+        publicHolidays: Boolean(set.querySelector('input[name="band' + i + '_holidays"]:checked')),
+        flagFallGBP: v("band" + i + "_flag_fall"), flagFallDistance: v("band" + i + "_flag_distance"),
+        incrementPriceGBP: v("band" + i + "_increment_price"), incrementDistance: v("band" + i + "_increment_distance"),
+        waitingSecondsPerIncrement: v("band" + i + "_waiting_seconds")
+      });
+    });
+    var extras = [], examples = [];
+    for (var i = 1; form.elements["extra" + i + "_name"]; i++) {
+      if (v("extra" + i + "_name")) extras.push({ name: v("extra" + i + "_name"), amountGBP: v("extra" + i + "_amount") });
+    }
+    for (var j = 1; form.elements["example" + j + "_miles"]; j++) {
+      if (v("example" + j + "_miles")) examples.push({ miles: v("example" + j + "_miles"), fareGBP: v("example" + j + "_fare"), band: v("example" + j + "_band") || null });
+    }
+    return { figures: { distanceUnit: v("distance_unit") || "m", bands: bands, extras: extras }, examples: examples };
+  }
+
+  function sendTable(event) {
+    event.preventDefault();
+    say("");
+    var form = event.target;
+    var parts = tableFigures(form);
+    var body = new FormData();
+    body.append("authority", form.elements.authority.value);
+    body.append("effectiveFrom", form.elements.effective_from.value);
+    body.append("figures", JSON.stringify(parts.figures));
+    body.append("examples", JSON.stringify(parts.examples));
+    if (form.elements.photo.files[0]) body.append("photo", form.elements.photo.files[0]);
+    $("table-send").disabled = true;
+    // A file is not queued offline: the driver sends it again with a connection (the same
+    // file from the same driver is one table, however often it is sent).
+    fetch(URLS.tables, {
+      method: "POST", body: body, credentials: "omit",
+      headers: { "Accept": "application/json", "Authorization": "Token " + state.token }
+    }).then(function (response) {
+      setOnline(true);
+      return response.text().then(function (text) {
+        var parsed = null;
+        try { parsed = text ? JSON.parse(text) : null; } catch (e) { parsed = null; }
+        return { status: response.status, body: parsed };
+      });
+    }).then(function (answer) {
+      $("table-send").disabled = false;
+      if (answer.status === 401) { signOut("Your session has ended: sign in again."); return; }
+      if (answer.status >= 400) { say(problemText(answer), "bad"); return; }
+      form.reset();
+      $("table-details").open = false;
+      say("Table sent for " + answer.body.authority + ": staff check it against your photo.", "ok");
+      refreshTables();
+    }, function () {
+      $("table-send").disabled = false;
+      setOnline(false);
+      say("No connection: send the table again once you have one.", "bad");
+    });
+  }
+
   // --- actions ----------------------------------------------------------------------------
   function answerOffer(item, verb) {
     say("");
@@ -600,6 +695,7 @@
   // --- start --------------------------------------------------------------------------------
   $("sign-in-form").addEventListener("submit", signIn);
   $("sign-out").addEventListener("click", function () { signOut(""); });
+  $("table-form").addEventListener("submit", sendTable);
   $("go-online").addEventListener("click", function () { setAvailability(true); });
   $("go-offline").addEventListener("click", function () { setAvailability(false); });
   window.addEventListener("online", function () { setOnline(true); flushPending(); refresh(); });

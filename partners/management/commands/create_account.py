@@ -22,7 +22,7 @@ class Command(BaseCommand):
             "--intake-format",
             default=IntakeFormat.PARTNER_JOB,
             choices=IntakeFormat.values,
-            help="The payload the account pushes jobs in (st_spec_v1: a Suntransfers account).",
+            help="The payload the account pushes jobs in (partners/intake_formats/).",
         )
         parser.add_argument(
             "--dispatch-platform",
