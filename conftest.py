@@ -129,7 +129,8 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture
 def tariffs(db):
-    """The council tariffs shipped with the project, loaded as seed_demo loads them."""
+    """The council tariffs shipped with the project, as seed_demo loads them but without
+    the estimated tables (pricing's ``estimated_tariffs`` fixture adds those)."""
     from pricing.loaders import tariffs_load
 
-    tariffs_load()
+    tariffs_load(estimates=False)

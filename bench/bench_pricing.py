@@ -117,7 +117,13 @@ def bench_fares() -> list[tuple[str, str, str]]:
     london = ZoneInfo("Europe/London")
     compiled = [
         tariff_compiled_get(Tariff.objects.get(reference=r))
-        for r in ("manchester-2023-09", "tfl-2017-06", "glasgow-2025", "south-glos-2025-04")
+        for r in (
+            "manchester-2023-09",
+            "tfl-2017-06",
+            "glasgow-2025",
+            "south-glos-2025-04",
+            "calibrated-transport-for-london-e09000001",  # an estimated basis (issue 33)
+        )
     ]
     journeys = [
         (Decimal(metres), Decimal(seconds), dt.datetime(2025, 6, day, hour, 0, tzinfo=london))
@@ -175,6 +181,7 @@ def _bench_select_and_price() -> list[tuple[str, str, str]]:
         Place("Yate", 51.5407, -2.4184, "GB", "town"),
         Place("Leeds station", 53.7952, -1.5477, "GB", "station"),
         Place("Glasgow Airport", 55.8719, -4.43306, "GB", "airport"),
+        Place("London Victoria", 51.4952, -0.1441, "GB", "station"),  # calibrated
     ]
     when = dt.datetime(2030, 6, 5, 12, 0, tzinfo=london)
     distance, duration = Decimal(5000), Decimal(900)

@@ -18,6 +18,7 @@ FULL = [
     ("pricing: fare function and geocoder", ["bench_pricing.py"]),
     ("places: the geocoder against the gold set", ["bench_places.py"]),
     ("pricing: estimated road distance against published ones", ["bench_road_factor.py"]),
+    ("pricing: calibrated fares, leave-one-out error", ["bench_calibration.py"]),
     ("HTTP: quote and instant booking vs reference view", ["http_bench.py"]),
     (
         "HTTP: where a quote's and an instant booking's milliseconds go (one process)",

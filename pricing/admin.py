@@ -5,6 +5,8 @@ staff member and approved by another: pricing.submissions)."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
@@ -20,6 +22,8 @@ from core.admin_actions import BackOfficeAdmin
 from core.errors import DomainError
 from pricing.catalogue import tariff_compiled_get
 from pricing.models import (
+    ESTIMATED_BASES,
+    EstimatedTariff,
     Quote,
     Tariff,
     TariffBand,
@@ -97,6 +101,10 @@ class TariffAdmin(BackOfficeAdmin):
     readonly_fields = ("created_at", "updated_at", "raw")
     inlines = [TariffBandInline, TariffExtraInline]
 
+    def get_queryset(self, request):
+        # Estimated tables are listed apart (EstimatedTariffAdmin).
+        return super().get_queryset(request).exclude(basis__in=ESTIMATED_BASES)
+
     @admin.display(description="Age", ordering="effective_from")
     def age(self, tariff: Tariff) -> str:
         """How long the table has been (or will be) in force, from its effective date."""
@@ -148,6 +156,65 @@ class TariffAdmin(BackOfficeAdmin):
         compiled = tariff_compiled_get(tariff)
         bands = compiled.time_bands + compiled.tail_bands
         return all(b.is_complete or b.multiplier is not None for b in bands)
+
+
+@admin.register(EstimatedTariff)
+class EstimatedTariffAdmin(admin.ModelAdmin):
+    """Tables estimated from an authority's published figures (uprated, calibrated): the
+    method's measured error, the age of the figures, and each figure checked against the
+    meter. They are rebuilt by ``manage.py load_tariffs``; edit the figures, not these."""
+
+    list_display = (
+        "reference",
+        "authority",
+        "basis",
+        "error_pct",
+        "figures_as_of",
+        "figures_age",
+        "effective_from",
+        "effective_to",
+        "is_active",
+    )
+    list_filter = ("basis", "is_active")
+    search_fields = ("reference", "authority")
+    readonly_fields = ("estimate", "raw", "sources", "uncertain", "created_at", "updated_at")
+    fields = (
+        "reference",
+        "authority",
+        "basis",
+        "lifecycle",
+        "is_active",
+        "effective_from",
+        "effective_to",
+        "estimate",
+        "sources",
+        "uncertain",
+        "raw",
+    )
+    inlines = [TariffBandInline]
+
+    @admin.display(description="Error (%, day / night)")
+    def error_pct(self, tariff: Tariff) -> str:
+        estimate = tariff.estimate or {}
+        by_band = list((estimate.get("errorPctByBand") or {}).values())
+        if by_band:
+            return " / ".join(f"{v}" for v in by_band)
+        return str(estimate.get("errorPct", "-"))
+
+    @admin.display(description="Figures dated")
+    def figures_as_of(self, tariff: Tariff) -> str:
+        return (tariff.estimate or {}).get("figuresAsOf") or str(tariff.effective_from or "-")
+
+    @admin.display(description="Age of the figures")
+    def figures_age(self, tariff: Tariff) -> str:
+        text = self.figures_as_of(tariff)
+        try:
+            day = dt.date.fromisoformat(text)
+        except ValueError:
+            return "-"
+        days = (timezone.localdate() - day).days
+        years, rest = divmod(days, 365)
+        return f"{years} y {rest // 30} m" if years else f"{days // 30} m"
 
 
 @admin.register(TariffPublication)

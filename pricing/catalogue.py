@@ -27,8 +27,10 @@ from core.localtime import local_zone
 from pricing.fares import CompiledBand, CompiledExtra, CompiledTariff, windows_compile
 from pricing.holidays import nation_of_district
 from pricing.models import (
+    ESTIMATED_BASES,
     Tariff,
     TariffBand,
+    TariffBasis,
     TariffExtra,
     TariffKind,
     TariffLifecycle,
@@ -42,8 +44,9 @@ def tariff_source(tariff: Tariff) -> dict:
     if tariff.effective_date_text:
         effective = tariff.effective_date_text
     sources = tariff.sources or []
-    return {
+    source = {
         "kind": tariff.kind,
+        "basis": tariff_basis(tariff),
         "name": tariff.authority,
         "reference": tariff.reference,
         "effectiveFrom": effective,
@@ -51,6 +54,15 @@ def tariff_source(tariff: Tariff) -> dict:
         "uncertain": list(tariff.uncertain or []),
         "sourceUrl": sources[0].get("address") if sources else None,
     }
+    if source["basis"] in ESTIMATED_BASES:
+        source["estimate"] = dict(tariff.estimate or {})
+    return source
+
+
+def tariff_basis(tariff: Tariff) -> str:
+    """Contract 2.1: a council's tariff keeps its own basis; every other rate (the
+    network's, an operator's or partner's own) is ``network``."""
+    return tariff.basis if tariff.kind == TariffKind.COUNCIL else TariffBasis.NETWORK
 
 
 def _d(value) -> Decimal | None:
@@ -88,6 +100,7 @@ def tariff_compile(tariff: Tariff) -> CompiledTariff:
             threshold=extra.passenger_threshold,
             windows=windows_compile(extra.windows or []),
             uncertain=extra.uncertain,
+            place=extra.place,
         )
         for extra in tariff.extras.all()
         if extra.kind != "on_request"
@@ -111,6 +124,7 @@ def tariff_compile(tariff: Tariff) -> CompiledTariff:
         effective_to=tariff.effective_to,
         nation=nation_of_district((tariff.areas_gss or [None])[0]),
         lifecycle=tariff.lifecycle,
+        basis=tariff_basis(tariff),
     )
 
 

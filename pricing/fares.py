@@ -224,6 +224,7 @@ class CompiledExtra:
     threshold: int
     windows: Windows
     uncertain: bool
+    place: str = ""  # a pick-up charge at a named place: the gazetteer's label
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +249,9 @@ class CompiledTariff:
     effective_from: dt.date | None = None
     effective_to: dt.date | None = None
     lifecycle: str = "current"
+    # How its fares are reached (pricing.models.TariffBasis): table, uprated, calibrated,
+    # network; selection prefers them in that order (pricing.selectors.councils_for).
+    basis: str = "table"
     # Whose public holidays its bands and charges follow (pricing.holidays): the nation of
     # its districts; the network's own rates follow the pickup's (FareOptions.nation).
     nation: str = ENGLAND
@@ -311,6 +315,9 @@ class FareOptions:
     )
     pickup_is_airport: bool = False
     dropoff_is_airport: bool = False
+    # The pickup as the gazetteer labels it, for a pick-up charge at a named place
+    # (Manchester Piccadilly's station barrier).
+    pickup_label: str = ""
     # Speed above which a meter charges by distance (≈ 20 mph): see the module docstring.
     cruise_mps: Decimal = Decimal("8.94")
     # The pickup's nation, for public holidays (pricing.holidays); None: the table's own.
@@ -595,6 +602,8 @@ def _extras(
             kind == "airport_dropoff" and options.dropoff_is_airport
         ):
             lines.append(("airport_charge", extra.name, extra.amount))
+        elif kind == "station_pickup" and extra.place and extra.place == options.pickup_label:
+            lines.append(("station_charge", extra.name, extra.amount))
     timed = _timed_extra(tariff, local, nation)
     if timed is not None:
         if timed.amount is None:

@@ -24,6 +24,7 @@ from pricing.models import (
     ExtraKind,
     Tariff,
     TariffBand,
+    TariffBasis,
     TariffExtra,
     TariffKind,
     TariffLifecycle,
@@ -45,7 +46,10 @@ EXTRA_RULES: dict[str, tuple[str, int]] = {
     "more than 4 passengers": (ExtraKind.PARTY_PERCENT, 4),
     "airport terminal drop-off barrier": (ExtraKind.AIRPORT_DROPOFF, 0),
     "airport terminal pick-up barrier": (ExtraKind.AIRPORT_PICKUP, 0),
+    "Piccadilly Station barrier": (ExtraKind.STATION_PICKUP, 0),
 }
+# Where a pick-up charge at a named place applies: the place as the gazetteer labels it.
+EXTRA_PLACES: dict[str, str] = {"Piccadilly Station barrier": "Manchester Piccadilly"}
 _TIMED_EXTRA = re.compile(r"\d{1,2}:\d{2}|public holiday|bank holiday", re.IGNORECASE)
 _NOT_AUTOMATIC = re.compile(
     r"fouling|soiling|if diesel|bicycle|suitcase|animal|call-out|ranks", re.IGNORECASE
@@ -58,6 +62,7 @@ NETWORK_TARIFF: dict[str, Any] = {
     "name": "Direct-to-Driver network rate",
     "authority": "Direct-to-Driver network",
     "kind": TariffKind.OPERATOR,
+    "basis": TariffBasis.NETWORK,
     "effective_date": "2025-01-01",
     "bands": [
         {
@@ -204,6 +209,7 @@ def _extra_row(raw: dict) -> dict:
         "percent": percent,
         "passenger_threshold": threshold,
         "windows": windows,
+        "place": EXTRA_PLACES.get(name, "") if kind == ExtraKind.STATION_PICKUP else "",
         "uncertain": bool(raw.get("uncertain")),
         "status_text": status,
         "raw": json.loads(json.dumps(raw, default=float)),
@@ -227,6 +233,8 @@ def _tariff_fields(record: dict, *, kind: str) -> dict:
         "kind": kind,
         "authority": authority,
         "lifecycle": lifecycle_from_status(record.get("status"), effective_to),
+        "basis": record.get("basis") or TariffBasis.TABLE,
+        "estimate": _record_json(record.get("estimate") or {}),
         "status_text": record.get("status") or "",
         "effective_from": effective_from,
         "effective_to": effective_to,
@@ -304,10 +312,33 @@ def _replace_tariff(tariff: Tariff, record: dict, *, kind: str) -> Tariff:
     return tariff
 
 
-def tariffs_load(stdout=None) -> int:
+def _records_sync(records: list[tuple[dict, str]], existing: dict, stdout=None) -> int:
+    """Create or rebuild each record's tariff where its record changed (idempotent)."""
+    changed = 0
+    for record, kind in records:
+        reference = record.get("id") or record["reference"]
+        tariff = existing.get(reference)
+        if tariff is not None and tariff.raw == _record_json(record):
+            continue
+        with transaction.atomic():
+            if tariff is None:
+                tariff = _create_tariff(record, kind=kind)
+                verb = "Loaded"
+            else:
+                tariff = _replace_tariff(tariff, record, kind=kind)
+                verb = "Updated"
+        existing[reference] = tariff
+        changed += 1
+        if stdout:
+            stdout.write(f"{verb} tariff {tariff.reference} ({tariff.get_lifecycle_display()})\n")
+    return changed
+
+
+def tariffs_load(stdout=None, *, estimates: bool = True) -> int:
     """Load every council tariff in pricing/data/council_tariffs.json, plus the network's
-    default operator rate and the worldwide rate. Returns how many were created or
-    replaced.
+    default operator rate and the worldwide rate, then (``estimates``) the estimated
+    tables built from them and from the authorities' published figures
+    (:func:`estimates_load`). Returns how many were created or replaced.
 
     Idempotent: a tariff whose record is unchanged since it was loaded is left as it is
     (admin edits survive). A record that changed in the data (a corrected figure, a table
@@ -322,23 +353,80 @@ def tariffs_load(stdout=None) -> int:
     records = [(r, TariffKind.COUNCIL) for r in data["tariffs"]]
     records += [(NETWORK_TARIFF, TariffKind.OPERATOR), (WORLDWIDE_TARIFF, TariffKind.WORLDWIDE)]
     existing = {t.reference: t for t in Tariff.objects.all()}
-    changed = 0
-    for record, kind in records:
-        reference = record.get("id") or record["reference"]
-        tariff = existing.get(reference)
-        if tariff is not None and tariff.raw == _record_json(record):
-            continue
-        with transaction.atomic():
-            if tariff is None:
-                tariff = _create_tariff(record, kind=kind)
-                verb = "Loaded"
-            else:
-                tariff = _replace_tariff(tariff, record, kind=kind)
-                verb = "Updated"
-        changed += 1
-        if stdout:
-            stdout.write(f"{verb} tariff {tariff.reference} ({tariff.get_lifecycle_display()})\n")
+    changed = _records_sync(records, existing, stdout)
+    if estimates:
+        changed += estimates_load(data["tariffs"], existing, stdout)
     published = tariffs_publish_all()
     if stdout and published:
         stdout.write(f"Published {len(published)} tariff version(s) to dispatch platforms.\n")
     return changed
+
+
+def estimates_load(tables: list[dict], existing: dict | None = None, stdout=None) -> int:
+    """Build the estimated tables (issue 33) and load them like any other:
+
+    - ``uprated``: each complete table of ``pricing/data/tariff_changes.json`` whose
+      changes since are all known (:mod:`pricing.uprating`);
+    - ``calibrated``: each authority's published figures
+      (``pricing/data/council_fare_points.json``, ``london_fare_points.json``) fitted to the
+      reference meter of the complete tables loaded (:mod:`pricing.estimation`), carrying
+      the method's leave-one-out error measured here, on this load's tables.
+
+    An estimated table no longer built (its figures withdrawn) is switched off, and on
+    again when it is built again."""
+    from pricing.estimation import estimation_build
+
+    existing = existing if existing is not None else {t.reference: t for t in Tariff.objects.all()}
+    records = estimation_build(tables, uprating_error=uprating_error_measure(tables))
+    changed = _records_sync([(r, TariffKind.COUNCIL) for r in records], existing, stdout)
+    built = {r["id"] for r in records}
+    estimated = Tariff.objects.filter(basis__in=[TariffBasis.UPRATED, TariffBasis.CALIBRATED])
+    # Built again after its figures came back: the loader, not the admin, switches these.
+    changed += estimated.filter(reference__in=built, is_active=False).update(
+        is_active=True, updated_at=timezone.now()
+    )
+    stale = Tariff.objects.filter(
+        basis__in=[TariffBasis.UPRATED, TariffBasis.CALIBRATED], is_active=True
+    ).exclude(reference__in=built)
+    changed += stale.update(is_active=False, updated_at=timezone.now())
+    return changed
+
+
+class _RollBack(Exception):
+    pass
+
+
+def uprating_error_measure(tables: list[dict]) -> float | None:
+    """The uprating method's measured error (percent, 90th percentile): each check of
+    ``tariff_changes.json`` uprates an authority's earlier complete table by the change it
+    published (built in a transaction that is rolled back) and compares it with its later
+    complete table at 1, 2, 5 and 10 miles by day and by night. None without a check."""
+    from pricing.catalogue import tariff_compile
+    from pricing.estimation import DAY_PROBE, LOO_MILES, NIGHT_PROBE, meter_fare, percentile
+    from pricing.uprating import ChangeSet, checks_load, uprated_records
+
+    by_id = {t["id"]: t for t in tables}
+    errors: list[float] = []
+    for check in checks_load():
+        earlier, later = by_id.get(check["from"]), by_id.get(check["to"])
+        if earlier is None or later is None:
+            continue
+        changes = ChangeSet(check["from"], "", list(check["changes"]), [])
+        record = uprated_records(changes, earlier, 0.0)[-1]
+        compiled = {}
+        try:
+            with transaction.atomic():
+                for key, rec in (("estimate", record), ("truth", later)):
+                    probe = {**rec, "id": f"uprating-check-{key}", "status": "current"}
+                    probe.pop("effective_to", None)
+                    compiled[key] = tariff_compile(_create_tariff(probe, kind=TariffKind.COUNCIL))
+                raise _RollBack
+        except _RollBack:
+            pass
+        for at in (DAY_PROBE, NIGHT_PROBE):
+            for miles in LOO_MILES:
+                real = meter_fare(compiled["truth"], miles, at)
+                guess = meter_fare(compiled["estimate"], miles, at)
+                if real and guess is not None:
+                    errors.append(float(abs(guess - real) / real * 100))
+    return round(percentile(errors, 0.9), 1) if errors else None

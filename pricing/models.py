@@ -30,6 +30,20 @@ class TariffLifecycle(models.TextChoices):
     PARTIAL = "partial", "Partial (figures missing)"
 
 
+class TariffBasis(models.TextChoices):
+    """How a fare was reached (contract 2.1 ``tariffSource.basis``), best first: the
+    order of the choices is the order :func:`pricing.selectors.tariff_select` prefers."""
+
+    TABLE = "table", "The authority's complete table"
+    UPRATED = "uprated", "Last complete table with every later published change applied"
+    CALIBRATED = "calibrated", "The authority's published figures fitted to a reference meter"
+    NETWORK = "network", "The network's approved rate"
+
+
+BASIS_RANK: dict[str, int] = {value: rank for rank, value in enumerate(TariffBasis.values)}
+ESTIMATED_BASES = frozenset({TariffBasis.UPRATED, TariffBasis.CALIBRATED})
+
+
 class Tariff(models.Model):
     reference = models.SlugField(max_length=80, unique=True, help_text="e.g. manchester-2023-09")
     name = models.CharField(max_length=200)
@@ -47,6 +61,19 @@ class Tariff(models.Model):
     )
     lifecycle = models.CharField(
         max_length=16, choices=TariffLifecycle.choices, default=TariffLifecycle.CURRENT
+    )
+    basis = models.CharField(
+        max_length=12,
+        choices=TariffBasis.choices,
+        default=TariffBasis.TABLE,
+        help_text="How its fares are reached: a council's own table, an estimate built from "
+        "the authority's published figures (uprated, calibrated), or the network's rate.",
+    )
+    estimate = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='For an estimated basis: {"method", "errorPct", "sources": [{"url", '
+        '"publisher", "date", "secondary"}]} (contract 2.1).',
     )
     status_text = models.CharField(
         max_length=300, blank=True, help_text="The source's own status wording, verbatim."
@@ -101,6 +128,22 @@ class Tariff(models.Model):
 
     def __str__(self) -> str:
         return f"{self.authority}: {self.reference}"
+
+
+class EstimatedTariffManager(models.Manager):
+    def get_queryset(self):
+        return super().get_queryset().filter(basis__in=ESTIMATED_BASES)
+
+
+class EstimatedTariff(Tariff):
+    """The estimated tables (basis uprated or calibrated), listed apart in the back office
+    with their error and the age of the figures they rest on (issue 33)."""
+
+    objects = EstimatedTariffManager()
+
+    class Meta:
+        proxy = True
+        verbose_name = "estimated tariff"
 
 
 class TariffBand(models.Model):
@@ -176,6 +219,7 @@ class ExtraKind(models.TextChoices):
     TIME_SURCHARGE = "time_surcharge", "Timed surcharge (night, weekend, holiday, festive)"
     AIRPORT_PICKUP = "airport_pickup", "Airport pick-up charge"
     AIRPORT_DROPOFF = "airport_dropoff", "Airport drop-off charge"
+    STATION_PICKUP = "station_pickup", "Pick-up charge at a named place (a station barrier)"
     ON_REQUEST = "on_request", "Not applied to quotes (soiling, luggage, ...)"
 
 
@@ -191,6 +235,12 @@ class TariffExtra(models.Model):
         default=0, help_text="Passengers included before the extra applies."
     )
     windows = models.JSONField(default=list, blank=True, help_text="For timed surcharges.")
+    place = models.CharField(
+        max_length=120,
+        blank=True,
+        help_text="For a pick-up charge at a named place: the place as the gazetteer labels "
+        "it (e.g. Manchester Piccadilly).",
+    )
     uncertain = models.BooleanField(default=False)
     status_text = models.CharField(max_length=100, blank=True)
     raw = models.JSONField(default=dict, blank=True)

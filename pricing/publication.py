@@ -26,7 +26,13 @@ from decimal import Decimal
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from pricing.models import Tariff, TariffKind, TariffLifecycle, TariffPublication
+from pricing.models import (
+    ESTIMATED_BASES,
+    Tariff,
+    TariffKind,
+    TariffLifecycle,
+    TariffPublication,
+)
 from pricing.signals import tariff_published
 
 PUBLISHED_KINDS = (TariffKind.COUNCIL, TariffKind.OPERATOR)
@@ -110,6 +116,9 @@ def tariff_published_form(tariff: Tariff) -> dict:
         bands=[_band(b) for b in tariff.bands.all()],
         extras=[_extra(e) for e in tariff.extras.all()],
     )
+    if tariff.basis in ESTIMATED_BASES:
+        # An estimate is never passed off as the authority's own table (issue 33).
+        form.update(basis=tariff.basis, estimate=tariff.estimate)
     return form
 
 

@@ -14,16 +14,28 @@ from pricing.fares import CompiledTariff
 from pricing.gazetteer import Place
 from pricing.holidays import nation_of_district
 from pricing.licensing import District, district_at
-from pricing.models import Quote
+from pricing.models import BASIS_RANK, Quote
+
+
+def _preference(tariff: CompiledTariff) -> tuple[int, int]:
+    # Best basis first (table, uprated, calibrated: pricing.models.TariffBasis), then the
+    # latest effective date.
+    return BASIS_RANK[tariff.basis], -(tariff.effective_from or dt.date.min).toordinal()
 
 
 def councils_for(catalogue: Catalogue, district: District | None) -> list[CompiledTariff]:
-    """The council tables of the pickup's district (pricing.licensing), newest effective
-    date first: those naming the district, then those covering all of its authority's."""
+    """The council tables of the pickup's district (pricing.licensing) in the order they
+    are tried: the best basis first (the authority's complete ``table``, then an
+    ``uprated`` one, then a ``calibrated`` one: contract 2.1), and within a basis the
+    newest effective date first; those naming the district and those covering all of its
+    authority's alike. This is the one place the bases are ranked."""
     if district is None:
         return []
     tables = catalogue.councils_by_district.get(district.code, [])
-    return tables + catalogue.councils_by_authority.get(district.authority, [])
+    tables = tables + catalogue.councils_by_authority.get(district.authority, [])
+    if len(tables) > 1:
+        tables.sort(key=_preference)
+    return tables
 
 
 def tariff_select(
@@ -37,11 +49,13 @@ def tariff_select(
 
     1. the account's own approved rate, when the job comes from an operator or partner;
     2. abroad (a non-UK pickup, only reached with ``worldwide``): the worldwide rate;
-    3. the table of the licensing authority whose area holds the pickup
-       (:func:`pricing.licensing.licensing_authority_at`) that is in force on the pickup's
-       date (Europe/London), the latest effective first: an announced rise prices the
-       journeys from its first day, and a replaced table prices none;
-    4. the network's own approved operator rate.
+    3. the tables of the licensing authority whose area holds the pickup
+       (:func:`pricing.licensing.licensing_authority_at`) in force on the pickup's date
+       (Europe/London), best basis first (:func:`councils_for`: its complete ``table``,
+       else ``uprated``, else ``calibrated``), the latest effective first within a basis:
+       an announced rise prices the journeys from its first day, and a replaced table
+       prices none;
+    4. the network's own approved operator rate (basis ``network``).
 
     Only ``current`` tariffs take part, and a tariff missing a figure this journey needs
     is skipped (shared/data/README.md), never priced with an invented figure.

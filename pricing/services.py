@@ -91,14 +91,50 @@ def meet_and_greet_require_airport(*, meet_and_greet: bool, pickup: Place) -> No
         )
 
 
-def _unloaded_licensing_authority(tariff, pickup: Place) -> str | None:
-    """The licensing authority whose area holds the pickup when the network's own rate
-    prices it instead (issue 15: "Leeds station" is Leeds City Council's; contract 2.1
-    ``licensingAuthority``), so the quote says whose table is missing rather than let the
-    network rate pass for the council's."""
-    if tariff.kind != "operator" or tariff.account_id is not None or not pickup.in_uk:
+def _network_note(tariff, authority: str | None) -> str | None:
+    """What a quote says when the network's own rate prices a pickup inside a council's
+    licensing area (issue 15: "Leeds station" is Leeds City Council's), so that the network
+    rate never passes for the council's."""
+    if tariff.kind != "operator" or tariff.account_id is not None or authority is None:
         return None
-    return licensing_authority_at(pickup.lat, pickup.lng)
+    return (
+        f"The pickup is in {authority}'s licensing area, none of whose figures are loaded "
+        "(no table, and no published fare to estimate one from); priced at the network's "
+        "approved rate."
+    )
+
+
+def estimate_rule(source: dict) -> dict | None:
+    """The appliedRules line of an estimated fare (contract 2.1): it says that the fare is
+    an estimate and by how much the authority's meter may differ (the method's measured
+    error, ``estimate.errorPct``). It adds nothing to the fare."""
+    estimate = source.get("estimate")
+    if not estimate:
+        return None
+    basis = source.get("basis")
+    how = (
+        "its last complete table with every later published change applied"
+        if basis == "uprated"
+        else "its published fares fitted to a reference meter"
+    )
+    return {
+        "code": "estimated_fare",
+        "label": (
+            f"Estimated from {source['name']}'s {how}: the meter may differ by up to "
+            f"{estimate['errorPct']}% (the method's measured error)"
+        ),
+        "amountGBP": 0.0,
+    }
+
+
+def vehicle_factor_for(tariff, vehicle: str) -> Decimal:
+    """The factor a vehicle class puts on the metered fare: none on a council's table (its
+    fares are maxima, whatever the car; its own rules for more passengers or larger cars
+    are its extras, applied by the meter), the class's factor on the network's and an
+    operator's own rates (issue 33: a 6-seater no longer multiplies a council's fare)."""
+    if tariff.kind == "council":
+        return Decimal(1)
+    return vehicle_factors()[vehicle]
 
 
 def pickup_nation(pickup: Place) -> str:
@@ -169,6 +205,9 @@ def quote_price(
             "status": "partner-supplied fare",
             "uncertain": [],
             "sourceUrl": None,
+            "licensingAuthority": (
+                licensing_authority_at(origin.lat, origin.lng) if origin.in_uk else None
+            ),
         }
         band, uncertain = "", []
     else:
@@ -178,10 +217,11 @@ def quote_price(
         options = FareOptions(
             passengers=passengers,
             vehicle_type=vehicle,
-            vehicle_factor=vehicle_factors()[vehicle],
+            vehicle_factor=vehicle_factor_for(tariff, vehicle),
             meet_and_greet=meet_and_greet,
             meet_and_greet_gbp=Decimal(str(settings.PRICING_MEET_AND_GREET_GBP)),
             pickup_is_airport=origin.is_airport,
+            pickup_label=origin.label,
             dropoff_is_airport=destination.is_airport,
             cruise_mps=Decimal(str(settings.PRICING_METER_CRUISE_MPH)) * MPH_TO_MPS,
             nation=pickup_nation(origin),
@@ -201,15 +241,23 @@ def quote_price(
         uncertain = list(tariff.source["uncertain"]) + [
             u for u in result.uncertain if u not in tariff.source["uncertain"]
         ]
-        authority = _unloaded_licensing_authority(tariff, origin)
-        if authority is not None:
-            uncertain.append(
-                f"The pickup is in {authority}'s licensing area, which has no current, complete "
-                "table of fares loaded; priced at the network's approved rate."
-            )
-        source = {**tariff.source, "uncertain": uncertain, "band": result.band}
-        if authority is not None:
-            source["licensingAuthority"] = authority
+        authority = licensing_authority_at(origin.lat, origin.lng) if origin.in_uk else None
+        note = _network_note(tariff, authority)
+        if note is not None:
+            uncertain.append(note)
+        source = {
+            **tariff.source,
+            "uncertain": uncertain,
+            "band": result.band,
+            "licensingAuthority": authority,
+        }
+        estimate = source.get("estimate")
+        if estimate and result.band in estimate.get("errorPctByBand", ()):
+            # The measured error of the band that priced it (night differs more than day).
+            source["estimate"] = {**estimate, "errorPct": estimate["errorPctByBand"][result.band]}
+        line = estimate_rule(source)
+        if line is not None:
+            rules.append(line)
         band = result.band
     return PricedJourney(
         fare=fare,

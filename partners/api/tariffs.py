@@ -13,6 +13,7 @@ from api.views import PublicAPIView
 from partners.authentication import account_require_kind
 from partners.models import Account
 from partners.services.tariff_fanout import tariff_get_for_platform
+from pricing.api.serializers import EstimateSerializer
 
 WINDOW = serializers.ListField(
     child=serializers.DictField(),
@@ -78,6 +79,14 @@ class PublishedTariffOutputSerializer(serializers.Serializer):
     )
     bands = PublishedTariffBandSerializer(many=True)
     extras = PublishedTariffExtraSerializer(many=True)
+    basis = serializers.ChoiceField(
+        choices=["uprated", "calibrated"],
+        required=False,
+        help_text="Only on an estimated table (not the authority's own): how it was built.",
+    )
+    estimate = EstimateSerializer(
+        required=False, help_text="Only on an estimated table: its method, error and sources."
+    )
 
 
 EXAMPLE = {

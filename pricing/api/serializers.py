@@ -15,7 +15,7 @@ from rest_framework import serializers
 
 from api.input_serializers import InputSerializer
 from pricing.gazetteer import PRECISIONS
-from pricing.models import TariffKind
+from pricing.models import TariffBasis, TariffKind
 from pricing.routing import distance_range_miles
 from pricing.suggestions import LIMIT, LIMIT_MAX, QUERY_MAX, QUERY_MIN
 from pricing.vehicles import MAX_PASSENGERS, VehicleType
@@ -92,6 +92,26 @@ class AppliedRuleSerializer(FrozenJSONSerializer):
     amountGBP = serializers.FloatField()
 
 
+class EstimateSourceSerializer(FrozenJSONSerializer):
+    """A published figure an estimate rests on, with its publisher and date."""
+
+    url = serializers.URLField()
+    publisher = serializers.CharField()
+    date = serializers.CharField(help_text="The date of the figure or report, as published.")
+    secondary = serializers.BooleanField(help_text="A press or trade report, not the authority.")
+
+
+class EstimateSerializer(FrozenJSONSerializer):
+    """How an estimated fare (basis uprated or calibrated) was reached: the method, its
+    measured error and the published figures it rests on (contract 2.1)."""
+
+    method = serializers.CharField()
+    errorPct = serializers.FloatField(
+        help_text="The method's measured error: how far the meter may differ (percent)."
+    )
+    sources = EstimateSourceSerializer(many=True)
+
+
 class TariffSourceSerializer(FrozenJSONSerializer):
     kind = serializers.ChoiceField(choices=TariffKind.choices)
     name = serializers.CharField()
@@ -104,11 +124,26 @@ class TariffSourceSerializer(FrozenJSONSerializer):
     sourceUrl = serializers.URLField(allow_null=True)
     band = serializers.CharField(required=False, help_text="The tariff band that applied.")
     licensingAuthority = serializers.CharField(
+        allow_null=True,
+        help_text=(
+            "The licensing authority whose area holds the pickup, whatever priced the "
+            "fare; null outside the UK."
+        ),
+    )
+    basis = serializers.ChoiceField(
+        choices=TariffBasis.choices,
         required=False,
         help_text=(
-            "Only when the network's rate priced a pickup inside a council's licensing "
-            "area whose table is not loaded: that council."
+            "How the fare was reached, best first: table (the authority's complete table "
+            "in force), uprated (its last complete table with every later published change "
+            "applied), calibrated (its published fares fitted to a reference meter), "
+            "network (nothing of the authority's is known: the network's approved rate). "
+            "Absent only for a fare the sending partner set."
         ),
+    )
+    estimate = EstimateSerializer(
+        required=False,
+        help_text="For uprated and calibrated: the method, its measured error and sources.",
     )
 
 

@@ -18,7 +18,15 @@ def _fresh_pricing_state():
 
 @pytest.fixture
 def tariffs(db):
-    """Every tariff from pricing/data/council_tariffs.json plus the network defaults."""
+    """Every tariff from pricing/data/council_tariffs.json plus the network defaults (no
+    estimated tables: ``estimated_tariffs`` adds them)."""
+    tariffs_load(estimates=False)
+    return {t.reference: t for t in Tariff.objects.all()}
+
+
+@pytest.fixture
+def estimated_tariffs(db):
+    """As ``tariffs``, plus the estimated (uprated, calibrated) tables built from them."""
     tariffs_load()
     return {t.reference: t for t in Tariff.objects.all()}
 

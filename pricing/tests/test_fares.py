@@ -38,7 +38,7 @@ def compiled_catalogue(django_db_setup, django_db_blocker) -> dict:
     loading the tariffs for each test would cost more than all the pricing they do.
     """
     with django_db_blocker.unblock(), transaction.atomic():
-        tariffs_load()
+        tariffs_load(estimates=False)
         catalogue = {
             tariff.reference: tariff_compile(tariff)
             for tariff in Tariff.objects.prefetch_related("bands", "extras")

@@ -90,7 +90,8 @@ def test_a_leeds_pickup_is_priced_on_leeds_city_councils_table_once_loaded(tarif
     tariff_catalogue_clear()
     source = leeds_station_to_york().tariff_source
     assert (source["kind"], source["name"]) == ("council", "Leeds City Council")
-    assert "licensingAuthority" not in source
+    # Contract 2.1: every quote names the pickup's authority, whatever priced it.
+    assert (source["basis"], source["licensingAuthority"]) == ("table", "Leeds City Council")
     # Leeds Bradford Airport is Leeds's too, so it prices on the same table
     airport = quote("Leeds Bradford Airport", "York")
     assert airport.tariff_source["reference"] == "leeds-test"
@@ -100,7 +101,7 @@ def test_a_leeds_pickup_is_priced_on_leeds_city_councils_table_once_loaded(tarif
 def test_without_its_table_the_quote_names_the_council_it_stands_in_for(tariffs):
     journey = leeds_station_to_york()
     source = journey.tariff_source
-    assert source["kind"] == "operator"
+    assert (source["kind"], source["basis"]) == ("operator", "network")
     assert source["licensingAuthority"] == "Leeds City Council"
     assert any("Leeds City Council" in line for line in journey.uncertain)
 

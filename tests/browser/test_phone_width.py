@@ -110,3 +110,29 @@ def test_every_driver_page_fits_a_phone(browser, live_server):
         _check(browser, "driver-subscription")
     finally:
         browser.set_window_size(*DESKTOP)
+
+
+def test_an_estimated_quote_says_so_in_words_at_phone_width(browser, live_server, tariffs):
+    """Issue 33: the basis, the authority, the figures' date and the estimate's error, in
+    words a passenger reads, on a 390 px screen."""
+    import json
+
+    from pricing.loaders import DATA_FILE, estimates_load
+
+    estimates_load(json.loads(DATA_FILE.read_text())["tariffs"])
+    quote = quote_create(
+        pickup="SW1A 2AA", dropoff="EC2M 7PY", passengers=1, vehicle_type=None, depart_at=None
+    )
+    assert quote.tariff_source["basis"] == "calibrated"
+    browser.set_window_size(*PHONE)
+    try:
+        browser.get(f"{live_server.url}/book/?quote={quote.pk}")
+        note = browser.find_element(By.CSS_SELECTOR, ".estimate-note").text
+        assert "Estimated fare." in note
+        assert "Transport for London" in note
+        assert f"up to {quote.tariff_source['estimate']['errorPct']}%" in note
+        page = browser.find_element(By.TAG_NAME, "body").text
+        assert "Licensing authority for the pickup: Transport for London." in page
+        _check(browser, "passenger-book-estimated")
+    finally:
+        browser.set_window_size(*DESKTOP)
