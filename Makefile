@@ -159,31 +159,71 @@ lint: install
 lint-imports: install
 	$(BIN)/lint-imports --no-logo
 
-# Mutation testing ([tool.mutmut] in pyproject.toml): mutates only the rule functions below,
-# runs the tests that reach each one and prints the kill rate per module, less the
-# survivors reviewed as equivalent (tests/mutation_equivalent.py). Not part of CI: tens of
-# minutes for all of them on two cores, so narrow it to one module with
-# `make mutate MUTATE_RULES='agents.grants.*'`. Survivors: .venv/bin/mutmut show NAME.
-MUTATE_MONEY := 'pricing.fares.x_fare_compute__*' 'pricing.fares.x__extras__*' \
+# Mutation testing ([tool.mutmut] in pyproject.toml): mutates only the rule functions of a
+# family, runs the family's tests that reach each one and prints the kill rate per module,
+# less the survivors reviewed as equivalent (tests/mutation_equivalent.py). Not part of CI
+# nor of `make test`: CPU-heavy, so one family at a time, at nice 10:
+# `make mutate FAMILY=grid` (families below; README "Mutation testing" has their scores).
+# `make mutate MUTATE_RULES='agents.grants.*'` narrows further. Survivors: mutmut show NAME.
+MUTATE_money := 'pricing.fares.x_fare_compute__*' 'pricing.fares.x__extras__*' \
   'core.money.*' 'pricing.fares.x__ceil_units__*' \
   'pricing.fares.x*CompiledTariff*band_at__*' 'pricing.fares.x*Windows*precedence__*' \
   'billing.fees.*' 'bookings.services.x_booking_redeem_quote__*'
-MUTATE_DISPATCH := 'bookings.policies.x_dispatch_window_opens_at__*' \
+MUTATE_dispatch := 'bookings.policies.x_dispatch_window_opens_at__*' \
   'bookings.policies.x_pickup_require_future__*' \
   'dispatch.services.offers.x__ensure_open__*' 'dispatch.services.offers.x_offer_accept__*' \
   'dispatch.services.offers.x_offer_decline__*' 'dispatch.services.offers.x_offer_expire__*' \
   'dispatch.services.offers.x_offers_expire_overdue__*' \
   'dispatch.services.waiting.*'
-MUTATE_REQUESTS := 'partners.services.signatures.*' 'api.idempotency.x__digest__*' \
+MUTATE_requests := 'partners.services.signatures.*' 'api.idempotency.x__digest__*' \
   'api.idempotency.x_idempotency_claim__*' 'api.idempotency.x_idempotency_settle__*' \
   'api.idempotency.x*IdempotentViewMixin*idempotency_caller__*'
-MUTATE_AGENTS := 'agents.grants.*' 'agents.confirmations.*'
-MUTATE_RULES ?= $(MUTATE_MONEY) $(MUTATE_DISPATCH) $(MUTATE_REQUESTS) $(MUTATE_AGENTS)
+MUTATE_agents := 'agents.confirmations.*'
+# The newer families (issue 37), each with the tests that are its own (MUTATE_TESTS_*).
+MUTATE_tariffs := 'pricing.fares.x*CompiledTariff*in_force_on__*' \
+  'pricing.loaders.x_lifecycle_from_status__*' 'pricing.selectors.x_councils_for__*' \
+  'pricing.selectors.x_tariff_select__*'
+MUTATE_TESTS_tariffs := pricing/tests/test_services.py pricing/tests/test_licensing_area.py
+MUTATE_meter := 'pricing.fares.x__meter__*' 'pricing.fares.x_time_in_traffic_s__*' \
+  'pricing.waiting.*'
+MUTATE_TESTS_meter := pricing/tests/test_fares.py pricing/tests/test_fare_rules.py \
+  pricing/tests/test_time_model.py dispatch/tests/test_waiting.py
+MUTATE_grid := 'pricing.licensing.*'
+MUTATE_TESTS_grid := pricing/tests/test_licensing_boundaries.py
+MUTATE_postcodes := 'pricing.postcodes.x_postcode_parse__*' 'pricing.postcodes.x_postcode_in__*' \
+  'pricing.postcodes.x__rows_with_header__*' 'pricing.postcodes.x__in_uk__*' \
+  'pricing.postcodes.x_centroids_aggregate__*' 'pricing.postcodes.x_postcode_areas_load__*'
+MUTATE_TESTS_postcodes := pricing/tests/test_postcodes.py
+MUTATE_trip := 'bookings.transitions.*' \
+  'dispatch.services.jobs.x_settlement_require_within_fare__*'
+MUTATE_TESTS_trip := bookings/tests/test_state_machine.py bookings/tests/test_status_groups.py \
+  drivers/tests/test_api_pickup_code.py partners/tests/test_partners_trust_boundary.py
+MUTATE_tokens := 'drivers.tokens.*' 'config.logins.*'
+MUTATE_TESTS_tokens := drivers/tests/test_tokens.py tests/test_login_throttle.py \
+  tests/test_production_defaults.py
+MUTATE_ingest := 'drivers.api.ingest.x_fix_time__*' 'drivers.api.ingest.x_fix_time_check__*' \
+  'drivers.api.ingest.x_fix_parse__*' 'drivers.api.ingest.x_location_credential__*' \
+  'drivers.positions.credentials.x_app_token_credential__*' \
+  'drivers.positions.credentials.x__app_token_read__*'
+MUTATE_TESTS_ingest := drivers/tests/test_ingest.py drivers/tests/test_osmand.py
+MUTATE_mcp := 'agents.grants.*' 'agents.mcp.gate.*'
+MUTATE_TESTS_mcp := agents/tests/test_grants.py agents/tests/test_mcp_gate.py \
+  agents/tests/test_oauth.py
+MUTATE_FAMILIES := money dispatch requests agents tariffs meter grid postcodes trip tokens \
+  ingest mcp
+ifdef FAMILY
+ifeq ($(filter $(FAMILY),$(MUTATE_FAMILIES)),)
+$(error FAMILY=$(FAMILY): one of $(MUTATE_FAMILIES))
+endif
+MUTATE_RULES ?= $(MUTATE_$(FAMILY))
+MUTATE_TESTS ?= $(MUTATE_TESTS_$(FAMILY))
+endif
+MUTATE_RULES ?= $(foreach family,$(MUTATE_FAMILIES),$(MUTATE_$(family)))
 mutate: install
 	rm -rf mutants && mkdir mutants
 	@echo "mutmut: testing the mutants (progress in mutants/run.log)"
-	DATABASE_URL=$${DATABASE_URL-$(TEST_DATABASE_URL)} REDIS_URL= \
-	  $(BIN)/mutmut run --max-children 2 $(MUTATE_RULES) > mutants/run.log 2>&1 \
+	DATABASE_URL=$${DATABASE_URL-$(TEST_DATABASE_URL)} REDIS_URL= MUTATE_TESTS="$(MUTATE_TESTS)" \
+	  nice -n 10 $(BIN)/mutmut run --max-children 2 $(MUTATE_RULES) > mutants/run.log 2>&1 \
 	  || { tail -n 40 mutants/run.log; exit 1; }
 	$(BIN)/python -m tests.mutation_score $(MUTATE_RULES)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 
 import pytest
@@ -112,6 +113,12 @@ def make_account(db):
 
 
 def pytest_collection_modifyitems(config, items):
+    # `make mutate FAMILY=...` runs a family's own tests only (MUTATE_TESTS: paths).
+    only = tuple(os.environ.get("MUTATE_TESTS", "").split())
+    if only:
+        kept = [item for item in items if item.nodeid.startswith(only)]
+        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        items[:] = kept
     skip_pg = pytest.mark.skip(reason="needs PostgreSQL (set DATABASE_URL=postgres://...)")
     for item in items:
         if "postgres" in item.keywords and connection.vendor != "postgresql":

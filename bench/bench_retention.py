@@ -43,8 +43,7 @@ class TransactionClock:
         self.connection = connection
         self.started: float | None = None
         self.last_end = 0.0
-        self.longest = 0.0
-        self.count = 0
+        self.spans: list[float] = []
 
     def __call__(self, execute, sql, params, many, context):
         atomic = self.connection.in_atomic_block
@@ -59,9 +58,20 @@ class TransactionClock:
             self.last_end = time.perf_counter()
 
     def _close(self) -> None:
-        self.longest = max(self.longest, self.last_end - self.started)
-        self.count += 1
+        self.spans.append(self.last_end - self.started)
         self.started = None
+
+    @property
+    def longest(self) -> float:
+        return max(self.spans, default=0.0)
+
+    @property
+    def count(self) -> int:
+        return len(self.spans)
+
+    def p99(self) -> float:
+        ordered = sorted(self.spans)
+        return ordered[int(0.99 * (len(ordered) - 1))] if ordered else 0.0
 
     def finish(self) -> None:
         if self.started is not None:
@@ -155,13 +165,16 @@ def run(label: str) -> dict:
         "peak_mb": peak_mb,
         "grew_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024,
         "longest_s": clock.longest,
+        "p99_s": clock.p99(),
+        "over_1s": sum(span > 1.0 for span in clock.spans),
         "transactions": clock.count,
         "bookings": report.counts["bookings"],
         "positions": report.counts["position_trails"],
     }
     print(
         f"  {label}: {elapsed:.1f} s, peak RSS {peak_mb:.0f} MB, {clock.count:,} transactions, "
-        f"longest {clock.longest * 1000:.0f} ms; minimised {row['bookings']:,} bookings, "
+        f"p99 {row['p99_s'] * 1000:.0f} ms, longest {clock.longest * 1000:.0f} ms, "
+        f"{row['over_1s']} over 1 s; minimised {row['bookings']:,} bookings, "
         f"deleted {row['positions']:,} positions",
         flush=True,
     )

@@ -4,6 +4,56 @@ kill rate and prints them. A mutant's name follows its function's source: re-rev
 entries of a function that changes."""
 
 EQUIVALENT: dict[str, str] = {
+    # the licensing grid (make mutate FAMILY=grid): _load reads two shipped files, and these
+    # mutants read them alike
+    "pricing.licensing.x__load__mutmut_1": (
+        "codes None for (): the grid file always has its codes line (written by "
+        "pricing_build_licensing_grid), which replaces the default before any use"
+    ),
+    "pricing.licensing.x__load__mutmut_4": (
+        "the grid file opened in the locale's encoding: it is ASCII, read alike by every "
+        "ASCII-compatible encoding"
+    ),
+    "pricing.licensing.x__load__mutmut_6": (
+        "the grid file opened without an encoding: the same as x__load__mutmut_4"
+    ),
+    "pricing.licensing.x__load__mutmut_8": (
+        'encoding="UTF-8" for "utf-8": the codec name is case-insensitive'
+    ),
+    "pricing.licensing.x__load__mutmut_14": (
+        "rpartition for partition on the tab: each row of the grid file has exactly one tab"
+    ),
+    "pricing.licensing.x__load__mutmut_15": (
+        "rstrip() for rstrip('\\n'): the part after the tab is split on whitespace anyway "
+        "and no key ends in a space"
+    ),
+    "pricing.licensing.x__load__mutmut_16": (
+        "lstrip('\\n') for rstrip: the newline left at the end is dropped by the split on "
+        "whitespace of the runs and of the codes"
+    ),
+    "pricing.licensing.x__load__mutmut_17": (
+        "rstrip('XX\\nXX'): also strips trailing X, and every line ends in a digit"
+    ),
+    "pricing.licensing.x__load__mutmut_38": (
+        "the authorities file opened in the locale's encoding: it is ASCII (JSON escapes)"
+    ),
+    "pricing.licensing.x__load__mutmut_40": (
+        "the authorities file opened without an encoding: the same as x__load__mutmut_38"
+    ),
+    "pricing.licensing.x__load__mutmut_42": (
+        'encoding="UTF-8" for "utf-8": the codec name is case-insensitive'
+    ),
+    "pricing.licensing.x__load__mutmut_68": (
+        "data.get('sites', None): the authorities file has its sites list"
+    ),
+    "pricing.licensing.x__load__mutmut_70": (
+        "data.get('sites') without a default: the authorities file has its sites list"
+    ),
+    "pricing.licensing.xǁLicensingMapǁdistrict_at__mutmut_24": (
+        "_cell(None, lng): no row has the key None, so the cell reads as a gap and the "
+        "search runs; its offset (0, 0) is the cell itself at distance 0, which wins: the "
+        "same district, found more slowly"
+    ),
     "agents.grants.x_agent_grant_for_token__mutmut_5": (
         'encode("UTF-8") is encode("utf-8"): the codec name is case-insensitive'
     ),
@@ -18,10 +68,6 @@ EQUIVALENT: dict[str, str] = {
     ),
     "agents.grants.x__origin__mutmut_13": (
         "split('/', 2) for split('/', 1): only the first part is used, and it is the same"
-    ),
-    "agents.confirmations.x__passenger_check__mutmut_17": (
-        "text_screen without its field list screens guards.screening.FREE_TEXT_FIELDS, "
-        "which holds all four keys given (notes, passengerName, flightNumber, agent)"
     ),
     "agents.confirmations.x_booking_preview__mutmut_42": (
         "compress=None: the token still signs and loads the same preview, only longer"

