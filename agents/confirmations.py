@@ -23,7 +23,7 @@ from django.core import signing
 from django.utils import timezone
 
 from agents.grants import AgentGrant
-from bookings import actions
+from bookings import actions, policies
 from bookings.admission import CURRENT_FORM, BookingRequest, booking_request_admit
 from bookings.models import Booking
 from bookings.services import PassengerDetails
@@ -61,7 +61,10 @@ class BookingPreview:
 
 def _quote_for(caller: Caller, request: BookingRequest) -> Quote:
     if request.quote_id:
-        return quote_get_for_redemption(request.quote_id)
+        quote = quote_get_for_redemption(request.quote_id)
+        # A stale quote is refused now, as confirming it would be (contract 3).
+        policies.quote_pickup_time(depart_at=quote.depart_at, asap=quote.asap, field="quoteId")
+        return quote
     if not request.pickup or not request.dropoff:
         missing = [name for name in ("pickup", "dropoff") if not getattr(request, name)]
         raise DomainError(

@@ -32,6 +32,7 @@ FULL = [
         "dispatch: 20 bookings/s sustained, then a 1,000-booking burst (workers + dispatcher)",
         ["bench_dispatch_burst.py"],
     ),
+    ("dispatch: re-dispatch of 1,000 open bookings without a driver", ["bench_redispatch.py"]),
     ("intake: partner batches", ["bench_intake.py"]),
     ("billing: weekly invoicing, and charging a sample against localstripe", ["bench_billing.py"]),
     (

@@ -16,7 +16,7 @@ form names them (:class:`BookingForm`).
 | book a journey priced on the spot (v1 current form, instant alias) | :func:`booking_place` |
 | book a quote (v1 quote form, create alias, website page) | :func:`booking_place_from_quote` |
 | look a booking up (reference + email) | :func:`booking_lookup` |
-| cancel as the passenger | :func:`booking_cancel_for_passenger` |
+| cancel as the passenger | :func:`booking_cancel_for_passenger` (API, MCP); :func:`booking_cancel_from_page` (tracking page, email link) |
 | check a passenger email, send a confirmation link | :func:`passenger_email_check` |
 """
 
@@ -58,6 +58,7 @@ __all__ = [
     "PassengerDetails",
     "PassengerEmailCheck",
     "booking_cancel_for_passenger",
+    "booking_cancel_from_page",
     "booking_lookup",
     "booking_place",
     "booking_place_from_quote",
@@ -241,7 +242,9 @@ def booking_place_from_quote(
 
     Returns (booking, created). A quote is redeemed once: a retry with the same passenger
     phone and email returns the same booking (created False); anyone else gets 409
-    ``quote_already_redeemed``. 404 ``quote_not_found``, 410 ``quote_expired``.
+    ``quote_already_redeemed``. 404 ``quote_not_found``, 410 ``quote_expired``. An "as
+    soon as possible" quote books a pickup now; a quote whose pickup time has passed is
+    400 ``pickup_in_past`` (``policies.quote_pickup_time``).
     Guarantees as :func:`booking_place`; the confirmation email goes out once, on creation.
     """
     request = BookingRequest(
@@ -253,7 +256,12 @@ def booking_place_from_quote(
     )
     admitted = booking_request_admit(caller=caller, request=request, form=form)
     quote = quote_get_for_redemption(quote_id)
-    draft = admitted.draft(caller, pickup_time=quote.depart_at)
+    pickup_time = quote.depart_at
+    if quote.redeemed_at is None:  # a retry of a redeemed quote gets its booking back
+        pickup_time = policies.quote_pickup_time(
+            depart_at=quote.depart_at, asap=quote.asap, field=form.name("quoteId")
+        )
+    draft = admitted.draft(caller, pickup_time=pickup_time)
     booking, created = booking_redeem_quote(quote=quote, draft=draft)
     if created and form.current_rules:
         _confirmation_send(booking, admitted.passenger_record)
@@ -290,6 +298,15 @@ def booking_cancel_for_passenger(
     return booking_cancel(
         booking=booking, actor=f"passenger:{email.strip().lower()}", reason=reason
     )
+
+
+def booking_cancel_from_page(*, caller: Caller, booking: Booking, reason: str = "") -> Booking:
+    """Cancel as the holder of the booking's page link (the tracking page, the email's
+    cancel link), with the API's rules (contract 3.3): idempotent; 409 ``not_cancellable``
+    from ``on_board`` on; the reason screened. The link's token was checked by the page."""
+    limit_enforce(caller, "lookup")
+    text_screen(caller, {"reason": reason}, ("reason",))
+    return booking_cancel(booking=booking, actor="passenger:page-link", reason=reason)
 
 
 def passenger_email_check(*, caller: Caller, email: str) -> PassengerEmailCheck:

@@ -13,6 +13,8 @@ STATUS_CHANGED = "booking.status_changed"
 CANCELLED = "booking.cancelled"
 COMPLETED = "booking.completed"
 AMENDED = "booking.amended"
+# The dispatch window closed with no driver (contract 5.1); detail {"reasons": [...]}.
+UNASSIGNED = "booking.unassigned"
 
 
 def _fanout_on_commit(event: BookingEvent) -> None:

@@ -136,6 +136,20 @@ class QuoteBookingForm(PageForm):
         choices=[("cash", "Cash"), ("card", "Card (driver's reader)")],
         label="Pay the driver by",
     )
+    flight_number = forms.CharField(
+        max_length=20,
+        required=False,
+        label="Flight number (airport pickups)",
+        help_text="For example BA 1234: your pickup follows the flight's landing.",
+        widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "characters"}),
+    )
+    notes = forms.CharField(
+        max_length=500,
+        required=False,
+        label="Notes for the driver",
+        help_text="For example: 2 large suitcases, a child seat.",
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
 
     def booking_details(self, quote) -> dict:
         """The quote, passenger and payment arguments of ``actions.booking_place_from_quote``."""
@@ -144,13 +158,21 @@ class QuoteBookingForm(PageForm):
             email=self.cleaned_data["passenger_email"],
             phone=self.cleaned_data["passenger_phone"],
         )
-        payment_method = self.cleaned_data["payment_method"]
-        return {"quote_id": quote.pk, "passenger": passenger, "payment_method": payment_method}
+        return {
+            "quote_id": quote.pk,
+            "passenger": passenger,
+            "payment_method": self.cleaned_data["payment_method"],
+            "flight_number": self.cleaned_data["flight_number"],
+            "notes": self.cleaned_data["notes"],
+        }
 
     def add_domain_error(self, error: DomainError) -> None:
         """The passenger's sentence on top, the service's per-field words beside fields."""
         self.add_error(None, passenger_message(error))
-        names = {name: name for name in self.fields}
+        names = {name: name for name in self.fields} | {
+            "flightNumber": "flight_number",
+            "notes": "notes",
+        }
         for field_name, messages in passenger_field_messages(error, names).items():
             for message in messages:
                 self.add_error(field_name, message)

@@ -180,6 +180,9 @@ class Booking(models.Model):
     # Issue 15: the dispatcher claims a booking only once its dispatch window has opened
     # (bookings.policies.dispatch_window_opens_at, set on insert and on amendment).
     dispatch_opens_at = models.DateTimeField(default=timezone.now, editable=False)
+    # Issue 34: set when the dispatch window closed with no driver (the booking then waits
+    # on the desk's queue of jobs that need a human; ``booking.unassigned`` went out).
+    unassigned_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -220,6 +223,13 @@ class Booking(models.Model):
                     dispatch_queue=DispatchQueue.NETWORK,
                 ),
                 name="booking_dispatch_pending",
+            ),
+            # Re-dispatch (issue 34): the bookings without a driver whose window is open,
+            # by pickup time, whatever the size of the table.
+            models.Index(
+                fields=["pickup_time", "id"],
+                condition=Q(status=BookingStatus.NO_DRIVER, unassigned_at__isnull=True),
+                name="booking_redispatch_due",
             ),
         ]
 

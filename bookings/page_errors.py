@@ -7,7 +7,12 @@ service's own ``detail``, so a new code is never shown as a bare identifier.
 
 from __future__ import annotations
 
-from core.errors import DomainError
+from datetime import timedelta
+
+from django.utils import timezone
+
+from core.errors import DomainError, LimitReached
+from core.localtime import local_time_format
 from pricing.geocoding import streets_supported
 
 PASSENGER_MESSAGES: dict[str, str] = {
@@ -42,12 +47,15 @@ PASSENGER_MESSAGES: dict[str, str] = {
         "Too many bookings for this email address in a short time. Confirm your email "
         "address from the message we sent, or try again later."
     ),
-    "rate_limited": "Too many requests from your connection. Please wait a minute and try again.",
+    "rate_limited": "Too many requests from your connection.",
     "content_rejected": (
         "Part of what you typed was not accepted. Please remove links or unusual text "
         "and try again."
     ),
     "invalid_input": "Please check the highlighted fields.",
+    "not_cancellable": (
+        "This booking can no longer be cancelled: the passenger is on board or the journey is over."
+    ),
     "tariff_incomplete": (
         "We cannot price this journey online yet. Please try another pickup time or contact us."
     ),
@@ -66,11 +74,27 @@ STREET_ENGINE_MESSAGES: dict[str, str] = {
 
 
 def passenger_message(error: DomainError) -> str:
-    """The sentence a passenger reads for ``error``."""
+    """The sentence a passenger reads for ``error``; a limit says when to try again, with
+    the wait the server gives (the API's Retry-After), never a guess."""
     message = (streets_supported() and STREET_ENGINE_MESSAGES.get(error.code)) or (
         PASSENGER_MESSAGES.get(error.code)
     )
-    return message or error.detail or "Something went wrong."
+    message = message or error.detail or "Something went wrong."
+    if isinstance(error, LimitReached):
+        message = f"{message} {try_again_words(error.retry_after)}"
+    return message
+
+
+def try_again_words(retry_after: int) -> str:
+    """ "You can try again in 23 minutes (at 09:45 UK time)." from a wait in seconds."""
+    at = timezone.now() + timedelta(seconds=retry_after)
+    if retry_after < 90:
+        wait = f"{retry_after} seconds"
+    elif retry_after < 2 * 3600:
+        wait = f"{round(retry_after / 60)} minutes"
+    else:
+        wait = f"{round(retry_after / 3600)} hours"
+    return f"You can try again in {wait} (at {local_time_format(at, 'time')} UK time)."
 
 
 # Codes whose per-field words speak to API clients ("set worldwide to true",

@@ -68,6 +68,16 @@ def pickup_require_future(pickup_time: dt.datetime, *, field: str) -> dt.datetim
     return pickup_time
 
 
+def quote_pickup_time(*, depart_at: dt.datetime, asap: bool, field: str) -> dt.datetime:
+    """The pickup time a redeemed quote books (contract 3): an "as soon as possible" quote
+    takes the time of booking; any other keeps its time, which must still be bookable
+    (:func:`pickup_require_future`: 400 ``pickup_in_past`` once it has passed), on every
+    door that redeems quotes."""
+    if asap:
+        return timezone.now()
+    return pickup_require_future(depart_at, field=field)
+
+
 def flight_number_normalise(raw: str | None, *, field: str) -> str:
     """The flight number in its canonical form (``"u2 123"`` -> ``"U2123"``), or ``""``
     when none was given; 400 ``invalid_input`` naming ``field`` when it is not an airline
@@ -216,6 +226,14 @@ def email_limits_enforce(
             code="email_limit",
             detail="Confirm this email address (see passenger-verify) to make more requests.",
         )
+
+
+def dispatch_window_closes_at(*, pickup_time: dt.datetime) -> dt.datetime:
+    """When dispatch stops offering a booking without a driver by itself (issue 34):
+    ``DISPATCH_GIVE_UP_AFTER_PICKUP_MINUTES`` after its pickup time (a passenger may still
+    be waiting at the kerb). After it, the passenger and the sender are told and the
+    booking waits for a human."""
+    return pickup_time + dt.timedelta(minutes=settings.DISPATCH_GIVE_UP_AFTER_PICKUP_MINUTES)
 
 
 def dispatch_window_opens_at(

@@ -93,6 +93,11 @@ def booking_status_url(booking: Booking) -> str:
     return _booking_page_url("booking-status-page", booking.reference)
 
 
+def booking_cancel_url(booking: Booking) -> str:
+    """The passenger's cancel page (the booking email's link; the tracking page's button)."""
+    return _booking_page_url("booking-cancel-page", booking.reference)
+
+
 def booking_pay_driver_url(booking: Booking) -> str:
     return _booking_page_url("booking-pay-driver-page", booking.reference)
 
@@ -417,6 +422,32 @@ def booking_cancel(*, booking: Booking, actor: str, reason: str = "") -> Booking
         raise
 
 
+def booking_unassigned_record(
+    *, booking: Booking, actor: str, detail: dict, now: datetime | None = None
+) -> bool:
+    """Mark a ``no_driver`` booking whose dispatch window closed (issue 34): it waits for a
+    human, and ``booking.unassigned`` (contract 5.1, ``detail`` carrying dispatch's
+    reasons) fans out to the sender. True when it did; a booking no longer ``no_driver``
+    or already marked is left alone (the UPDATE is guarded), so a retry records once."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        marked = Booking.objects.filter(
+            pk=booking.pk, status=BookingStatus.NO_DRIVER, unassigned_at__isnull=True
+        ).update(unassigned_at=now, sequence=F("sequence") + 1, updated_at=now)
+        if not marked:
+            return False
+        booking.refresh_from_db()
+        events.booking_event_record(
+            booking=booking,
+            type=events.UNASSIGNED,
+            actor=actor,
+            from_status=booking.status,
+            to_status=booking.status,
+            detail=detail,
+        )
+    return True
+
+
 def booking_amend(
     *, booking: Booking, actor: str, changes: dict[str, Any], detail: dict | None = None
 ) -> Booking:
@@ -515,6 +546,7 @@ def email_confirmation_send(*, passenger: Passenger, booking: Booking | None = N
                 else []
             ),
             f"Track it: {booking_status_url(booking)}",
+            f"Cancel it (free, before you are on board): {booking_cancel_url(booking)}",
             f"Confirm your email: {link}",
         ]
     lines.append(privacy_line())

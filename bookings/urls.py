@@ -12,6 +12,11 @@ urlpatterns = [
         name="booking-pay-driver-page",
     ),
     path(
+        "booking/<str:reference>/<str:token>/cancel/",
+        views.booking_cancel_page,
+        name="booking-cancel-page",
+    ),
+    path(
         "passenger/confirm/<str:token>/",
         views.passenger_confirm_email,
         name="passenger-confirm-email",

@@ -10,15 +10,18 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from api.callers import caller_from_request
+from api.problems import http_status
 from bookings import actions
 from bookings.forms import QuoteBookingForm, QuoteForm
 from bookings.links import booking_page_token, booking_page_token_valid
 from bookings.models import Booking, BookingSource
+from bookings.page_errors import passenger_message
 from bookings.selectors import PAYMENT_WORDS, driver_public_summary, quote_get_or_none
 from bookings.services import (
     email_confirmation_redeem,
     payment_state,
 )
+from bookings.transitions import CANCELLABLE
 from core.errors import DomainError
 from pricing.suggestions import place_suggestions
 
@@ -92,6 +95,34 @@ def booking_pay_driver_page(request, reference: str, token: str):
         "token": token,
     }
     return render(request, "bookings/pay_driver.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def booking_cancel_page(request, reference: str, token: str):
+    """The passenger's cancel page (from the tracking page and the booking email): GET asks
+    to confirm, POST cancels with the API's rules and returns to the tracking page, which
+    shows the outcome; a refusal (``not_cancellable``) is said here with its status."""
+    booking = booking_page_or_404(reference, token)
+    error = None
+    if request.method == "POST":
+        caller = caller_from_request(request, source=BookingSource.WEBSITE)
+        try:
+            actions.booking_cancel_from_page(
+                caller=caller, booking=booking, reason=request.POST.get("reason", "")[:500]
+            )
+        except DomainError as refused:
+            error = refused
+        else:
+            return redirect("booking-status-page", booking.reference, token)
+    context = {
+        "booking": booking,
+        "token": token,
+        "cancellable": booking.status in CANCELLABLE,
+        "error": passenger_message(error) if error else "",
+    }
+    return render(
+        request, "bookings/cancel.html", context, status=http_status(error) if error else 200
+    )
 
 
 @require_GET

@@ -101,9 +101,28 @@ class AssignDriverForm(forms.Form):
         return cleaned
 
 
+class NeedsHumanFilter(admin.SimpleListFilter):
+    """The desk's queue (issue 34): bookings whose dispatch window closed with no driver
+    (``booking.unassigned`` went out); they leave it once assigned or cancelled."""
+
+    title = "needs a human"
+    parameter_name = "needs_human"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Needs a human (window closed, no driver)")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(
+                status=BookingStatus.NO_DRIVER, unassigned_at__isnull=False
+            ).order_by("pickup_time")
+        return queryset
+
+
 @admin.register(DispatchBooking)
 class DispatchBookingAdmin(BackOfficeAdmin):
-    """The dispatch desk: bookings with their trail; manual assignment and re-dispatch."""
+    """The dispatch desk: bookings with their trail; manual assignment and re-dispatch.
+    ``?needs_human=yes`` is the queue of jobs that need a human (``NeedsHumanFilter``)."""
 
     list_display = (
         "reference",
@@ -115,8 +134,9 @@ class DispatchBookingAdmin(BackOfficeAdmin):
         "vehicle_type",
         "driver",
         "subcontracted_to",
+        "unassigned_at",
     )
-    list_filter = ("status", "vehicle_type", "dispatch_queue")
+    list_filter = (NeedsHumanFilter, "status", "vehicle_type", "dispatch_queue")
     search_fields = ("reference", "job_ref", "pickup", "dropoff")
     date_hierarchy = "pickup_time"
     fields = (

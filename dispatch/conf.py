@@ -53,3 +53,28 @@ def job_card_grace_seconds() -> int:
 def handover_grace_seconds() -> int:
     """How old a booking that never reached dispatch must be before the sweep starts it."""
     return int(settings.DISPATCH_HANDOVER_GRACE_SECONDS)
+
+
+def driver_cancelled_shown_hours() -> int:
+    """How long the driver app lists a job cancelled under the driver (issue 34)."""
+    return int(settings.DISPATCH_DRIVER_CANCELLED_SHOWN_HOURS)
+
+
+def redispatch_batch() -> int:
+    """At most this many bookings without a driver are offered again per pass (issue 34)."""
+    return int(settings.DISPATCH_REDISPATCH_BATCH)
+
+
+def travel_to_next_pickup_minutes() -> int:
+    """Allowed after a job's estimated end to reach the next pickup (capacity in time)."""
+    return int(settings.DISPATCH_TRAVEL_TO_NEXT_PICKUP_MINUTES)
+
+
+def unknown_duration_minutes() -> int:
+    """A job's length when its journey was not priced with one (capacity in time)."""
+    return int(settings.DISPATCH_UNKNOWN_DURATION_MINUTES)
+
+
+def redispatch_budget_seconds() -> float:
+    """A re-dispatch pass stops searching after this long (issue 34)."""
+    return float(settings.DISPATCH_REDISPATCH_BUDGET_SECONDS)

@@ -147,6 +147,10 @@ class Offer(models.Model):
         blank=True,
         help_text="When an accepted job stopped counting towards the driver's job load.",
     )
+    # Capacity in time (issue 34): an accepted job keeps its driver busy over this span
+    # (dispatch.services.matching.job_busy_window); empty: always (rows from before).
+    busy_from = models.DateTimeField(null=True, blank=True)
+    busy_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["booking", "created_at", "id"]
@@ -238,6 +242,12 @@ class NotificationChannel(models.TextChoices):
     WHATSAPP = "whatsapp"
 
 
+class NotificationKind(models.TextChoices):
+    JOB_CARD = "job_card", "Job card"
+    CANCELLATION = "cancellation", "Cancellation"
+    PICKUP_MOVED = "pickup_moved", "Pickup moved"
+
+
 class NotificationStatus(models.TextChoices):
     PENDING = "pending"
     SENDING = "sending"
@@ -253,7 +263,8 @@ NOTIFICATION_COST_GBP = {
 
 
 class NotificationLog(models.Model):
-    """Every job card sent by SMS or WhatsApp (seed 6.1).
+    """Every message sent to a driver by SMS or WhatsApp (seed 6.1): job cards, a
+    cancellation of a job they held or were offered, a pickup moved by its flight.
 
     When the provider accepts an SMS, dispatch records it with billing
     (``billing.services.usage.sms_usage_record``), which passes the 0.02 GBP through
@@ -275,6 +286,9 @@ class NotificationLog(models.Model):
         Offer, null=True, blank=True, on_delete=models.SET_NULL, related_name="notifications"
     )
     channel = models.CharField(max_length=10, choices=NotificationChannel.choices)
+    kind = models.CharField(
+        max_length=12, choices=NotificationKind.choices, default=NotificationKind.JOB_CARD
+    )
     to = models.CharField(max_length=40)
     body = models.TextField()
     cost_gbp = models.DecimalField(max_digits=6, decimal_places=2, default=Decimal("0.00"))
@@ -293,6 +307,12 @@ class NotificationLog(models.Model):
             # A job card goes out once per offer and channel, however often the task retries.
             models.UniqueConstraint(
                 fields=["offer", "channel"], name="notification_once_per_offer"
+            ),
+            # A driver is told of a booking's cancellation once per channel (issue 34).
+            models.UniqueConstraint(
+                fields=["booking", "driver", "channel"],
+                condition=models.Q(kind="cancellation"),
+                name="notification_cancellation_once",
             ),
         ]
         indexes = [

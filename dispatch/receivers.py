@@ -34,6 +34,8 @@ def booking_event_dispatch(sender, event, **kwargs) -> None:
             tasks.booking_dispatch_start.delay(event.booking_id)
     elif event.to_status in TERMINAL:
         tasks.booking_dispatch_stop.delay(event.booking_id)
+    elif event.type == events.AMENDED:
+        tasks.offer_busy_window_refresh.delay(event.booking_id)
 
 
 def driver_available_dispatch(sender, driver_id: int, **kwargs) -> None:

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from bookings.models import Booking, BookingEvent, BookingStatus, PaymentRecord
 from bookings.selectors import PAYMENT_WORDS, dispatch_opens_at, driver_public_summary
 from bookings.services import payment_state
-from bookings.transitions import AWAITING_PICKUP, DRIVER_HOLDS, TERMINAL
+from bookings.transitions import AWAITING_PICKUP, CANCELLABLE, DRIVER_HOLDS, TERMINAL
 from core.localtime import (
     local_datetime,
     local_midnight,
@@ -27,6 +28,7 @@ from core.localtime import (
     local_week_start,
     local_zone_abbreviation,
 )
+from dispatch import conf
 from dispatch.airports import airport_pickup_summary
 from dispatch.links import offer_link_path
 from dispatch.locations import booking_live_position
@@ -88,22 +90,40 @@ def _vehicle_label(code: str) -> str:
     return vehicle_class.label if vehicle_class else code
 
 
+# A completed trip may still be paid (the driver records it after the drop-off): the
+# tracking page follows it until the payment is in.
+PAYMENT_SETTLED = frozenset({"paid", "refunded"})
+
+
+def tracking_finished(status: str, payment: str) -> bool:
+    """Whether nothing more can change on the tracking page: a booking cancelled or a
+    no-show, or completed and paid (or refunded)."""
+    if status == BookingStatus.COMPLETED:
+        return payment in PAYMENT_SETTLED
+    return status in TERMINAL
+
+
 def booking_tracking_state(booking: Booking) -> dict:
     """Everything the tracking page shows about ``booking``, rendered into the page and
     served as JSON to its live updates: one dict, so a new item is one line here (and its
     place in the template and in static/js/tracking.js).
 
-    ``version`` is the booking's event sequence: the page redraws when it changes.
+    ``version`` is the booking's event sequence and the number of its payment records:
+    the page redraws when either changes (a payment recorded after ``completed``).
+    ``finished`` is true once nothing more can change (``tracking_finished``): the page
+    then stops asking.
     """
     events = list(booking.events.order_by("sequence"))
     live = _driver_position(booking)
-    paid = payment_state(list(booking.payment_records.all()), booking.fare_due)
+    records = list(booking.payment_records.all())
+    paid = payment_state(records, booking.fare_due)
     return {
         "reference": booking.reference,
-        "version": booking.sequence,
+        "version": f"{booking.sequence}.{len(records)}",
         "status": booking.status,
         "statusWords": STATUS_WORDS.get(booking.status, booking.status),
-        "finished": booking.status in TERMINAL,
+        "finished": tracking_finished(booking.status, paid),
+        "cancellable": booking.status in CANCELLABLE,
         "pickupTime": _moment(booking.pickup_time),
         "pickup": booking.pickup,
         "dropoff": booking.dropoff,
@@ -132,6 +152,9 @@ def booking_tracking_state(booking: Booking) -> dict:
         ],
         "dispatchStartsAt": _moment(_dispatch_start_ahead(booking)),
         "airportPickup": _airport_pickup(booking),
+        # What the passenger bought (contract 2.1 meetAndGreet): the page promises a driver
+        # in the arrivals hall only then.
+        "meetAndGreet": booking.meet_and_greet,
         "waitingCharge": next(
             (line for line in booking.final_fare_lines or () if line.get("code") == "waiting"),
             None,
@@ -195,6 +218,42 @@ def driver_jobs_feed(*, driver: Driver) -> list[FeedItem]:
     )
     items += [FeedItem(booking=b, offer=None, assigned=True) for b in jobs]
     return items
+
+
+def driver_jobs_cancelled(*, driver: Driver, now: datetime | None = None) -> list[Booking]:
+    """Jobs cancelled while this driver held them or had them on offer, for
+    ``conf.driver_cancelled_shown_hours`` after the cancellation, latest first: the app
+    shows them as cancelled instead of letting them vanish (issue 34)."""
+    now = now or timezone.now()
+    since = now - timedelta(hours=conf.driver_cancelled_shown_hours())
+    withdrawn = Offer.objects.filter(
+        booking=OuterRef("pk"),
+        driver=driver,
+        status=OfferStatus.WITHDRAWN,
+        responded_at__gte=since,
+    )
+    return list(
+        Booking.objects.filter(status=BookingStatus.CANCELLED, updated_at__gte=since)
+        .filter(Q(driver=driver) | Q(Exists(withdrawn)))
+        .order_by("-updated_at", "-pk")[:20]
+    )
+
+
+@dataclass
+class DriverFeed:
+    driver: Driver
+    results: list[FeedItem]
+    cancelled: list[Booking]
+
+
+def driver_app_feed(*, driver: Driver) -> DriverFeed:
+    """What the driver app polls (contract 6 ``GET /jobs``): offers and jobs in hand, and
+    the jobs cancelled under the driver lately."""
+    return DriverFeed(
+        driver=driver,
+        results=driver_jobs_feed(driver=driver),
+        cancelled=driver_jobs_cancelled(driver=driver),
+    )
 
 
 @dataclass

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from dispatch.models import Offer
 from dispatch.notifications import JobCardSendError, job_card_backend
-from dispatch.services import flights, job_cards, offers
+from dispatch.services import cancellations, flights, job_cards, offers, redispatch
 
 
 @shared_task
@@ -68,6 +68,20 @@ def job_card_send(offer_id: int, channel: str) -> None:
     job_cards.job_card_send(offer_id=offer_id, channel=channel)
 
 
+@shared_task(
+    autoretry_for=(JobCardSendError,),
+    retry_backoff=2,
+    retry_backoff_max=120,
+    retry_jitter=True,
+    max_retries=6,
+)
+def cancellation_notice_send(booking_id: int, driver_id: int, channel: str) -> None:
+    """Tell a driver a job they held or were offered is cancelled (SMS or WhatsApp)."""
+    cancellations.cancellation_notice_send(
+        booking_id=booking_id, driver_id=driver_id, channel=channel
+    )
+
+
 @shared_task
 def job_cards_send_overdue() -> int:
     """Periodic (beat) sweep for job cards whose send task was lost."""
@@ -98,6 +112,25 @@ def pickup_moved_notify(booking_id: int) -> None:
 def no_driver_bookings_retry(driver_id: int) -> None:
     """A driver became available: offer the no_driver bookings near them again."""
     offers.no_driver_bookings_retry(driver_id=driver_id)
+
+
+@shared_task
+def bookings_redispatch() -> int:
+    """Beat (``dispatch-redispatch``): offer bookings without a driver again while their
+    window is open; hand over those whose window closed. Returns how many were offered."""
+    return redispatch.bookings_redispatch().offered
+
+
+@shared_task
+def unassigned_passenger_notify(booking_id: int) -> None:
+    """Tell the passenger no driver was found before the window closed."""
+    redispatch.unassigned_passenger_notify(booking_id=booking_id)
+
+
+@shared_task
+def offer_busy_window_refresh(booking_id: int) -> None:
+    """An amended booking's accepted job keeps its driver busy where it now is."""
+    offers.offer_busy_window_refresh(booking_id=booking_id)
 
 
 @shared_task(

@@ -69,6 +69,48 @@ DEMO_DRIVERS = [
         "City of York Council",
         ("Toyota", "Prius", "White", "saloon", 4, False),
     ),
+    # Issue 34: a second driver in each demo town who can take a default booking (a
+    # saloon), so that an offer can be seen passing from one driver to the next.
+    (
+        "Ben Walsh",
+        "Leeds",
+        53.8040,
+        -1.5350,
+        "Leeds City Council",
+        ("Hyundai", "Ioniq", "Blue", "saloon", 4, False),
+    ),
+    (
+        "Grace Lee",
+        "Manchester",
+        53.4790,
+        -2.2380,
+        "Manchester City Council",
+        ("Kia", "Niro", "Red", "saloon", 4, False),
+    ),
+    (
+        "Omar Haddad",
+        "London",
+        51.5100,
+        -0.1220,
+        "Transport for London",
+        ("Toyota", "Corolla", "Grey", "saloon", 4, False),
+    ),
+    (
+        "Ellie Moss",
+        "Brighton",
+        50.8240,
+        -0.1400,
+        "Brighton & Hove City Council",
+        ("Skoda", "Octavia", "White", "saloon", 4, False),
+    ),
+    (
+        "Joe Clarke",
+        "York",
+        53.9620,
+        -1.0700,
+        "City of York Council",
+        ("Toyota", "Corolla", "Black", "saloon", 4, False),
+    ),
 ]
 
 

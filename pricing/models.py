@@ -280,6 +280,9 @@ class Quote(models.Model):
     passengers = models.PositiveSmallIntegerField()
     vehicle_type = models.CharField(max_length=16, choices=VehicleType.choices)
     depart_at = models.DateTimeField()
+    # Asked for "as soon as possible" (no departAt): redeeming it books a pickup at the
+    # time of booking, not at ``depart_at`` (contract 3).
+    asap = models.BooleanField(default=False)
     meet_and_greet = models.BooleanField(default=False)
     worldwide = models.BooleanField(default=False)
     fare = models.DecimalField(max_digits=10, decimal_places=2)

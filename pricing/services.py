@@ -328,6 +328,7 @@ def quote_create(
         passengers=priced.passengers,
         vehicle_type=priced.vehicle_type,
         depart_at=priced.depart_at,
+        asap=depart_at is None,
         meet_and_greet=meet_and_greet,
         worldwide=worldwide,
         fare=priced.fare,

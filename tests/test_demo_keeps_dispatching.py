@@ -57,7 +57,7 @@ def test_ten_minutes_of_the_demo_expire_offers_on_time_and_keep_its_drivers(sett
         # given the demo as `make demo` starts it: seeded, and its dispatcher running
         call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
         chores = DispatcherChores(periodic=True, demo=True)
-        asha, sam = _demo_driver(1), _demo_driver(6)
+        joe, sam = _demo_driver(11), _demo_driver(6)  # York's two drivers
 
         def demo_second() -> None:
             traveller.shift(timedelta(seconds=1))
@@ -78,9 +78,9 @@ def test_ten_minutes_of_the_demo_expire_offers_on_time_and_keep_its_drivers(sett
         # then the offer expired within the pass after its deadline, not half a minute late
         assert first.status == OfferStatus.EXPIRED
         assert first.expires_at <= first.responded_at <= first.expires_at + timedelta(seconds=1)
-        # and the next demo driver was offered the job at once
+        # and the next demo driver (York's second) was offered the job at once
         second = Offer.objects.get(booking=booking, status=OfferStatus.OPEN)
-        assert second.driver_id == asha.pk
+        assert second.driver_id == joe.pk
         assert second.created_at == first.responded_at
 
         # when the rest of the ten minutes pass

@@ -15,7 +15,7 @@ from django.test import Client, override_settings
 from api.problems import STATUS_BY_CODE
 from bookings.links import booking_page_token
 from bookings.models import Booking, BookingSource
-from bookings.page_errors import PASSENGER_MESSAGES
+from bookings.page_errors import PASSENGER_MESSAGES, passenger_message
 from bookings.services import booking_pay_driver_url, booking_status_url
 from pricing.models import Quote
 from pricing.vehicles import VEHICLE_CLASSES
@@ -304,3 +304,13 @@ def test_every_code_a_page_can_meet_has_a_sentence(code):
     message = PASSENGER_MESSAGES[code]
     assert message.endswith(".")
     assert "_" not in message
+
+
+def test_a_limit_says_when_to_try_again_with_the_servers_wait():
+    from core.errors import LimitReached
+
+    with time_machine.travel(dt.datetime(2026, 11, 27, 9, 22, tzinfo=dt.UTC), tick=False):
+        words = passenger_message(LimitReached(23 * 60))
+    assert "Too many requests from your connection." in words
+    assert "try again in 23 minutes (at 09:45 UK time)" in words
+    assert "a minute" not in words

@@ -546,11 +546,29 @@ POSITIONS_BATCH_MAX = env.int("POSITIONS_BATCH_MAX", default=100)
 # logged-out app keep reporting positions that long.
 POSITIONS_TOKEN_CACHE_SECONDS = env.int("POSITIONS_TOKEN_CACHE_SECONDS", default=120)
 
+# Re-dispatch (issue 34): a booking without a driver is offered again while its window is
+# open: when a driver declines, times out, comes online or frees up, and every
+# DISPATCH_REDISPATCH_EVERY_SECONDS (beat, or the embedded dispatcher), at most
+# DISPATCH_REDISPATCH_BATCH bookings a pass, soonest pickup first. The window closes
+# DISPATCH_GIVE_UP_AFTER_PICKUP_MINUTES after the pickup time: then the passenger and the
+# sender are told and the booking waits on the desk's queue (bookings.policies).
+DISPATCH_REDISPATCH_EVERY_SECONDS = env.float("DISPATCH_REDISPATCH_EVERY_SECONDS", default=30.0)
+DISPATCH_REDISPATCH_BATCH = env.int("DISPATCH_REDISPATCH_BATCH", default=1000)
+# A pass stops searching after this long (wall clock), soonest pickups first, so that
+# passes never pile up behind each other; the rest wait for the next pass.
+DISPATCH_REDISPATCH_BUDGET_SECONDS = env.float("DISPATCH_REDISPATCH_BUDGET_SECONDS", default=10.0)
+DISPATCH_GIVE_UP_AFTER_PICKUP_MINUTES = env.int("DISPATCH_GIVE_UP_AFTER_PICKUP_MINUTES", default=20)
 CELERY_BEAT_SCHEDULE: dict = {
     # Safety net behind the per-offer countdown: expire offers whose timeout passed.
     "dispatch-offers-expire-overdue": {
         "task": "dispatch.tasks.offers_expire_overdue",
         "schedule": 30.0,
+    },
+    # Bookings without a driver offered again while their window is open; those whose
+    # window closed told to the passenger and the sender (issue 34).
+    "dispatch-redispatch": {
+        "task": "dispatch.tasks.bookings_redispatch",
+        "schedule": DISPATCH_REDISPATCH_EVERY_SECONDS,
     },
     # Bookings the dispatcher handed over whose task message was lost (a broker restart).
     "dispatch-bookings-overdue": {
@@ -643,7 +661,18 @@ DISPATCH_LEAD_MINUTES = env.int("DISPATCH_LEAD_MINUTES", default=30)
 DISPATCH_LEAD_JOURNEY_FACTOR = env.float("DISPATCH_LEAD_JOURNEY_FACTOR", default=1.0)
 DISPATCH_LEAD_MAX_MINUTES = env.int("DISPATCH_LEAD_MAX_MINUTES", default=360)
 DISPATCH_TRAIL_SKIPPED_LIMIT = 25
+# Capacity in time (issue 34): a job keeps its driver busy from its pickup to its
+# estimated end (the priced journey's minutes, or DISPATCH_UNKNOWN_DURATION_MINUTES when
+# none was priced) plus DISPATCH_TRAVEL_TO_NEXT_PICKUP_MINUTES to reach the next pickup.
+# Both are this service's own allowances, not measured figures; a driver's load for a
+# job counts only the jobs they hold whose busy time overlaps its own.
+DISPATCH_TRAVEL_TO_NEXT_PICKUP_MINUTES = env.int(
+    "DISPATCH_TRAVEL_TO_NEXT_PICKUP_MINUTES", default=20
+)
+DISPATCH_UNKNOWN_DURATION_MINUTES = 60
 DISPATCH_OFFER_LINK_MAX_AGE_SECONDS = 1800
+# The driver app lists a job cancelled under the driver (held or offered) for this long.
+DISPATCH_DRIVER_CANCELLED_SHOWN_HOURS = 12
 # "No driver found" alerts go to these addresses (mail_admins).
 ADMINS = [("Dispatch desk", email) for email in env.list("ADMIN_EMAILS", default=[])]
 LOGIN_URL = "/driver/login/"

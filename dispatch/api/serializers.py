@@ -65,6 +65,22 @@ class DriverFeedItemOutputSerializer(serializers.Serializer):
         return None if summary is None else AirportPickupOutputSerializer(summary).data
 
 
+class DriverCancelledJobOutputSerializer(serializers.Serializer):
+    bookingReference = serializers.CharField(source="reference")
+    pickup = serializers.CharField()
+    dropoff = serializers.CharField()
+    pickupTime = serializers.DateTimeField(source="pickup_time")
+    cancelledAt = serializers.DateTimeField(source="updated_at")
+    reason = serializers.CharField(source="cancel_reason")
+
+
 class DriverJobsFeedOutputSerializer(serializers.Serializer):
     driver = DriverProfileOutputSerializer()
     results = DriverFeedItemOutputSerializer(many=True)
+    cancelled = DriverCancelledJobOutputSerializer(
+        many=True,
+        help_text=(
+            "Jobs cancelled while you held them or had them on offer (the last hours, "
+            "latest first): do not go to these pickups."
+        ),
+    )

@@ -38,15 +38,14 @@ class DriverJobsFeedView(DriverAPIView):
         responses={200: DriverJobsFeedOutputSerializer, **problem_responses(401, 403, 429)},
         description=(
             "The driver's open offers (with offerId and offerExpiresAt; passenger details "
-            "hidden) and the jobs they hold (with passenger name and phone). Authenticate "
+            "hidden), the jobs they hold (with passenger name and phone), and the jobs "
+            "cancelled under them in the last hours. Authenticate "
             "with the token from /v1/driver/login."
         ),
     )
     def get(self, request: Request) -> Response:
-        items = selectors.driver_jobs_feed(driver=self.driver)
-        return Response(
-            DriverJobsFeedOutputSerializer({"driver": self.driver, "results": items}).data
-        )
+        feed = selectors.driver_app_feed(driver=self.driver)
+        return Response(DriverJobsFeedOutputSerializer(feed).data)
 
 
 class DriverOfferAcceptView(DriverAPIView):

@@ -39,7 +39,12 @@ from dispatch.flight_status import (
     flight_provider_configured,
     flight_status_fetch,
 )
-from dispatch.models import NOTIFICATION_COST_GBP, NotificationChannel, NotificationLog
+from dispatch.models import (
+    NOTIFICATION_COST_GBP,
+    NotificationChannel,
+    NotificationKind,
+    NotificationLog,
+)
 from dispatch.models import NotificationStatus as Sent
 from dispatch.notifications import job_card_backend
 
@@ -223,6 +228,7 @@ def _driver_sms(booking: Booking, body: str) -> None:
         booking=booking,
         driver=booking.driver,
         channel=NotificationChannel.SMS,
+        kind=NotificationKind.PICKUP_MOVED,
         to=booking.driver.phone,
         body=body,
         status=Sent.SENDING,

@@ -152,6 +152,15 @@ def job_card_send(*, offer_id: int, channel: str) -> NotificationLog | None:
         ).update(status=NotificationStatus.SENDING, attempts=F("attempts") + 1)
         if not claimed:
             return log  # already sent, or another worker is sending it right now
+    return notification_log_send(log, usage_reference=f"job-card:{log.pk}")
+
+
+def notification_log_send(log: NotificationLog, *, usage_reference: str) -> NotificationLog:
+    """Send a message whose log the caller has claimed (status ``sending``) through the
+    job-card backend (console, or the real Twilio client), and record the outcome: sent
+    with the provider's id and cost, and an SMS passed through to billing (seed 8.5); or
+    failed, claimable again, raising JobCardSendError for the task to retry."""
+    channel = log.channel
     try:
         sid = job_card_backend().send(channel=channel, to=log.to, body=log.body)
     except Exception as exc:
@@ -175,7 +184,7 @@ def job_card_send(*, offer_id: int, channel: str) -> NotificationLog | None:
     if channel == NotificationChannel.SMS and log.driver_id:
         # Seed 8.5: each SMS is passed through to the driver; billing keeps the record.
         sms_usage_record(
-            driver_id=log.driver_id, occurred_at=log.created_at, reference=f"job-card:{log.pk}"
+            driver_id=log.driver_id, occurred_at=log.created_at, reference=usage_reference
         )
     return log
 

@@ -31,8 +31,9 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Value, When
+from django.db.models import Case, Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models import CharField as CharFieldType
+from django.db.models.functions import Coalesce
 
 from core.geo import (
     KM_PER_DEGREE,
@@ -64,6 +65,9 @@ class JobRequirements:
     passengers: int
     vehicle_type: str
     wheelchair: bool
+    # The span the job keeps its driver busy (job_busy_window); None: count every job held.
+    busy_from: datetime | None = None
+    busy_until: datetime | None = None
 
     @classmethod
     def for_booking(cls, booking) -> JobRequirements:
@@ -79,11 +83,39 @@ class JobRequirements:
             vehicle_type=booking.vehicle_type,
             wheelchair=bool(booking.wheelchair_access)
             or vehicle_class_needs_wheelchair(booking.vehicle_type),
+            **dict(
+                zip(
+                    ("busy_from", "busy_until"),
+                    job_busy_window(booking.pickup_time, booking.duration_minutes),
+                    strict=True,
+                )
+            ),
         )
 
     @property
     def located(self) -> bool:
         return self.pickup_lat is not None and self.pickup_lng is not None
+
+
+def job_busy_window(pickup_time: datetime, duration_minutes: int | None) -> tuple:
+    """The span a job keeps its driver busy (capacity in time, issue 34): from its pickup
+    to its estimated end (the priced minutes, else ``conf.unknown_duration_minutes``) plus
+    ``conf.travel_to_next_pickup_minutes`` to reach the next pickup."""
+    minutes = duration_minutes if duration_minutes else conf.unknown_duration_minutes()
+    return pickup_time, pickup_time + timedelta(
+        minutes=minutes + conf.travel_to_next_pickup_minutes()
+    )
+
+
+def jobs_overlapping(job: JobRequirements) -> QuerySet:
+    """The accepted, unreleased jobs (offer rows) whose busy span overlaps ``job``'s; a
+    row without a span (from before) overlaps everything."""
+    held = Offer.objects.filter(status=OfferStatus.ACCEPTED, released_at__isnull=True)
+    if job.busy_from is None:
+        return held
+    return held.filter(
+        Q(busy_from__isnull=True) | Q(busy_from__lt=job.busy_until, busy_until__gt=job.busy_from)
+    )
 
 
 @dataclass(frozen=True)
@@ -123,7 +155,7 @@ def _driver_rules(*, job: JobRequirements, seen_fails: Q) -> list[tuple[str, Q]]
         ),
         (SkipReason.OFFLINE, Q(driver__online=False)),
         (SkipReason.NOT_SEEN_RECENTLY, seen_fails),
-        (SkipReason.AT_CAPACITY, Q(driver__current_jobs__gte=F("driver__max_jobs"))),
+        (SkipReason.AT_CAPACITY, Q(overlapping_jobs__gte=F("driver__max_jobs"))),
         (SkipReason.OFFER_PENDING, Q(offer_pending=True)),
         (SkipReason.TOO_FEW_SEATS, Q(seats__lt=job.passengers)),
         (SkipReason.WRONG_CLASS, ~Q(vehicle_class__in=sorted(classes))),
@@ -165,6 +197,16 @@ def _vehicle_rows(*, tier: int, job: JobRequirements) -> QuerySet:
         operator_authority=F("driver__approved_by__operator_licence__licensing_authority"),
         offer_pending=Exists(
             Offer.objects.filter(driver_id=OuterRef("driver_id"), status=OfferStatus.OPEN)
+        ),
+        overlapping_jobs=Coalesce(
+            Subquery(
+                jobs_overlapping(job)
+                .filter(driver_id=OuterRef("driver_id"))
+                .values("driver_id")
+                .annotate(n=Count("pk"))
+                .values("n")[:1]
+            ),
+            0,
         ),
     )
     if tier == Tier.LOCAL:
@@ -304,7 +346,7 @@ FROM (
         AND d.stage IN ({_APPROVED_STAGES_SQL})
         AND d.approved_at IS NOT NULL
         AND d.licence_expiry >= %(pickup_date)s
-        AND d.current_jobs < d.max_jobs
+        AND {{load}}
         {{tier}}
         AND NOT EXISTS (
             SELECT 1 FROM {_OPERATOR_LICENCE} ol
@@ -320,6 +362,17 @@ WHERE vehicle_id IS NOT NULL
 ORDER BY dead_sq, current_jobs, driver_id
 LIMIT %(limit)s
 """  # noqa: S608 (tables and constants only; every value is a parameter)
+
+# The driver's load for this job: the jobs they hold whose busy span overlaps the job's
+# (jobs_overlapping, in SQL), below their limit.
+_LOAD_IN_TIME_SQL = f"""(
+            SELECT COUNT(*) FROM {_OFFER} h
+            WHERE h.driver_id = d.id
+                AND h.status = {_sql_literal(OfferStatus.ACCEPTED)}
+                AND h.released_at IS NULL
+                AND (h.busy_from IS NULL
+                     OR (h.busy_from < %(busy_until)s AND h.busy_until > %(busy_from)s))
+        ) < d.max_jobs"""  # noqa: S608 (tables and constants only)
 
 _LOCAL_TIER_SQL = f"""
         AND d.network = {_sql_literal(NetworkTier.LOCAL)}
@@ -377,7 +430,11 @@ def _candidate_statement(
         vehicle_class_in=_sql_in("v.vehicle_class", sorted(classes), "vehicle_class", params),
         wheelchair="AND v.wheelchair_accessible = TRUE" if job.wheelchair else "",
         tier=_LOCAL_TIER_SQL if tier == Tier.LOCAL else _NATIONAL_TIER_SQL,
+        load=_LOAD_IN_TIME_SQL if job.busy_from is not None else "d.current_jobs < d.max_jobs",
     )
+    if job.busy_from is not None:
+        params["busy_from"] = ops.adapt_datetimefield_value(job.busy_from)
+        params["busy_until"] = ops.adapt_datetimefield_value(job.busy_until)
     return sql, params
 
 
@@ -625,3 +682,52 @@ def skipped_candidates(
     if tier == Tier.FLEET:
         return fleet_candidates(job=job, include_skipped=True)[:limit]
     return driver_skipped(tier=tier, job=job, now=now, limit=limit, within_km=within_km)
+
+
+# The rules an assignment by hand is held to: every rule of the job itself (licences,
+# licensing area, seats, class, wheelchair access), not where the driver is now or
+# whether their app is on (an operator assigns ahead for its own fleet); the job limit
+# is booking_assign_manual's own check (409 driver_busy).
+ASSIGNMENT_RULES = frozenset(
+    {
+        SkipReason.NOT_APPROVED,
+        SkipReason.LICENCE_EXPIRED,
+        SkipReason.PLATE_EXPIRED,
+        SkipReason.LICENSING_MISMATCH,
+        SkipReason.TOO_FEW_SEATS,
+        SkipReason.WRONG_CLASS,
+        SkipReason.NO_WHEELCHAIR_ACCESS,
+    }
+)
+ASSIGNMENT_REFUSAL_WORDS = {
+    SkipReason.NOT_APPROVED: "the driver is not approved",
+    SkipReason.LICENCE_EXPIRED: "the driver's licence has expired by the pickup date",
+    SkipReason.PLATE_EXPIRED: "the vehicle's plate has expired by the pickup date",
+    SkipReason.LICENSING_MISMATCH: (
+        "the driver, the vehicle and the operator are not licensed by the same authority"
+    ),
+    SkipReason.TOO_FEW_SEATS: "the vehicle has too few seats for the party",
+    SkipReason.WRONG_CLASS: "the vehicle's class does not serve the booked class",
+    SkipReason.NO_WHEELCHAIR_ACCESS: "the booking needs a wheelchair-accessible vehicle",
+}
+
+
+def assignment_refusal(*, job: JobRequirements, vehicle_id: int) -> str:
+    """The first rule of central dispatch's matcher (``_driver_rules``, the same ORM
+    conditions the trail uses) that ``vehicle`` and its driver fail for ``job``, among
+    ``ASSIGNMENT_RULES``; empty when central dispatch could offer it to them."""
+    rules = [
+        When(fails, then=Value(str(code)))
+        for code, fails in _driver_rules(job=job, seen_fails=Q(pk__isnull=True))
+        if code in ASSIGNMENT_RULES
+    ]
+    reason = (
+        Vehicle.objects.filter(pk=vehicle_id)
+        .annotate(
+            operator_authority=F("driver__approved_by__operator_licence__licensing_authority"),
+            refusal=Case(*rules, default=Value(""), output_field=CharFieldType()),
+        )
+        .values_list("refusal", flat=True)
+        .first()
+    )
+    return reason or ""

@@ -22,6 +22,7 @@ from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
+from bookings.policies import dispatch_window_closes_at
 from bookings.services import booking_status_change
 from bookings.transitions import ASSIGNABLE, DISPATCHABLE, TERMINAL
 from core.errors import DomainError
@@ -36,7 +37,7 @@ from dispatch.models import (
     OfferStatus,
     Tier,
 )
-from dispatch.services import matching
+from dispatch.services import cancellations, matching
 from dispatch.services.matching import Candidate, JobRequirements
 from dispatch.signals import fleet_offer_made
 from drivers.models import Driver, Vehicle
@@ -134,8 +135,9 @@ def _tier_trail(
     return trail
 
 
-def _driver_still_free(driver_id: int) -> bool:
-    """Lock the driver and re-check load and pending cards (another booking may have won).
+def _driver_still_free(driver_id: int, job: JobRequirements) -> bool:
+    """Lock the driver and re-check load in time and pending cards (another booking may
+    have won).
 
     SKIP LOCKED: a driver another dispatch step is deciding about right now counts as taken
     for this step. Waiting instead could deadlock two steps that met their candidates in
@@ -149,13 +151,14 @@ def _driver_still_free(driver_id: int) -> bool:
                 Offer.objects.filter(driver_id=OuterRef("pk"), status=OfferStatus.OPEN)
             )
         )
-        .values_list("current_jobs", "max_jobs", "card_pending")
+        .values_list("max_jobs", "card_pending")
         .first()
     )
     if state is None:
         return False
-    current_jobs, max_jobs, card_pending = state
-    return current_jobs < max_jobs and not card_pending
+    max_jobs, card_pending = state
+    load = matching.jobs_overlapping(job).filter(driver_id=driver_id).count()
+    return load < max_jobs and not card_pending
 
 
 def _candidate_free(
@@ -172,7 +175,7 @@ def _candidate_free(
         )
         if candidate is None or candidate.driver is None:
             return candidate
-        if _driver_still_free(candidate.driver.pk):
+        if _driver_still_free(candidate.driver.pk, job):
             return candidate
         tried_drivers.add(candidate.driver.pk)  # taken by another booking meanwhile
 
@@ -232,18 +235,26 @@ def _offer_make(
 
 
 def booking_dispatch_next(
-    *, booking_id: int, now: datetime | None = None, new_round: bool = False
+    *,
+    booking_id: int,
+    now: datetime | None = None,
+    new_round: bool = False,
+    quiet: bool = False,
 ) -> Offer | None:
     """Offer the booking to the best candidate not yet tried in this round.
 
     Guarantees: at most one open offer per booking; tiers are tried in order and, inside
     a tier, candidates by dead mileage then load; each driver or fleet is offered a booking
-    at most once per round; when nobody is left the booking is ``no_driver`` and the
-    admins are alerted. A no-op when the booking is not waiting for a driver (already
-    offered, accepted, cancelled...) so the task is safe to run twice. A ``no_driver``
-    booking is only picked up again with ``new_round`` (the desk's re-dispatch), so an
-    exhausted booking never loops on its own. A booking whose dispatch window has not
-    opened yet (``Booking.dispatch_opens_at``, issue 15) stays ``confirmed``, untouched.
+    at most once per round, and never again to a driver or fleet that declined it (issue
+    34; with ``quiet``, nor to one that let it time out); when nobody is left the booking
+    is ``no_driver``. A no-op when the booking is not
+    waiting for a driver (already offered, accepted, cancelled...) so the task is safe to
+    run twice. A ``no_driver`` booking is only picked up again with ``new_round`` (the
+    re-dispatch of ``dispatch.services.redispatch``, the desk's), so an exhausted booking
+    never loops on its own; with ``quiet`` a new round that finds nobody writes nothing
+    (the periodic re-dispatch tries every open booking each pass). A booking whose
+    dispatch window has not opened yet (``Booking.dispatch_opens_at``, issue 15) stays
+    ``confirmed``, untouched.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -266,8 +277,12 @@ def booking_dispatch_next(
             # Dispatched without the dispatcher (in process, the sweep): it must not claim it.
             Booking.objects.filter(pk=booking.pk).update(dispatch_started_at=now)
         round_, searched_tiers = _round_and_searched_tiers(booking)
-        tried_drivers = {d for _, r, d, _ in earlier if r == round_ and d}
-        tried_fleets = {f for _, r, _, f in earlier if r == round_ and f}
+        # Tried in this round, or declined in any: a driver who said no is never asked
+        # again; one who let it time out is not asked again by the automatic re-dispatch
+        # (``quiet``) either, only by the desk's.
+        said_no = {OfferStatus.DECLINED, *([OfferStatus.EXPIRED] if quiet else [])}
+        tried_drivers = {d for s, r, d, _ in earlier if d and (r == round_ or s in said_no)}
+        tried_fleets = {f for s, r, _, f in earlier if f and (r == round_ or s in said_no)}
         job = JobRequirements.for_booking(booking)
         trail: list[DispatchAttempt] = []
         for tier in matching.TIERS:
@@ -279,6 +294,8 @@ def booking_dispatch_next(
                     tried_drivers=tried_drivers,
                     tried_fleets=tried_fleets,
                 )
+                if candidate is None and quiet:
+                    break  # nobody in this tier: a quiet round writes no trail
                 tier_trail = (
                     []
                     if tier in searched_tiers
@@ -294,7 +311,8 @@ def booking_dispatch_next(
                         tried_drivers.add(candidate.driver.pk)
                     else:
                         tried_fleets.add(candidate.fleet.pk)
-        _dispatch_exhausted(booking, round_, trail)
+        if not quiet:
+            _dispatch_exhausted(booking, round_, trail)
         return None
 
 
@@ -313,16 +331,16 @@ def _dispatch_exhausted(booking: Booking, round_: int, trail: list[DispatchAttem
             actor=DISPATCH_ACTOR,
             detail={"round": round_},
         )
-    logger.error(
-        "dispatch: no driver for booking %s (round %s); manual assignment needed",
+    logger.warning(
+        "dispatch: no driver for booking %s (round %s); offered again while its window is "
+        "open (dispatch.services.redispatch)",
         booking.reference,
         round_,
     )
-    _enqueue("no_driver_alert", booking.pk)
 
 
 def no_driver_alert_send(*, booking_id: int) -> None:
-    """Tell the admins a booking needs manual assignment (mail_admins)."""
+    """Tell the admins a booking whose dispatch window closed needs a human (mail_admins)."""
     booking = Booking.objects.filter(pk=booking_id).first()
     if booking is None or booking.status != BookingStatus.NO_DRIVER:
         return
@@ -330,7 +348,8 @@ def no_driver_alert_send(*, booking_id: int) -> None:
         f"No driver for {booking.reference}",
         "\n".join(
             [
-                f"Every dispatch tier is exhausted for booking {booking.reference}.",
+                f"No driver took booking {booking.reference} while its dispatch window was "
+                "open; it waits on the dispatch board's queue (needs a human).",
                 f"Pickup: {booking.pickup} at {local_time_format(booking.pickup_time)}",
                 f"Dropoff: {booking.dropoff}",
                 f"Passengers: {booking.passengers}, vehicle: {booking.vehicle_type}",
@@ -353,9 +372,6 @@ def booking_redispatch(*, booking_id: int, actor: str) -> Offer | None:
         return booking_dispatch_next(booking_id=booking_id, new_round=True)
 
 
-# A no_driver booking is offered again automatically for this long after its dispatch
-# window opened; older ones are the desk's (as for bookings_dispatch_overdue).
-NO_DRIVER_RETRY_WITHIN = timedelta(days=1)
 NO_DRIVER_RETRY_BATCH = 20
 
 
@@ -364,11 +380,12 @@ def no_driver_bookings_retry(*, driver_id: int, now: datetime | None = None) -> 
     round for the ``no_driver`` bookings whose pickup lies within a driver tier's reach of
     that driver; their ids.
 
-    Guarantees: only network bookings whose dispatch window opened less than a day ago
-    (a passenger may still be waiting for a pickup that was "now"), soonest pickup first,
-    at most ``NO_DRIVER_RETRY_BATCH`` per call; each goes through ``booking_dispatch_next``
-    (its booking lock, every matching rule), so the best candidate gets the offer, which
-    is not necessarily this driver, and a booking someone else already took is left alone.
+    Guarantees: only network bookings whose dispatch window is still open
+    (``bookings.policies.dispatch_window_closes_at``; not yet on the desk's queue),
+    soonest pickup first, at most ``NO_DRIVER_RETRY_BATCH`` per call; each goes through
+    ``booking_dispatch_next`` (its booking lock, every matching rule, never a driver who
+    declined it), so the best candidate gets the offer, which is not necessarily this
+    driver, and a booking someone else already took is left alone.
     """
     now = now or timezone.now()
     driver = Driver.objects.filter(pk=driver_id).values_list("last_lat", "last_lng").first()
@@ -379,8 +396,9 @@ def no_driver_bookings_retry(*, driver_id: int, now: datetime | None = None) -> 
     waiting = list(
         Booking.objects.filter(
             status=BookingStatus.NO_DRIVER,
+            unassigned_at__isnull=True,
             dispatch_queue=DispatchQueue.NETWORK,
-            dispatch_opens_at__gte=now - NO_DRIVER_RETRY_WITHIN,
+            pickup_time__gt=window_open_since(now),
             pickup_lat__range=(min_lat, max_lat),
             pickup_lng__range=(min_lng, max_lng),
         )
@@ -391,8 +409,14 @@ def no_driver_bookings_retry(*, driver_id: int, now: datetime | None = None) -> 
         logger.info(
             "dispatch: driver %s available; offering booking %s again", driver_id, booking_id
         )
-        booking_dispatch_next(booking_id=booking_id, now=now, new_round=True)
+        booking_dispatch_next(booking_id=booking_id, now=now, new_round=True, quiet=True)
     return waiting
+
+
+def window_open_since(now: datetime) -> datetime:
+    """A booking whose pickup time is later than this still has its dispatch window open
+    (``bookings.policies.dispatch_window_closes_at``)."""
+    return now - (dispatch_window_closes_at(pickup_time=now) - now)
 
 
 def _lock_offer_for(offer_id: int, driver: Driver | None) -> tuple[Booking, Offer]:
@@ -411,14 +435,26 @@ def _ensure_open(offer: Offer, now: datetime) -> None:
         raise DomainError("offer_closed", f"Offer {offer.pk} is no longer open ({state}).")
 
 
-def _driver_take_job(driver_id: int) -> None:
-    """Count a job against the driver: guarded by current_jobs < max_jobs (no double booking)."""
-    Driver.objects.select_for_update(no_key=True).filter(pk=driver_id).first()  # lock 3: the driver
-    taken = Driver.objects.filter(pk=driver_id, current_jobs__lt=F("max_jobs")).update(
-        current_jobs=F("current_jobs") + 1
+def _driver_take_job(driver_id: int, booking: Booking) -> tuple:
+    """Count a job against the driver (no double booking): under the driver's lock, the
+    jobs they hold whose busy span overlaps this one's must stay below their limit
+    (capacity in time, issue 34); returns the job's busy span for its offer row."""
+    job = JobRequirements.for_booking(booking)
+    max_jobs = (
+        Driver.objects.select_for_update(no_key=True)  # lock 3: the driver
+        .filter(pk=driver_id)
+        .values_list("max_jobs", flat=True)
+        .first()
     )
-    if not taken:
-        raise DomainError("driver_busy", "The driver is already at their maximum job load.")
+    load = matching.jobs_overlapping(job).filter(driver_id=driver_id).count()
+    if max_jobs is None or load >= max_jobs:
+        raise DomainError(
+            "driver_busy",
+            "The driver already holds their maximum of jobs at that time "
+            "(their other jobs overlap this one).",
+        )
+    Driver.objects.filter(pk=driver_id).update(current_jobs=F("current_jobs") + 1)
+    return job.busy_from, job.busy_until
 
 
 def offer_accept(*, offer_id: int, driver: Driver, now: datetime | None = None) -> Offer:
@@ -433,8 +469,13 @@ def offer_accept(*, offer_id: int, driver: Driver, now: datetime | None = None) 
     with transaction.atomic():
         booking, offer = _lock_offer_for(offer_id, driver)
         _ensure_open(offer, now)
-        _driver_take_job(driver.pk)
-        Offer.objects.filter(pk=offer.pk).update(status=OfferStatus.ACCEPTED, responded_at=now)
+        busy_from, busy_until = _driver_take_job(driver.pk, booking)
+        Offer.objects.filter(pk=offer.pk).update(
+            status=OfferStatus.ACCEPTED,
+            responded_at=now,
+            busy_from=busy_from,
+            busy_until=busy_until,
+        )
         booking_status_change(
             booking=booking,
             to_status=BookingStatus.ACCEPTED,
@@ -620,12 +661,17 @@ def booking_assign_manual(
     actor: str,
     detail: dict | None = None,
     now: datetime | None = None,
+    matched: bool = False,
 ) -> Offer:
     """Assign a driver by hand (the dispatch desk in the admin, an operator's dashboard for
     its own fleet), bypassing the matcher's filters; ``detail`` joins the status event's.
 
     Guarantees: any open offer is withdrawn first (a late accept of it gets 409
-    ``offer_closed``); the driver's job load is still guarded (409 ``driver_busy``), and
+    ``offer_closed``); with ``matched`` (an operator's assignment) the driver and vehicle
+    must pass central dispatch's rules of the job (class, wheelchair access, seats,
+    licences and licensing area: ``matching.assignment_refusal``; else 400
+    ``invalid_input`` naming the rule); the driver's job load is still guarded (409
+    ``driver_busy``), and
     the assignment is an accepted offer row like any other, so the driver's seat is
     counted and released exactly as for a job they accepted themselves.
     """
@@ -643,11 +689,15 @@ def booking_assign_manual(
             .first()
         )
         round_ = _current_round(booking)
+        vehicle = vehicle or driver.vehicles.filter(active=True).order_by("pk").first()
+        if matched:
+            _assignment_require_matching(booking, vehicle)
         if open_offer is not None:
             _offer_withdraw(booking, open_offer, now, f"Withdrawn for manual assignment by {actor}")
-        _driver_take_job(driver.pk)
-        vehicle = vehicle or driver.vehicles.filter(active=True).order_by("pk").first()
+        busy_from, busy_until = _driver_take_job(driver.pk, booking)
         offer = Offer.objects.create(
+            busy_from=busy_from,
+            busy_until=busy_until,
             booking=booking,
             round=round_,
             tier=Tier.MANUAL,
@@ -678,6 +728,36 @@ def booking_assign_manual(
             detail=f"Assigned by {actor}"[:300],
         )
         return offer
+
+
+def _assignment_require_matching(booking: Booking, vehicle: Vehicle | None) -> None:
+    """400 ``invalid_input`` (naming ``driver``) unless central dispatch could offer the
+    job to this driver and vehicle."""
+    if vehicle is None:
+        reason_words = "the driver has no active vehicle"
+    else:
+        job = JobRequirements.for_booking(booking)
+        reason = matching.assignment_refusal(job=job, vehicle_id=vehicle.pk)
+        if not reason:
+            return
+        reason_words = matching.ASSIGNMENT_REFUSAL_WORDS[reason]
+    raise DomainError(
+        "invalid_input",
+        f"Central dispatch would not give {booking.reference} to this driver: {reason_words}.",
+        errors={"driver": [f"Not suitable for this job: {reason_words}."]},
+    )
+
+
+def offer_busy_window_refresh(*, booking_id: int) -> int:
+    """An amended booking (a new pickup time, a flight that moved it): the accepted job's
+    busy span follows it, so capacity in time counts it where it now is."""
+    booking = Booking.objects.filter(pk=booking_id).only("pickup_time", "duration_minutes").first()
+    if booking is None:
+        return 0
+    busy_from, busy_until = matching.job_busy_window(booking.pickup_time, booking.duration_minutes)
+    return Offer.objects.filter(
+        booking_id=booking_id, status=OfferStatus.ACCEPTED, released_at__isnull=True
+    ).update(busy_from=busy_from, busy_until=busy_until)
 
 
 def driver_job_release(*, booking_id: int, now: datetime | None = None) -> bool:
@@ -712,13 +792,22 @@ def driver_job_release(*, booking_id: int, now: datetime | None = None) -> bool:
 
 
 def booking_dispatch_stop(*, booking_id: int, now: datetime | None = None) -> None:
-    """A cancelled booking: withdraw its open offer and free its driver."""
+    """A booking that ended: withdraw its open offer and free its driver. A cancelled one
+    is also told, after commit, to the driver who held it and to the driver whose offer
+    was open (``cancellations.cancellation_notices_enqueue``; each notice goes once)."""
     now = now or timezone.now()
     with transaction.atomic():
         booking = _lock_booking(booking_id)
+        to_tell = set()
         for offer in Offer.objects.select_for_update(no_key=True).filter(
             booking=booking, status=OfferStatus.OPEN
         ):
             _offer_withdraw(booking, offer, now, f"Booking {booking.status}")
+            if offer.driver_id is not None:
+                to_tell.add(offer.driver_id)
         if booking.status in TERMINAL:
             driver_job_release(booking_id=booking.pk, now=now)
+        if booking.status == BookingStatus.CANCELLED:
+            if booking.driver_id is not None:
+                to_tell.add(booking.driver_id)
+            cancellations.cancellation_notices_enqueue(booking_id=booking.pk, driver_ids=to_tell)

@@ -47,3 +47,34 @@ class NotificationLogFactory(DjangoModelFactory):
     cost_gbp = factory.LazyAttribute(
         lambda o: Decimal("0.02") if o.channel == "sms" else Decimal("0.00")
     )
+
+
+def jobs_held(driver, count: int, *, pickup_time=None) -> list:
+    """``count`` accepted jobs ``driver`` holds, picking up at ``pickup_time`` (by default
+    in an hour, when ``BookingFactory``'s bookings pick up, so that they overlap): the load
+    capacity in time counts (issue 34), and the counter the app shows."""
+    from bookings.tests.factories import BookingFactory
+    from dispatch.models import Offer, OfferStatus, Tier
+    from dispatch.services.matching import job_busy_window
+    from drivers.models import Driver
+
+    pickup_time = pickup_time or timezone.now() + timedelta(hours=1)
+    held = []
+    for _ in range(count):
+        booking = BookingFactory(
+            pickup_time=pickup_time, status="accepted", driver=driver, duration_minutes=30
+        )
+        busy_from, busy_until = job_busy_window(pickup_time, 30)
+        held.append(
+            Offer.objects.create(
+                booking=booking,
+                tier=Tier.MANUAL,
+                driver=driver,
+                status=OfferStatus.ACCEPTED,
+                expires_at=pickup_time,
+                busy_from=busy_from,
+                busy_until=busy_until,
+            )
+        )
+    Driver.objects.filter(pk=driver.pk).update(current_jobs=count)
+    return held

@@ -12,7 +12,7 @@ from core.testing.places import LEEDS, LONDON, north_of
 from dispatch.models import Offer, OfferStatus, SkipReason, Tier
 from dispatch.services import matching
 from dispatch.services.matching import JobRequirements
-from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory
+from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory, jobs_held
 from drivers.models import DriverStage, NetworkTier
 from drivers.positions import Fix, position_record
 from drivers.tests.factories import CorridorFactory, DriverFactory, VehicleFactory, driver_at
@@ -101,7 +101,7 @@ def test_excluded_drivers_are_passed_over():
             {},
             SkipReason.NOT_SEEN_RECENTLY,
         ),
-        ({"current_jobs": 1, "max_jobs": 1}, {}, {}, SkipReason.AT_CAPACITY),
+        ({"max_jobs": 1, "held": 1}, {}, {}, SkipReason.AT_CAPACITY),
         ({}, {"seats": 4}, {"passengers": 5, "vehicle_type": "mpv"}, SkipReason.TOO_FEW_SEATS),
         ({}, {"vehicle_class": "estate"}, {"vehicle_type": "executive"}, SkipReason.WRONG_CLASS),
         (
@@ -131,7 +131,10 @@ def test_each_filter_skips_the_driver_with_its_reason(
     driver_fields, vehicle_fields, booking_fields, reason
 ):
     # given one driver near the pickup who fails exactly one filter
+    driver_fields = dict(driver_fields)
+    held = driver_fields.pop("held", 0)
     driver = driver_at(north_of(LEEDS, 1), vehicle=vehicle_fields, **driver_fields)
+    jobs_held(driver, held)
     booking = BookingFactory(**booking_fields)
     # then nobody is offered the job, and the trail says why the driver was skipped
     assert best(booking) is None
@@ -320,7 +323,7 @@ def test_candidate_loads_the_rest_of_the_driver_on_use():
 
 def test_a_busy_driver_near_the_pickup_does_not_stop_the_search():
     # given an at-capacity driver 200 m away (inside the innermost ring) and a free one at 1 km
-    driver_at(north_of(LEEDS, 0.2), current_jobs=1, max_jobs=1)
+    jobs_held(driver_at(north_of(LEEDS, 0.2), max_jobs=1), 1)
     free = driver_at(north_of(LEEDS, 1))
     # then the search goes on to the next ring and finds the free driver
     assert best(BookingFactory()).driver == free

@@ -18,7 +18,7 @@ from dispatch import conf
 from dispatch.models import Offer, OfferStatus, SkipReason, Tier
 from dispatch.services import matching
 from dispatch.services.matching import JobRequirements
-from dispatch.tests.factories import OperatorLicenceFactory
+from dispatch.tests.factories import OperatorLicenceFactory, jobs_held
 from drivers.models import APPROVED_STAGES, DriverStage
 from drivers.positions import positions_backend
 from drivers.tests.factories import driver_at
@@ -124,7 +124,8 @@ def test_a_driver_seen_exactly_at_the_limit_is_recent_a_moment_before_is_not(
 @pytest.mark.parametrize(("current_jobs", "eligible"), [(2, True), (3, False)])
 def test_one_job_below_the_maximum_is_free_at_the_maximum_is_not(current_jobs, eligible):
     now = timezone.now()
-    driver = driver_at(north_of(LEEDS, 1), current_jobs=current_jobs, max_jobs=3)
+    driver = driver_at(north_of(LEEDS, 1), max_jobs=3)
+    jobs_held(driver, current_jobs)
     booking = BookingFactory()
     if eligible:
         assert_offered(driver, booking, now)

@@ -15,7 +15,9 @@ def operator_job_assign(
 
     Guarantees: only the operator's own queue and fleet are touched; the assignment is
     dispatch's manual assignment (``dispatch.services.offers.booking_assign_manual``): the
-    booking row is locked, the driver's job limit holds (409 ``driver_busy``) and an
+    booking row is locked, the driver and vehicle pass central dispatch's matching rules
+    of the job (class, wheelchair access, seats, licences: 400 ``invalid_input`` naming
+    the rule), the driver's job limit holds (409 ``driver_busy``) and an
     accepted offer row counts the job against the driver, so dispatch offers them no
     network job on top; a job that a concurrent change moved on is 409
     ``invalid_transition`` rather than silently overwritten.
@@ -42,6 +44,7 @@ def operator_job_assign(
         vehicle=vehicle,
         actor=actor,
         detail={"assignedBy": "operator"},
+        matched=True,
     )
     booking.refresh_from_db()
     return booking

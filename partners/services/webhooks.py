@@ -206,19 +206,19 @@ def _iso_utc(moment) -> str:
 
 
 def webhook_payload_build(*, event: BookingEvent, booking: Booking) -> dict:
-    """The event body of contract 5.1; ``sequence`` lets a receiver keep the latest state."""
-    return {
-        "type": event.type,
-        "timestamp": _iso_utc(event.created_at),
-        "data": {
-            "bookingReference": booking.reference,
-            "jobRef": booking.job_ref or None,
-            "status": event.to_status or booking.status,
-            "previousStatus": event.from_status or None,
-            "driver": driver_public_summary(booking.driver, booking.vehicle),
-            "sequence": event.sequence,
-        },
+    """The event body of contract 5.1; ``sequence`` lets a receiver keep the latest state.
+    ``booking.unassigned`` also carries the reasons dispatch recorded (issue 34)."""
+    data = {
+        "bookingReference": booking.reference,
+        "jobRef": booking.job_ref or None,
+        "status": event.to_status or booking.status,
+        "previousStatus": event.from_status or None,
+        "driver": driver_public_summary(booking.driver, booking.vehicle),
+        "sequence": event.sequence,
     }
+    if event.type == booking_events.UNASSIGNED:
+        data["reasons"] = event.detail.get("reasons", [])
+    return {"type": event.type, "timestamp": _iso_utc(event.created_at), "data": data}
 
 
 def webhook_delivery_create(*, event: BookingEvent) -> WebhookDelivery | None:

@@ -58,6 +58,8 @@
     if (code) code.hidden = !state.pickupCode;
     drawTimeline(state.timeline);
     drawMap(state.map);
+    var cancel = document.getElementById("cancel-line");
+    if (cancel) cancel.hidden = !state.cancellable;
     if (state.finished) text("live-note", "This booking is finished.");
     root.setAttribute("data-version", String(state.version));
   }
@@ -100,13 +102,24 @@
       "aria-label": "Sketch: " + marks.map(function (m) { return m[1]; }).join(", "),
     });
     svg.appendChild(svgNode("line", { "class": "route", x1: at[0][0], y1: at[0][1], x2: at[1][0], y2: at[1][1] }));
+    // Labels never overlap (a 1-mile trip puts the points a few pixels apart at 390 px):
+    // each is moved down until its box is clear of the labels already placed.
+    var placed = [];
+    var LINE = 30;  // a label's height in viewBox units, with room (the text is scaled up on phones)
     marks.forEach(function (m, i) {
       var x = at[i][0], y = at[i][1];
       svg.appendChild(m[0] === "dropoff"
         ? svgNode("rect", { "class": m[0], x: x - 8, y: y - 8, width: 16, height: 16 })
         : svgNode("circle", { "class": m[0], cx: x, cy: y, r: m[0] === "driver" ? 10 : 8 }));
       var left = x > width / 2;
-      svg.appendChild(svgNode("text", { x: left ? x - 14 : x + 14, y: y + 5, "text-anchor": left ? "end" : "start" }, m[1]));
+      var w = m[1].length * 14;
+      var x0 = left ? x - 14 - w : x + 14, x1 = x0 + w;
+      var ly = y + 5;
+      var clash = function (box) { return x0 < box[1] && box[0] < x1 && Math.abs(ly - box[2]) < LINE; };
+      while (placed.some(clash)) ly += LINE;
+      if (ly > height - 4) ly = Math.max(16, y + 5 - LINE * placed.length);
+      placed.push([x0, x1, ly]);
+      svg.appendChild(svgNode("text", { x: left ? x - 14 : x + 14, y: ly, "text-anchor": left ? "end" : "start" }, m[1]));
     });
     box.replaceChildren(svg);
     card.hidden = false;

@@ -204,8 +204,30 @@
       $("position-note").textContent = "";
       reportPosition(false);
     }, function (error) {
-      $("position-note").textContent = "Your position is not available (" + error.message + "). Allow location for this app to go online and to run trips.";
+      navigator.geolocation.clearWatch(watching);
+      watching = null;
+      positionProblem(error);
     }, { enableHighAccuracy: true, maximumAge: 5000, timeout: 20000 });
+  }
+  // What to do when the phone gives no position, in words, with a button to try again.
+  function locationWords(error) {
+    if (error && error.code === 1) {
+      return "Location is off for this app. Turn it on: in your browser's site settings " +
+        "(the padlock beside the address) allow Location, and check the phone's own location " +
+        "setting is on. Then tap Try again.";
+    }
+    return "Your phone could not find its position just now (no GPS signal or location is " +
+      "switched off). Step outside or turn location on, then tap Try again.";
+  }
+  function positionProblem(error) {
+    var note = $("position-note");
+    note.replaceChildren(
+      el("span", { "class": "location-off", text: locationWords(error) + " " }),
+      el("button", { type: "button", "class": "secondary", id: "location-retry", on: { click: function () {
+        note.replaceChildren(document.createTextNode("Looking for your position…"));
+        position = null;
+        watchPosition();
+      } } }, "Try again"));
   }
   function currentPosition() {
     return new Promise(function (resolve, reject) {
@@ -291,12 +313,17 @@
     $("driver-name").textContent = driver.name || "";
     $("availability").textContent = driver.online ? "Online: offers can come in" : "Offline: no offers";
     $("availability").className = "tag " + (driver.online ? "trial" : "suspended");
-    $("load").textContent = driver.currentJobs !== undefined ? driver.currentJobs + " of " + driver.maxJobs + " job(s) in hand" : "";
+    var full = driver.currentJobs !== undefined && driver.currentJobs >= driver.maxJobs;
+    $("load").textContent = driver.currentJobs === undefined ? "" : full
+      ? "Full: " + driver.currentJobs + " of " + driver.maxJobs + " job(s) in hand, no new offers until one ends"
+      : driver.currentJobs + " of " + driver.maxJobs + " job(s) in hand";
+    $("load").className = full ? "tag full" : "muted";
     $("go-online").hidden = Boolean(driver.online);
     $("go-offline").hidden = !driver.online;
     var items = (state.feed || {}).results || [];
     drawOffers(items.filter(function (i) { return i.offerId; }));
     drawJobs(items.filter(function (i) { return !i.offerId; }));
+    drawCancelled((state.feed || {}).cancelled || []);
     drawToSettle();
     drawPending();
     drawEarnings();
@@ -304,9 +331,13 @@
     drawTables();
   }
 
+  // A pickup time already past ("as soon as possible", or a passenger waiting) reads "Now".
+  function pickupWhen(iso) {
+    return new Date(iso) <= Date.now() ? "Now" : ukTime(iso);
+  }
   function journey(item) {
     return el("p", { "class": "journey" },
-      el("strong", { text: ukTime(item.pickupTime) }), " · ",
+      el("strong", { "class": "pickup-when", text: pickupWhen(item.pickupTime) }), " · ",
       item.pickup, " → ", item.dropoff);
   }
 
@@ -396,6 +427,32 @@
       card.appendChild(actions);
       if (item.status === "on_board") card.appendChild(paymentForm(item));
       box.appendChild(card);
+    });
+  }
+
+  // Jobs cancelled under the driver (contract 3.1): shown, and said once when new, so a
+  // job never just vanishes while an earlier "is yours" still shows.
+  function drawCancelled(jobs) {
+    var box = $("cancelled");
+    var seen = state.cancelledSeen || (state.cancelledSeen = {});
+    var fresh = jobs.filter(function (job) { return !seen[job.bookingReference]; });
+    if (fresh.length) {
+      fresh.forEach(function (job) { seen[job.bookingReference] = true; });
+      save();
+      say("Cancelled: " + fresh.map(function (j) { return j.bookingReference; }).join(", ") +
+        ". Do not go to the pickup.", "bad");
+    }
+    redraw(box, jobs, function () {
+      if (!jobs.length) return;
+      box.appendChild(el("h2", { text: "Cancelled" }));
+      jobs.forEach(function (job) {
+        box.appendChild(el("article", { "class": "card job-card cancelled", "data-cancelled": job.bookingReference },
+          el("p", {}, el("span", { "class": "tag suspended", text: "Cancelled" }), " ",
+            el("span", { "class": "muted", text: job.bookingReference })),
+          el("p", { "class": "journey" }, el("strong", { text: ukTime(job.pickupTime) }), " · ", job.pickup, " → ", job.dropoff),
+          el("p", { text: "Cancelled " + ukTime(job.cancelledAt) + ". Do not go to the pickup." +
+            (job.reason ? " Reason: " + job.reason : "") })));
+      });
     });
   }
 
@@ -667,7 +724,8 @@
     };
     if (!online) { send(position); return; }
     currentPosition().then(send, function (error) {
-      say("Going online needs your position: allow location for this app. (" + error.message + ")", "bad");
+      say("Going online needs your position.", "bad");
+      positionProblem(error);
     });
   }
 

@@ -50,6 +50,13 @@ class Command(BaseCommand):
                 f"  drivers log in at {settings.SITE_URL}/driver/login/, "
                 f"the operator at {settings.SITE_URL}/operator/login/"
             )
+            self.stdout.write(
+                "To see an offer pass from one driver to the next: sign in to the driver app "
+                f"({settings.SITE_URL}/driver/app/) as asha.khan in one browser and as "
+                "ben.walsh in another (a private window); book a journey from Leeds station "
+                f"on {settings.SITE_URL}/ ; Asha (nearer) is offered it: tap Decline, and "
+                "within seconds Ben is offered it (or wait 60 s and it times out to him)."
+            )
         self.stdout.write(self.style.SUCCESS("Demo data ready."))
 
     def _drivers(self) -> None:
