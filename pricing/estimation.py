@@ -45,7 +45,17 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from core.localtime import local_zone
-from pricing.fares import CompiledTariff, FareOptions, TariffIncomplete, fare_compute
+from pricing.catalogue import tariff_compiled_get
+from pricing.fares import (
+    CompiledBand,
+    CompiledTariff,
+    FareOptions,
+    TariffIncomplete,
+    fare_compute,
+    windows_compile,
+)
+from pricing.models import Tariff, TariffBasis, TariffKind, TariffLifecycle
+from pricing.uprating import changes_load, uprated_records
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 FARE_POINTS_FILE = DATA_DIR / "council_fare_points.json"
@@ -446,7 +456,6 @@ def loo_measure(reference: Reference) -> LooResult:
 
 def compiled_from_bands(bands: list[dict], authority: str) -> CompiledTariff:
     """A calibrated meter compiled without the database (for the measure)."""
-    from pricing.fares import CompiledBand, windows_compile
 
     compiled = tuple(
         CompiledBand(
@@ -657,8 +666,6 @@ def calibrated_records(figures: FigureSet, reference: Reference, loo: LooResult)
 
 def reference_from_database() -> Reference:
     """The reference meter of the complete council tables loaded (step 1)."""
-    from pricing.catalogue import tariff_compiled_get
-    from pricing.models import Tariff, TariffBasis, TariffKind, TariffLifecycle
 
     tables = Tariff.objects.filter(
         kind=TariffKind.COUNCIL,
@@ -673,7 +680,6 @@ def estimation_build(tables: list[dict], *, uprating_error: float | None) -> lis
     """Every estimated table's records: uprated where a chain of changes is complete (and
     the uprating error could be measured), calibrated for every authority with published
     figures (partial tables included)."""
-    from pricing.uprating import changes_load, uprated_records
 
     reference = reference_from_database()
     if len(reference.shapes) < 3:

@@ -19,6 +19,15 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from pricing.catalogue import tariff_compile
+from pricing.estimation import (
+    DAY_PROBE,
+    LOO_MILES,
+    NIGHT_PROBE,
+    estimation_build,
+    meter_fare,
+    percentile,
+)
 from pricing.fares import special_dates_parse
 from pricing.models import (
     ExtraKind,
@@ -30,6 +39,7 @@ from pricing.models import (
     TariffLifecycle,
 )
 from pricing.publication import tariffs_publish_all
+from pricing.uprating import ChangeSet, checks_load, uprated_records
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "council_tariffs.json"
 
@@ -374,7 +384,6 @@ def estimates_load(tables: list[dict], existing: dict | None = None, stdout=None
 
     An estimated table no longer built (its figures withdrawn) is switched off, and on
     again when it is built again."""
-    from pricing.estimation import estimation_build
 
     existing = existing if existing is not None else {t.reference: t for t in Tariff.objects.all()}
     records = estimation_build(tables, uprating_error=uprating_error_measure(tables))
@@ -401,9 +410,6 @@ def uprating_error_measure(tables: list[dict]) -> float | None:
     ``tariff_changes.json`` uprates an authority's earlier complete table by the change it
     published (built in a transaction that is rolled back) and compares it with its later
     complete table at 1, 2, 5 and 10 miles by day and by night. None without a check."""
-    from pricing.catalogue import tariff_compile
-    from pricing.estimation import DAY_PROBE, LOO_MILES, NIGHT_PROBE, meter_fare, percentile
-    from pricing.uprating import ChangeSet, checks_load, uprated_records
 
     by_id = {t["id"]: t for t in tables}
     errors: list[float] = []

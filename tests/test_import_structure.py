@@ -39,6 +39,11 @@ FUNCTION_LEVEL_IMPORTS: dict[tuple[str, str, str], str] = {
     ("billing/apps.py", "ready", "billing.tasks"): OWN_TASKS,
     ("dispatch/apps.py", "ready", "dispatch.tasks"): OWN_TASKS,
     ("partners/apps.py", "ready", "partners.tasks"): OWN_TASKS,
+    ("billing/apps.py", "ready", "billing.checks"): (
+        "registers billing's system checks (check --deploy) once the registry is ready"
+    ),
+    ("dispatch/apps.py", "ready", "billing.signals"): APP_REGISTRY,
+    ("dispatch/apps.py", "ready", "dispatch.receivers"): APP_REGISTRY,
 }
 
 
