@@ -103,17 +103,9 @@ def booking_cancel_page(request, reference: str, token: str):
     to confirm, POST cancels with the API's rules and returns to the tracking page, which
     shows the outcome; a refusal (``not_cancellable``) is said here with its status."""
     booking = booking_page_or_404(reference, token)
-    error = None
-    if request.method == "POST":
-        caller = caller_from_request(request, source=BookingSource.WEBSITE)
-        try:
-            actions.booking_cancel_from_page(
-                caller=caller, booking=booking, reason=request.POST.get("reason", "")[:500]
-            )
-        except DomainError as refused:
-            error = refused
-        else:
-            return redirect("booking-status-page", booking.reference, token)
+    error = _cancel_from_page(request, booking) if request.method == "POST" else None
+    if request.method == "POST" and error is None:
+        return redirect("booking-status-page", booking.reference, token)
     context = {
         "booking": booking,
         "token": token,
@@ -123,6 +115,18 @@ def booking_cancel_page(request, reference: str, token: str):
     return render(
         request, "bookings/cancel.html", context, status=http_status(error) if error else 200
     )
+
+
+def _cancel_from_page(request, booking) -> DomainError | None:
+    """Cancel as the website's caller; the refusal, if there is one."""
+    caller = caller_from_request(request, source=BookingSource.WEBSITE)
+    try:
+        actions.booking_cancel_from_page(
+            caller=caller, booking=booking, reason=request.POST.get("reason", "")[:500]
+        )
+    except DomainError as refused:
+        return refused
+    return None
 
 
 @require_GET
