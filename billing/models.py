@@ -246,11 +246,14 @@ class Invoice(models.Model):
         default=dict,
         blank=True,
         help_text="The fee schedule this invoice applied (billing.fees.FeeSchedule.rule): "
-        "effectiveFrom, weeklyFeeGBP, freeBelowGBP, smsUnitGBP. Empty on invoices written "
-        "before schedules were dated.",
+        "effectiveFrom, weeklyFeeGBP, freeBelowGBP, smsUnitGBP; and the VAT rule it was "
+        "issued under (billing.fees.VatRule.recorded): vatNumber, vatRatePercent, "
+        "feeIncludesVat. Empty on invoices written before schedules were dated.",
     )
     subtotal_fee = models.DecimalField(max_digits=10, decimal_places=2)
     subtotal_pass_through = models.DecimalField(max_digits=10, decimal_places=2)
+    # What is charged: the lines' sum, plus VAT when the invoice was issued with the fee
+    # exclusive of VAT (billing.fees.VatRule.split).
     total = models.DecimalField(max_digits=10, decimal_places=2)
     currency = models.CharField(max_length=3, default="GBP")
     issued_at = models.DateTimeField(default=timezone.now)
