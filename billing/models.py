@@ -314,6 +314,12 @@ class Invoice(models.Model):
         return self.week_start + timedelta(days=6)
 
     @property
+    def vat_added(self) -> Decimal:
+        """The VAT added to the lines (issued with the fee exclusive of VAT); 0 when the
+        lines include VAT or no VAT applied. From the invoice's own amounts only."""
+        return self.total - self.subtotal_fee - self.subtotal_pass_through
+
+    @property
     def is_free_week(self) -> bool:
         return self.fee_decision != FeeDecision.CHARGED
 

@@ -292,3 +292,14 @@ def test_the_subscription_page_states_the_fee_plus_vat(client, vat_registered):
     client.force_login(invoice.driver.user)
     html = " ".join(client.get(reverse("billing:subscription")).content.decode().split())
     assert "a flat software fee of £20.00 a week plus VAT at 20%, charged" in html
+    assert "£24.07 (with £4.01 VAT)" in html
+
+
+def test_the_subscription_page_adds_nothing_to_an_inclusive_week(client, vat_registered):
+    invoice = week_with_sms()
+    client.force_login(invoice.driver.user)
+    html = " ".join(client.get(reverse("billing:subscription")).content.decode().split())
+    assert invoice.vat_added == Decimal("0.00")
+    assert "£20.06" in html
+    assert "plus VAT" not in html
+    assert "with £" not in html
