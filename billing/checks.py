@@ -1,4 +1,4 @@
-"""System checks for the payment provider's settings (issue 36)."""
+"""System checks for the payment provider's and the VAT settings (issue 36)."""
 
 from __future__ import annotations
 
@@ -34,14 +34,16 @@ def stripe_live_keys_need_webhook_signing(app_configs, **kwargs):
 
 
 @register()
-def vat_added_on_top_not_supported(app_configs, **kwargs):
-    if settings.VAT_NUMBER and not settings.SUBSCRIPTION_FEE_INCLUDES_VAT:
+def vat_rate_is_a_percentage(app_configs, **kwargs):
+    """Invoices add or take out VAT at ``VAT_RATE_PERCENT`` (billing.fees.VatRule): a rate
+    outside 0 to 100 would charge drivers nonsense."""
+    rate = settings.VAT_RATE_PERCENT
+    if settings.VAT_NUMBER and not (0 <= rate < 100):
         return [
             Error(
-                "SUBSCRIPTION_FEE_INCLUDES_VAT=False is not supported yet: invoices would "
-                "charge the fee without the VAT they show.",
-                hint="Set the weekly fee including VAT (SUBSCRIPTION_FEE_INCLUDES_VAT=True).",
-                id="billing.E003",
+                f"VAT_RATE_PERCENT={rate} is not a VAT rate.",
+                hint="Set the rate in force as a percentage, e.g. 20 for the UK standard rate.",
+                id="billing.E004",
             )
         ]
     return []

@@ -3,25 +3,26 @@ show, and the PDF itself (fpdf2, pure Python).
 
 With ``VAT_NUMBER`` set an invoice is a UK VAT invoice (HMRC VAT Notice 700, section
 16.3): supplier name, address and VAT number, invoice number, tax point (the issue date),
-the driver's name, each line, the net amount, the VAT rate and VAT, and the gross. The
-weekly fee includes VAT (``SUBSCRIPTION_FEE_INCLUDES_VAT``, the only mode supported so
-far: billing.checks refuses the other), so VAT is taken out of the invoice total once, at
-invoice level, rounded half up to the penny.
+the driver's name, each line, the net amount, the VAT rate and VAT, and the gross.
+The figures come from the VAT rule the invoice was issued under (recorded in its
+``fee_rule``; ``billing.fees.VatRule``): VAT taken out of VAT-inclusive lines, or added to
+net lines, once per invoice, rounded half up to the penny. Today's settings never change
+what an issued invoice shows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from django.conf import settings
 from django.utils import timezone
 from fpdf import FPDF
 
+from billing.fees import VatRule
 from billing.models import Invoice, InvoiceStatus
 
-CENT = Decimal("0.01")
 _RECEIPT_STATUSES = (InvoiceStatus.PAID, InvoiceStatus.REFUNDED, InvoiceStatus.DISPUTED)
 
 
@@ -37,6 +38,8 @@ class InvoiceDocument:
     vat: Decimal
     vat_rate: Decimal
     lines: list
+    # The lines are VAT-inclusive (the fee includes VAT) or net (VAT added on top).
+    lines_include_vat: bool = True
 
     @property
     def is_vat_invoice(self) -> bool:
@@ -48,20 +51,21 @@ class InvoiceDocument:
 
 
 def invoice_document(invoice: Invoice) -> InvoiceDocument:
-    gross = invoice.total
-    rate = settings.VAT_RATE_PERCENT if settings.VAT_NUMBER else Decimal(0)
-    vat = (gross * rate / (100 + rate)).quantize(CENT, rounding=ROUND_HALF_UP)
+    rule = VatRule.of_invoice(invoice.fee_rule)
+    split = rule.split(invoice.subtotal_fee + invoice.subtotal_pass_through)
     return InvoiceDocument(
         invoice=invoice,
         supplier_name=settings.BILLING_SUPPLIER_NAME,
         supplier_address=settings.BILLING_SUPPLIER_ADDRESS,
-        vat_number=settings.VAT_NUMBER,
+        vat_number=rule.vat_number,
         tax_point=timezone.localtime(invoice.issued_at).date(),
-        gross=gross,
-        net=gross - vat,
-        vat=vat,
-        vat_rate=rate,
+        # What was charged is the invoice's own total; the split only explains it.
+        gross=invoice.total,
+        net=invoice.total - split.vat,
+        vat=split.vat,
+        vat_rate=rule.rate,
         lines=list(invoice.lines.all()),
+        lines_include_vat=rule.fee_includes_vat,
     )
 
 
@@ -115,12 +119,18 @@ def invoice_pdf(document: InvoiceDocument, *, receipt: bool = False) -> bytes:
     for line in document.lines:
         pdf.cell(130, 6, _text(line.description[:80]))
         pdf.cell(0, 6, _text(f"£{line.amount}"), align="R", new_x="LMARGIN", new_y="NEXT")
+    if document.is_vat_invoice:
+        pdf.set_font("Helvetica", "I", 9)
+        note = "Amounts include VAT" if document.lines_include_vat else "Amounts exclude VAT"
+        pdf.cell(0, 6, note, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=10)
     pdf.ln(2)
     totals = []
     if document.is_vat_invoice:
         totals += [
             ("Net", document.net),
-            (f"VAT at {document.vat_rate.normalize()}%", document.vat),
+            # "20", not normalize()'s "2E+1".
+            (f"VAT at {document.vat_rate.normalize():f}%", document.vat),
         ]
     totals.append(("Total" if not document.is_vat_invoice else "Gross", document.gross))
     for label, amount in totals:

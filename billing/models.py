@@ -246,11 +246,14 @@ class Invoice(models.Model):
         default=dict,
         blank=True,
         help_text="The fee schedule this invoice applied (billing.fees.FeeSchedule.rule): "
-        "effectiveFrom, weeklyFeeGBP, freeBelowGBP, smsUnitGBP. Empty on invoices written "
-        "before schedules were dated.",
+        "effectiveFrom, weeklyFeeGBP, freeBelowGBP, smsUnitGBP; and the VAT rule it was "
+        "issued under (billing.fees.VatRule.recorded): vatNumber, vatRatePercent, "
+        "feeIncludesVat. Empty on invoices written before schedules were dated.",
     )
     subtotal_fee = models.DecimalField(max_digits=10, decimal_places=2)
     subtotal_pass_through = models.DecimalField(max_digits=10, decimal_places=2)
+    # What is charged: the lines' sum, plus VAT when the invoice was issued with the fee
+    # exclusive of VAT (billing.fees.VatRule.split).
     total = models.DecimalField(max_digits=10, decimal_places=2)
     currency = models.CharField(max_length=3, default="GBP")
     issued_at = models.DateTimeField(default=timezone.now)
@@ -309,6 +312,12 @@ class Invoice(models.Model):
     def week_end(self) -> date:
         """The Sunday that closes the billing week."""
         return self.week_start + timedelta(days=6)
+
+    @property
+    def vat_added(self) -> Decimal:
+        """The VAT added to the lines (issued with the fee exclusive of VAT); 0 when the
+        lines include VAT or no VAT applied. From the invoice's own amounts only."""
+        return self.total - self.subtotal_fee - self.subtotal_pass_through
 
     @property
     def is_free_week(self) -> bool:

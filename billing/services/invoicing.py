@@ -20,7 +20,7 @@ from django.db.models import Case, Count, DecimalField, F, Q, Sum, Value, When
 from django.utils import timezone
 
 from billing import numbering
-from billing.fees import FeeSchedule, fee_schedule_for
+from billing.fees import FeeSchedule, VatRule, fee_schedule_for
 from billing.models import (
     FeeDecision,
     Invoice,
@@ -336,8 +336,14 @@ def invoice_build(
     schedule: FeeSchedule,
     partner_rates: dict[int, PartnerFeeRate],
     adjustments: Sequence[InvoiceLine] = (),
+    vat: VatRule | None = None,
 ) -> tuple[Invoice, list[InvoiceLine]]:
     """Price one driver's week into an unsaved invoice and its lines (no queries).
+
+    ``total`` is what is charged: the lines' sum with VAT added when the fee is set
+    exclusive of VAT (``billing.fees.VatRule``, today's settings unless ``vat`` is given);
+    ``fee_rule`` records the VAT rule with the fee schedule, so the invoice's pages show
+    what was charged whatever the settings say later.
 
     Seed 8.3: the software fee applies only once earnings *pass* the threshold, so exactly
     the threshold is free; seed 8.2: never during the trial. Pass-through lines (seed 8.5)
@@ -395,17 +401,19 @@ def invoice_build(
         )
     # Late payment records of earlier weeks (late_payment_adjustments), billed here.
     lines.extend(adjustments)
+    vat = vat or VatRule.current()
     fee = sum((ln.amount for ln in lines if ln.kind in _FEE_KINDS), ZERO)
-    total = sum((ln.amount for ln in lines), ZERO)
+    lines_total = sum((ln.amount for ln in lines), ZERO)
+    total = vat.split(lines_total).gross
     invoice = Invoice(
         driver_id=driver_week.driver_id,
         earnings=driver_week.earnings,
         fee_decision=decision,
         subtotal_fee=fee,
-        subtotal_pass_through=total - fee,
+        subtotal_pass_through=lines_total - fee,
         total=total,
         status=InvoiceStatus.ISSUED if total > 0 else InvoiceStatus.FREE,
-        fee_rule=schedule.rule(),
+        fee_rule={**schedule.rule(), **vat.recorded()},
     )
     return invoice, lines
 
@@ -444,6 +452,8 @@ def invoices_generate_week(
         raise ValueError(f"The week of {week_start} has not ended yet; it cannot be invoiced.")
     start, end = week_bounds(week_start)
     schedule = fee_schedule_for(week_start)
+    # The VAT setting in force when the run issues the invoices (not the week's).
+    vat = VatRule.current()
     result = InvoiceGenerationResult(week_start=week_start)
 
     result.subscriptions_created = subscriptions_ensure(now=now)
@@ -475,6 +485,7 @@ def invoices_generate_week(
             schedule=schedule,
             partner_rates=partner_rates,
             adjustments=adjustments.get(driver_id, ()),
+            vat=vat,
         )
         invoice_columns_check(invoice=invoice, lines=lines)
         return invoice, lines

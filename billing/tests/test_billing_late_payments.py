@@ -156,4 +156,8 @@ def test_a_lower_threshold_from_a_later_date_does_not_rejudge_earlier_weeks(
         "weeklyFeeGBP": "20.00",
         "freeBelowGBP": "300.00",
         "smsUnitGBP": "0.02",
+        # and the VAT rule it was issued under (billing.fees.VatRule): not registered here
+        "vatNumber": "",
+        "vatRatePercent": "20",
+        "feeIncludesVat": True,
     }

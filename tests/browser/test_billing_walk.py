@@ -145,3 +145,41 @@ def test_a_declining_card_fails_the_week_tells_the_driver_and_queues_it(
     WebDriverWait(browser, 10).until(lambda tab: "/login/" not in tab.current_url)
     browser.get(live_server.url + "/admin/billing/failedpayment/")
     assert invoice.display_number in browser.find_element(By.ID, "result_list").text
+
+
+def test_with_vat_added_the_week_is_charged_gross_and_the_pages_show_it_on_a_phone(
+    browser, live_server, localstripe, settings
+):
+    # The fee set exclusive of VAT (billing.fees.VatRule): £20.00 net + 20% VAT = £24.00.
+    settings.VAT_NUMBER = "GB123456789"
+    settings.BILLING_SUPPLIER_NAME = "Open Taxi Network Ltd"
+    settings.BILLING_SUPPLIER_ADDRESS = "1 Park Row, Leeds LS1 5AB"
+    settings.SUBSCRIPTION_FEE_INCLUDES_VAT = False
+    asha = _driver("asha", "Asha Khan")
+    browser.set_window_size(*PHONE)
+    try:
+        log_in(browser, live_server, "/driver/login/", "asha", PASSWORD)
+        _add_card(browser, live_server, CARD_OK)
+        invoices_generate_week(week_start=WEEK, now=after(WEEK))
+
+        invoice = Invoice.objects.get(driver=asha, week_start=WEEK)
+        assert invoice.status == InvoiceStatus.PAID
+        customer = asha.payment_customer.customer_id
+        charges = localstripe.get("/v1/charges", customer=customer)["data"]
+        assert [(c["amount"], c["status"]) for c in charges] == [(2400, "succeeded")]
+
+        browser.get(live_server.url + "/driver/billing/")
+        row = browser.find_element(By.CSS_SELECTOR, f"tr[data-week='{WEEK:%Y-%m-%d}']")
+        assert "£24.00 (with £4.00 VAT)" in row.text
+        _fits(browser, "vat-added-subscription")
+        row.find_element(By.LINK_TEXT, invoice.display_number).click()
+        assert browser.find_element(By.ID, "net").text == "£20.00"
+        assert browser.find_element(By.ID, "vat").text == "£4.00"
+        assert browser.find_element(By.ID, "total").text == "£24.00"
+        _fits(browser, "vat-added-invoice")
+        browser.find_element(By.ID, "receipt-link").click()
+        assert browser.find_element(By.ID, "gross").text == "£24.00"
+        assert browser.find_element(By.ID, "vat").text == "£4.00"
+        _fits(browser, "vat-added-receipt")
+    finally:
+        browser.set_window_size(*DESKTOP)
