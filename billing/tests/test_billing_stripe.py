@@ -35,10 +35,7 @@ from billing.services.invoicing import invoices_generate_week
 from billing.tests.localstripe import (
     CARD_DECLINES_CHARGES,
     CARD_OK,
-    PUBLISHABLE_KEY,
-    SECRET_KEY,
     WEBHOOK_SECRET,
-    LocalStripe,
     signed,
 )
 from billing.tests.records import after, at_london, payment
@@ -49,24 +46,6 @@ pytestmark = pytest.mark.django_db
 
 WEEK = date(2026, 6, 1)
 WEBHOOK = "/billing/stripe/webhook"
-
-
-@pytest.fixture(scope="session")
-def localstripe_server():
-    server = LocalStripe().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def stripe_on(localstripe_server, settings):
-    localstripe_server.flush()
-    settings.BILLING_COLLECTION_BACKEND = "billing.collection.StripeCollection"
-    settings.STRIPE_SECRET_KEY = SECRET_KEY
-    settings.STRIPE_PUBLISHABLE_KEY = PUBLISHABLE_KEY
-    settings.STRIPE_WEBHOOK_SECRET = WEBHOOK_SECRET
-    settings.STRIPE_API_BASE = localstripe_server.base
-    return localstripe_server
 
 
 def driver_with_card(server, *, number: str = CARD_OK, name: str = "Asha Khan", username="asha"):

@@ -23,16 +23,7 @@ from billing.models import Invoice, InvoiceStatus
 from billing.services import payments
 from billing.services.invoicing import invoices_generate_week
 from billing.tests.records import after, at_london, notification, payment
-
-# The localstripe server and its settings: the fixtures of the Stripe tests.
-from billing.tests.test_billing_stripe import (  # noqa: F401 (fixtures)
-    WEEK,
-    billed_week,
-    charges_of,
-    driver_with_card,
-    localstripe_server,
-    stripe_on,
-)
+from billing.tests.test_billing_stripe import WEEK, billed_week, charges_of, driver_with_card
 from drivers.tests.factories import BilledDriverFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -261,7 +252,7 @@ def test_a_rate_that_is_not_a_percentage_is_refused(vat_registered):
 
 
 @pytest.mark.parametrize(("included", "gross"), [(False, "24.00"), (True, "20.00")])
-def test_stripe_charges_the_invoice_gross(stripe_on, vat_registered, included, gross):  # noqa: F811
+def test_stripe_charges_the_invoice_gross(stripe_on, vat_registered, included, gross):
     vat_registered.SUBSCRIPTION_FEE_INCLUDES_VAT = included
     driver = driver_with_card(stripe_on)
     invoice = billed_week(driver)
