@@ -4,6 +4,9 @@ driver, confirming an email. The tracking page, which shows dispatch's live stat
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import replace
+
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -42,12 +45,24 @@ def landing_page(request):
 
 def _quote_request(request, form: QuoteForm):
     """Price the journey as a website caller; None with the refusal shown on the form."""
-    caller = caller_from_request(request, source=BookingSource.WEBSITE)
+    caller = replace(
+        caller_from_request(request, source=BookingSource.WEBSITE),
+        session=_browser_session(request),
+    )
     try:
         return actions.quote_request(caller=caller, **form.quote_arguments())
     except DomainError as error:
         form.add_domain_error(error)
         return None
+
+
+def _browser_session(request) -> str:
+    """A digest of the browser's session key (the website's quote limit counts sessions),
+    starting a session for a browser that has none; the key itself goes nowhere else."""
+    if not request.session.session_key:
+        request.session["quoting"] = True  # a modified session sends its cookie
+        request.session.save()
+    return hashlib.sha256(request.session.session_key.encode()).hexdigest()[:32]
 
 
 @require_GET
