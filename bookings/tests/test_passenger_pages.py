@@ -11,12 +11,14 @@ from datetime import timedelta
 import pytest
 import time_machine
 from django.test import Client, override_settings
+from django_ratelimit.core import get_usage
 
 from api.problems import STATUS_BY_CODE
 from bookings.links import booking_page_token
 from bookings.models import Booking, BookingSource
 from bookings.page_errors import PASSENGER_MESSAGES, passenger_message
 from bookings.services import booking_pay_driver_url, booking_status_url
+from bookings.views import QUOTE_BROWSER_COOKIE
 from pricing.models import Quote
 from pricing.vehicles import VEHICLE_CLASSES
 
@@ -341,6 +343,10 @@ def _quote_asked(client: Client) -> bool:
 def test_a_browser_session_has_its_own_quote_limit_beside_the_address(tariffs):
     first, second = Client(), Client()  # two phones behind one address
     assert [_quote_asked(first) for _ in range(3)] == [True, True, False]
+    # the session is the browser's: a cookie gone when the browser closes, out of scripts' reach
+    cookie = first.cookies[QUOTE_BROWSER_COOKIE]
+    assert cookie["httponly"]
+    assert (cookie["max-age"], cookie["expires"]) == ("", "")
     # the other browser at the same address still has its own allowance
     assert [_quote_asked(second) for _ in range(3)] == [True, True, False]
     assert Quote.objects.count() == 4
@@ -362,15 +368,11 @@ def test_the_address_limit_holds_for_a_browser_that_drops_its_session(tariffs):
 
 @override_settings(RATELIMITS={"quote_website_session": "1/h", "quote_website_address": "100/h"})
 def test_the_session_limit_says_the_servers_wait_and_when_it_ends(tariffs):
-    import hashlib
-
-    from django_ratelimit.core import get_usage
-
     client = Client()
     with time_machine.travel(dt.datetime(2026, 11, 27, 9, 22, 10, tzinfo=dt.UTC), tick=False):
         assert _quote_asked(client)
         page = client.post("/", _quote_form())
-        session = hashlib.sha256(client.session.session_key.encode()).hexdigest()[:32]
+        session = client.cookies[QUOTE_BROWSER_COOKIE].value
         usage = get_usage(
             None,
             group="dtd:quote_website_session",
