@@ -121,6 +121,9 @@ def add_servers(result, generator, request, public):
         for operation in path_item.values():
             if not isinstance(operation, dict):
                 continue
+            # A control character in any path or query is 400 invalid_input before any view
+            # (contract 1.1, api.control_characters): every operation may answer it.
+            operation["responses"].setdefault("400", _problem_response(400))
             if "requestBody" in operation:
                 # Any body may be too large or not JSON: the parser answers before the view.
                 for status in (413, 415):
