@@ -93,7 +93,8 @@ def quote_request(
 ) -> Quote:
     """Price a journey and keep the quote 24 hours (seed 2.1, contract 2.1).
 
-    Policies: 30 quotes an hour per caller, screening of the addresses, the departure
+    Policies: 30 quotes an hour per caller (the website's per browser session and per
+    address: ``policies.quote_limits_enforce``), screening of the addresses, the departure
     neither in the past nor beyond the horizon. Errors name the v1 fields, renamed
     through ``field_names``. Raises what ``pricing.services.quote_create`` raises.
     """
@@ -145,7 +146,7 @@ def _quote(
     depart_at: dt.datetime | None,
     **journey,
 ) -> Quote:
-    limit_enforce(caller, limit_scope)
+    policies.quote_limits_enforce(caller, limit_scope)
     text_screen(
         caller,
         {

@@ -8,6 +8,7 @@ request, so the API views, the website, the MCP tools and partner intake share i
 - passenger email (genuine: not disposable, not a role address) and phone (a valid number,
   a mobile on the current form);
 - blocked passengers, and the per-email limits (seed 7, 8; contract 1.4);
+- the quote limits: the API's per caller, the website's per browser session and address;
 - when a booking's dispatch window opens (``dispatch_window_opens_at``; issue 15).
 - the flight number's format (issue 15: an airport pickup follows its flight).
 """
@@ -21,7 +22,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.utils import timezone
 
-from bookings.models import Passenger
+from bookings.models import BookingSource, Passenger
 from bookings.passengers import email_assess, phone_assess
 from core.callers import Caller
 from core.errors import DomainError, field_error
@@ -186,6 +187,19 @@ def passenger_require_not_blocked(email: str) -> Passenger | None:
     if passenger is not None and passenger.blocked:
         raise DomainError("passenger_blocked", "This passenger account is blocked from booking.")
     return passenger
+
+
+def quote_limits_enforce(caller: Caller, scope: str) -> None:
+    """Count one quote: under ``scope`` per caller (contract 1.4) for the API, the alias
+    and agents; for the website per browser session and, separately, per address
+    (``quote_website_session``, ``quote_website_address``), so the website's passengers
+    sharing an address neither spend the API's allowance nor each other's."""
+    if caller.source != BookingSource.WEBSITE:
+        limit_enforce(caller, scope)
+        return
+    if caller.session:
+        limit_enforce(caller, "quote_website_session", value=f"session:{caller.session}")
+    limit_enforce(caller, "quote_website_address", value=f"ip:{caller.ip or 'unknown'}")
 
 
 def email_limit_key(email: str) -> str:

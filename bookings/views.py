@@ -4,6 +4,11 @@ driver, confirming an email. The tracking page, which shows dispatch's live stat
 
 from __future__ import annotations
 
+import re
+import secrets
+from dataclasses import replace
+
+from django.conf import settings
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -30,19 +35,46 @@ from pricing.suggestions import place_suggestions
 def landing_page(request):
     """GET /: the quote form, and the quote ``?quote=`` names; POST prices the journey with
     the API's own quote action and redirects to its quote (a reload asks nothing twice)."""
-    form = QuoteForm(request.POST if request.method == "POST" else None)
-    if form.is_valid():
-        quote = _quote_request(request, form)
-        if quote is not None:
-            return redirect(f"{reverse('landing-page')}?quote={quote.pk}#quote")
-    quote = quote_get_or_none(request.GET.get("quote", "")) if request.method == "GET" else None
-    status = 400 if request.method == "POST" else 200
-    return render(request, "bookings/landing.html", {"form": form, "quote": quote}, status=status)
+    if request.method == "GET":
+        quote = quote_get_or_none(request.GET.get("quote", ""))
+        return render(request, "bookings/landing.html", {"form": QuoteForm(), "quote": quote})
+    form = QuoteForm(request.POST)
+    browser = _quote_browser(request)
+    quote = _quote_request(request, form, browser) if form.is_valid() else None
+    if quote is not None:
+        response = redirect(f"{reverse('landing-page')}?quote={quote.pk}#quote")
+    else:
+        response = render(request, "bookings/landing.html", {"form": form}, status=400)
+    return _quote_browser_keep(response, browser)
 
 
-def _quote_request(request, form: QuoteForm):
+# The website's quotes are counted per browser session (issue 34): a random id in a cookie
+# that lasts while the browser is open (``bookings.policies.quote_limits_enforce``); the
+# server keeps nothing of it but the rate-limit counts, which expire with their window.
+QUOTE_BROWSER_COOKIE = "dtd_quote_browser"
+QUOTE_BROWSER_ID = re.compile(r"[A-Za-z0-9_-]{22}")
+
+
+def _quote_browser(request) -> str:
+    """The browser's quote-session id from its cookie, or a new one."""
+    browser = request.COOKIES.get(QUOTE_BROWSER_COOKIE, "")
+    return browser if QUOTE_BROWSER_ID.fullmatch(browser) else secrets.token_urlsafe(16)
+
+
+def _quote_browser_keep(response, browser: str):
+    response.set_cookie(
+        QUOTE_BROWSER_COOKIE,
+        browser,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
+    return response
+
+
+def _quote_request(request, form: QuoteForm, browser: str):
     """Price the journey as a website caller; None with the refusal shown on the form."""
-    caller = caller_from_request(request, source=BookingSource.WEBSITE)
+    caller = replace(caller_from_request(request, source=BookingSource.WEBSITE), session=browser)
     try:
         return actions.quote_request(caller=caller, **form.quote_arguments())
     except DomainError as error:

@@ -21,6 +21,9 @@ class Caller:
     caller books (``bookings.models.BookingSource``). ``agent`` names the assistant making
     the booking (an MCP client's name, or the ``agent`` field of the alias form).
     ``passenger_email`` is the passenger an agent acts for (MCP, after sign-in).
+    ``session`` is the website's browser session (a random id the quote form's cookie
+    carries): the website's quotes are counted per session beside the per-address count
+    (issue 34).
     """
 
     ip: str = ""
@@ -30,6 +33,7 @@ class Caller:
     agent: str = ""
     passenger_email: str = ""
     path: str = ""
+    session: str = ""
 
     @property
     def limit_key(self) -> str:

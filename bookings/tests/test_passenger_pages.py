@@ -11,12 +11,14 @@ from datetime import timedelta
 import pytest
 import time_machine
 from django.test import Client, override_settings
+from django_ratelimit.core import get_usage
 
 from api.problems import STATUS_BY_CODE
 from bookings.links import booking_page_token
 from bookings.models import Booking, BookingSource
 from bookings.page_errors import PASSENGER_MESSAGES, passenger_message
 from bookings.services import booking_pay_driver_url, booking_status_url
+from bookings.views import QUOTE_BROWSER_COOKIE
 from pricing.models import Quote
 from pricing.vehicles import VEHICLE_CLASSES
 
@@ -314,3 +316,78 @@ def test_a_limit_says_when_to_try_again_with_the_servers_wait():
     assert "Too many requests from your connection." in words
     assert "try again in 23 minutes (at 09:45 UK time)" in words
     assert "a minute" not in words
+
+
+# --- the website's own quote limits (issue 34) ------------------------------------------
+
+LIMIT_REFUSED = "Too many requests from your connection."
+
+
+def _quote_asked(client: Client) -> bool:
+    """One quote from ``client``'s browser; True when priced, False when the limit said no."""
+    page = client.post("/", _quote_form())
+    if page.status_code == 302:
+        return True
+    assert page.status_code == 400
+    assert LIMIT_REFUSED in page.content.decode()
+    return False
+
+
+@override_settings(
+    RATELIMITS={
+        "quote_v1": "1/h",
+        "quote_website_session": "2/h",
+        "quote_website_address": "100/h",
+    }
+)
+def test_a_browser_session_has_its_own_quote_limit_beside_the_address(tariffs):
+    first, second = Client(), Client()  # two phones behind one address
+    assert [_quote_asked(first) for _ in range(3)] == [True, True, False]
+    # the session is the browser's: a cookie gone when the browser closes, out of scripts' reach
+    cookie = first.cookies[QUOTE_BROWSER_COOKIE]
+    assert cookie["httponly"]
+    assert (cookie["max-age"], cookie["expires"]) == ("", "")
+    # the other browser at the same address still has its own allowance
+    assert [_quote_asked(second) for _ in range(3)] == [True, True, False]
+    assert Quote.objects.count() == 4
+    # and the website spent nothing of the API's allowance for that address
+    api = Client().post(
+        "/api/public/v1/quote",
+        {"pickup": "Leeds station", "dropoff": "York", "passengers": 1},
+        content_type="application/json",
+    )
+    assert api.status_code == 200, api.content
+
+
+@override_settings(RATELIMITS={"quote_website_session": "100/h", "quote_website_address": "3/h"})
+def test_the_address_limit_holds_for_a_browser_that_drops_its_session(tariffs):
+    # a fresh browser (no cookie) for every quote: only the address counts them
+    assert [_quote_asked(Client()) for _ in range(4)] == [True, True, True, False]
+    assert Quote.objects.count() == 3
+
+
+@override_settings(RATELIMITS={"quote_website_session": "1/h", "quote_website_address": "100/h"})
+def test_the_session_limit_says_the_servers_wait_and_when_it_ends(tariffs):
+    client = Client()
+    with time_machine.travel(dt.datetime(2026, 11, 27, 9, 22, 10, tzinfo=dt.UTC), tick=False):
+        assert _quote_asked(client)
+        page = client.post("/", _quote_form())
+        session = client.cookies[QUOTE_BROWSER_COOKIE].value
+        usage = get_usage(
+            None,
+            group="dtd:quote_website_session",
+            key=lambda _group, _request: f"session:{session}",
+            rate="1/h",
+            increment=False,
+        )
+    html = page.content.decode()
+    wait = usage["time_left"]
+    assert wait > 60  # an hour's window: never "a minute"
+    shown = re.search(
+        r"You can try again in (\d+) (seconds|minutes) \(at (\d\d:\d\d) UK time\)", html
+    )
+    assert shown, html
+    ends = dt.datetime(2026, 11, 27, 9, 22, 10, tzinfo=dt.UTC) + timedelta(seconds=wait)
+    assert shown.group(3) == ends.strftime("%H:%M")  # GMT in November: UK time is UTC
+    expected = wait if shown.group(2) == "seconds" else round(wait / 60)
+    assert int(shown.group(1)) == expected

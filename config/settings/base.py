@@ -331,6 +331,12 @@ RATELIMITS = {
     # Stated by the specification (seed section 8): 30 quotes per hour per caller.
     "quote_v1": env("RATELIMIT_QUOTE_V1", default="30/h"),
     "quote_alias": env("RATELIMIT_QUOTE_ALIAS", default="60/h"),
+    # The website's quote form (issue 34), apart from the API's: the specification's 30 an
+    # hour per caller, where the caller is one browser session, and beside it a ceiling per
+    # address, higher because many phones share one (a mobile network's or a hotel's NAT),
+    # for a client that drops its cookie to start a fresh session each time.
+    "quote_website_session": env("RATELIMIT_QUOTE_WEBSITE_SESSION", default="30/h"),
+    "quote_website_address": env("RATELIMIT_QUOTE_WEBSITE_ADDRESS", default="120/h"),
     "booking": env("RATELIMIT_BOOKING", default="30/h"),
     "lookup": env("RATELIMIT_LOOKUP", default="120/h"),
     # Place suggestions (GET /api/public/v1/places, MCP find_places): one call a keystroke.
