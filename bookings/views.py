@@ -51,19 +51,18 @@ def landing_page(request):
 # The website's quotes are counted per browser session (issue 34): a random id in a cookie
 # that lasts while the browser is open (``bookings.policies.quote_limits_enforce``); the
 # server keeps nothing of it but the rate-limit counts, which expire with their window.
-QUOTE_BROWSER_COOKIE = "dtd_quote_browser"
 QUOTE_BROWSER_ID = re.compile(r"[A-Za-z0-9_-]{22}")
 
 
 def _quote_browser(request) -> str:
     """The browser's quote-session id from its cookie, or a new one."""
-    browser = request.COOKIES.get(QUOTE_BROWSER_COOKIE, "")
+    browser = request.COOKIES.get(settings.QUOTE_BROWSER_COOKIE, "")
     return browser if QUOTE_BROWSER_ID.fullmatch(browser) else secrets.token_urlsafe(16)
 
 
 def _quote_browser_keep(response, browser: str):
     response.set_cookie(
-        QUOTE_BROWSER_COOKIE,
+        settings.QUOTE_BROWSER_COOKIE,
         browser,
         secure=settings.SESSION_COOKIE_SECURE,
         httponly=True,

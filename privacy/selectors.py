@@ -24,3 +24,25 @@ def processors() -> list[dict[str, str]]:
             "details; drivers' subscriptions through the payment provider when configured",
         },
     ]
+
+
+def cookies() -> list[dict[str, str]]:
+    """The cookies the website sets, each with why; none tracks a person across sites."""
+    return [
+        {
+            "name": settings.CSRF_COOKIE_NAME,
+            "why": "protects the site's forms against forged submissions (security)",
+            "kept": "a year, or until you clear it",
+        },
+        {
+            "name": settings.QUOTE_BROWSER_COOKIE,
+            "why": "a random number that counts this browser's quotes against the hourly limit; "
+            "it names no one",
+            "kept": "until the browser closes",
+        },
+        {
+            "name": settings.SESSION_COOKIE_NAME,
+            "why": "keeps drivers, operators and staff signed in; passengers are never signed in",
+            "kept": "until signing out, or two weeks",
+        },
+    ]

@@ -14,7 +14,7 @@ from core.errors import DomainError
 from privacy.forms import DataRequestForm, DriverDataRequestForm
 from privacy.models import DataRequestKind
 from privacy.schedule import retention_schedule
-from privacy.selectors import processors
+from privacy.selectors import cookies, processors
 from privacy.services import requests as data_requests
 
 
@@ -25,7 +25,12 @@ def privacy_notice(request):
     if form.is_valid():
         data_requests.data_request_start(**form.cleaned_data)
         return redirect(reverse("privacy-request-sent"))
-    context = {"form": form, "schedule": retention_schedule(), "processors": processors()}
+    context = {
+        "form": form,
+        "schedule": retention_schedule(),
+        "processors": processors(),
+        "cookies": cookies(),
+    }
     status = 400 if request.method == "POST" else 200
     return render(request, "privacy/notice.html", context, status=status)
 

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from django.conf import settings
 from django.test import Client, override_settings
 from django_ratelimit.core import get_usage
 
@@ -18,7 +19,6 @@ from bookings.links import booking_page_token
 from bookings.models import Booking, BookingSource
 from bookings.page_errors import PASSENGER_MESSAGES, passenger_message
 from bookings.services import booking_pay_driver_url, booking_status_url
-from bookings.views import QUOTE_BROWSER_COOKIE
 from pricing.models import Quote
 from pricing.vehicles import VEHICLE_CLASSES
 
@@ -344,7 +344,7 @@ def test_a_browser_session_has_its_own_quote_limit_beside_the_address(tariffs):
     first, second = Client(), Client()  # two phones behind one address
     assert [_quote_asked(first) for _ in range(3)] == [True, True, False]
     # the session is the browser's: a cookie gone when the browser closes, out of scripts' reach
-    cookie = first.cookies[QUOTE_BROWSER_COOKIE]
+    cookie = first.cookies[settings.QUOTE_BROWSER_COOKIE]
     assert cookie["httponly"]
     assert (cookie["max-age"], cookie["expires"]) == ("", "")
     # the other browser at the same address still has its own allowance
@@ -372,7 +372,7 @@ def test_the_session_limit_says_the_servers_wait_and_when_it_ends(tariffs):
     with time_machine.travel(dt.datetime(2026, 11, 27, 9, 22, 10, tzinfo=dt.UTC), tick=False):
         assert _quote_asked(client)
         page = client.post("/", _quote_form())
-        session = client.cookies[QUOTE_BROWSER_COOKIE].value
+        session = client.cookies[settings.QUOTE_BROWSER_COOKIE].value
         usage = get_usage(
             None,
             group="dtd:quote_website_session",

@@ -327,6 +327,9 @@ RATELIMIT_USE_CACHE = "ratelimit" if "ratelimit" in CACHES else "default"
 # up to this many (guards.ratelimit_cache): one Redis round trip per block, not per request.
 # 1 counts every request in Redis.
 RATELIMIT_COUNT_BLOCK_MAX = env.int("RATELIMIT_COUNT_BLOCK_MAX", default=100)
+# The cookie that counts a browser's quotes on the website (quote_website_session below);
+# the privacy notice names it.
+QUOTE_BROWSER_COOKIE = "dtd_quote_browser"
 RATELIMITS = {
     # Stated by the specification (seed section 8): 30 quotes per hour per caller.
     "quote_v1": env("RATELIMIT_QUOTE_V1", default="30/h"),

@@ -48,6 +48,11 @@ def test_the_notice_reads_the_schedule_and_every_page_links_to_it(client, settin
     assert f"{settings.PRIVACY_POSITION_TRAIL_DAYS} days" in notice
     assert "Twilio" in notice or "console" in notice
     assert 'href="/privacy/"' in client.get("/").content.decode()
+    # every cookie the website sets is named, with why
+    landing = client.post("/", {"pickup": "Leeds station", "dropoff": "York", "passengers": 1})
+    assert settings.QUOTE_BROWSER_COOKIE in landing.cookies
+    for name in landing.cookies:
+        assert name in notice, name
 
 
 def test_the_first_answer_says_nothing_about_the_address(client, ask):
