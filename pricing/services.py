@@ -113,9 +113,9 @@ def estimate_rule(source: dict) -> dict | None:
         return None
     basis = source.get("basis")
     how = (
-        "its last complete table with every later published change applied"
+        "last complete table with every later published change applied"
         if basis == "uprated"
-        else "its published fares fitted to a reference meter"
+        else "published fares fitted to a reference meter"
     )
     return {
         "code": "estimated_fare",

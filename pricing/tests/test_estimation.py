@@ -134,6 +134,7 @@ def test_a_calibrated_quote_says_so_with_its_measured_error_and_sources(tariffs,
     assert line["amountGBP"] == 0
     assert f"{loo.p90('day')}%" in line["label"]
     assert "estimated" in line["label"].lower()
+    assert line["label"].startswith(f"Estimated from {source['name']}'s published fares fitted")
     assert sum(Decimal(str(r["amountGBP"])) for r in journey.applied_rules) == journey.fare
 
 
