@@ -61,8 +61,8 @@ _RANK = {
     InvoiceStatus.REFUNDED: 3,
     InvoiceStatus.DISPUTED: 4,
 }
-# How far before an attempt the provider's charges are searched for it (clock skew).
-_LOOKUP_SLACK = timedelta(minutes=10)
+# How many of a driver's most recent charges are searched for a lost attempt (one page).
+_LOOKUP_CHARGES = 100
 
 
 @dataclass
@@ -317,16 +317,18 @@ def invoice_pay_now(*, driver, invoice_id: int) -> ChargeOutcome | None:
 
 def _attempt_find(invoice: Invoice):
     """The PaymentIntent of the invoice's current attempt, asked of the provider (its
-    customer's charges since the attempt, matched on the intent's metadata), or None."""
+    customer's most recent charges, newest first, matched on the intent's metadata), or
+    None. Not filtered by the provider's ``created`` time: that is the provider's clock,
+    not ours, and a driver is charged about once a week, so the latest
+    ``_LOOKUP_CHARGES`` reach back far beyond an attempt the reconciliation asks about."""
     customer = PaymentCustomer.objects.filter(driver_id=invoice.driver_id).first()
     if customer is None or invoice.attempted_at is None:
         return None
     client = stripe_client()
-    since = int((invoice.attempted_at - _LOOKUP_SLACK).timestamp())
     charges = client.v1.charges.list(
-        params={"customer": customer.customer_id, "created": {"gt": since}, "limit": 100}
+        params={"customer": customer.customer_id, "limit": _LOOKUP_CHARGES}
     )
-    for charge in charges.auto_paging_iter():
+    for charge in charges.data:
         intent_id = object_id(plain(charge).get("payment_intent"))
         if not intent_id:
             continue
