@@ -884,3 +884,6 @@ PRIVACY_REQUEST_LINK_HOURS = 24
 PRIVACY_REQUESTS_PER_EMAIL_PER_DAY = 3
 # Rows per transaction in the retention job: each batch locks only its own rows, briefly.
 PRIVACY_RETENTION_BATCH = env.int("PRIVACY_RETENTION_BATCH", default=500)
+# On PostgreSQL a retention statement is cancelled (and its batch retried in halves) after
+# this long, so the job never holds row locks on live tables for longer (issue 39).
+PRIVACY_RETENTION_LOCK_MS = env.int("PRIVACY_RETENTION_LOCK_MS", default=800)

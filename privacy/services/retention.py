@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import structlog
 from dateutil.relativedelta import relativedelta
 from django.conf import settings
-from django.db import transaction
+from django.db import OperationalError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_grant_model
@@ -70,16 +70,49 @@ def _batches(queryset, batch: int) -> Iterator[list[int]]:
         last = ids[-1]
 
 
-def _delete_in_batches(queryset, batch: int) -> int:
-    deleted = 0
-    for ids in _batches(queryset, batch):
+def _cancelled(error: OperationalError) -> bool:
+    """A statement PostgreSQL cancelled at its statement_timeout (SQLSTATE 57014)."""
+    return getattr(error.__cause__, "sqlstate", None) == "57014"
+
+
+def _bounded(apply: Callable[[list[int]], int], ids: list[int]) -> int:
+    """``apply`` to ``ids`` in one transaction whose statements PostgreSQL cancels after
+    PRIVACY_RETENTION_LOCK_MS, so the job never holds its row locks longer, whatever the
+    load (a cancelled statement rolls back and releases them): the ids are then applied in
+    halves, and a single row that still cannot be changed in time (a live request holds
+    it) is left for the next run."""
+    bounded = connection.vendor == "postgresql"
+    try:
         with transaction.atomic():
-            deleted += (
-                queryset.model.objects.filter(pk__in=ids)
-                .delete()[1]
-                .get(queryset.model._meta.label, 0)
-            )
-    return deleted
+            if bounded:
+                with connection.cursor() as cursor:
+                    cursor.execute("SHOW statement_timeout")
+                    (before,) = cursor.fetchone()
+                    cursor.execute(
+                        f"SET LOCAL statement_timeout = {int(settings.PRIVACY_RETENTION_LOCK_MS)}"
+                    )
+            done = apply(ids)
+            if bounded:  # inside a caller's transaction, SET LOCAL would outlive this block
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT set_config('statement_timeout', %s, true)", [before])
+            return done
+    except OperationalError as error:
+        if not _cancelled(error):
+            raise
+    if len(ids) == 1:
+        log.info("retention: row left for the next run", row=ids[0])
+        return 0
+    half = len(ids) // 2
+    return _bounded(apply, ids[:half]) + _bounded(apply, ids[half:])
+
+
+def _delete_in_batches(queryset, batch: int) -> int:
+    label = queryset.model._meta.label
+
+    def delete(ids: list[int]) -> int:
+        return queryset.model.objects.filter(pk__in=ids).delete()[1].get(label, 0)
+
+    return sum(_bounded(delete, ids) for ids in _batches(queryset, batch))
 
 
 def bookings_minimise(now: dt.datetime, batch: int, report: RetentionReport) -> int:
@@ -112,12 +145,14 @@ def bookings_minimise(now: dt.datetime, batch: int, report: RetentionReport) -> 
             if booking_kept_until(pickup_time, _district_code(lat, lng)) <= now
         ]
         if due:
-            with transaction.atomic():
-                minimised += (
-                    Booking.objects.filter(pk__in=due)
+            minimised += _bounded(
+                lambda ids: (
+                    Booking.objects.filter(pk__in=ids)
                     .exclude(_open_holds())
                     .update(**dict.fromkeys(CONTACT_FIELDS, ""), updated_at=now)
-                )
+                ),
+                due,
+            )
 
 
 def passengers_delete(now: dt.datetime, batch: int, report: RetentionReport) -> int:
@@ -141,8 +176,9 @@ def messages_minimise(now: dt.datetime, batch: int, report: RetentionReport) -> 
     )
     minimised = 0
     for ids in _batches(old, batch):
-        with transaction.atomic():
-            minimised += NotificationLog.objects.filter(pk__in=ids).update(to="", body="")
+        minimised += _bounded(
+            lambda ids: NotificationLog.objects.filter(pk__in=ids).update(to="", body=""), ids
+        )
     return minimised
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import threading
+import time
 from decimal import Decimal
 
 import pytest
@@ -251,3 +253,37 @@ def test_webhook_deliveries_and_expired_oauth_grants_go_after_their_periods():
     assert report.counts["webhook_deliveries"] == 1
     assert list(WebhookDelivery.objects.values_list("pk", flat=True)) == [pending.pk]
     assert not WebhookAttempt.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_row_a_live_request_holds_is_left_for_the_next_run_not_waited_for(settings):
+    """On PostgreSQL each retention statement is cancelled after PRIVACY_RETENTION_LOCK_MS:
+    a batch that would wait behind a live request's lock is retried in halves, every other
+    row is minimised, and the held row waits for the next run (issue 39: never a lock held
+    for more than a second)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("statement_timeout is PostgreSQL's")
+    import psycopg
+
+    settings.PRIVACY_RETENTION_LOCK_MS = 300
+    pickup = timezone.now() - relativedelta(months=14)
+    bookings = [_booking(LEEDS, pickup) for _ in range(6)]
+    busy = bookings[3]
+    params = connection.get_connection_params()
+    with psycopg.connect(**params) as other:
+        other.execute("SELECT id FROM bookings_booking WHERE id = %s FOR UPDATE", [busy.pk])
+        # Were the job to wait for the lock, the test would hang: release it after 10 s.
+        release = threading.Timer(10, other.rollback)
+        release.start()
+        started = time.monotonic()
+        report = retention_apply(batch=6)
+        elapsed = time.monotonic() - started
+        release.cancel()
+    assert elapsed < 5
+    assert report.counts["bookings"] == 5
+    assert _contact(busy)["passenger_email"] == "jo.bloggs@example.co.uk"
+    assert all(set(_contact(b).values()) == {""} for b in bookings if b is not busy)
+    assert retention_apply().counts["bookings"] == 1  # released: the next run takes it
+    assert set(_contact(busy).values()) == {""}
