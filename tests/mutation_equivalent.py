@@ -166,4 +166,17 @@ EQUIVALENT: dict[str, str] = {
     "api.idempotency.x_idempotency_settle__mutmut_28": (
         "response.get('CONTENT-TYPE'): Django's response headers are a case-insensitive mapping"
     ),
+    # login throttles (make mutate FAMILY=tokens)
+    "config.logins.x_login_lockout_response__mutmut_17": (
+        "render(None, ...) for render(request, ...): login_locked.html and base.html read "
+        "nothing the request's context processors add (request, user, messages), so the "
+        "page is the same"
+    ),
+    "config.logins.x_login_lockout_response__mutmut_34": (
+        "response['retry-after']: header names are case-insensitive (RFC 9110 5.1), and so "
+        "are Django's response headers"
+    ),
+    "config.logins.x_login_lockout_response__mutmut_35": (
+        "response['RETRY-AFTER']: the same as x_login_lockout_response__mutmut_34"
+    ),
 }
