@@ -1,7 +1,9 @@
 """Estimated tables (issue 33, contract 2.1): ``calibrated`` from an authority's published
 figures, and the leave-one-out measure of the method's error.
 
-Method (the README's "Estimated fares" states it too):
+Method (the README's "Estimated fares" states it too). Steps 1 and 3 live in
+:mod:`pricing.reference_meter`, step 2 in :mod:`pricing.fare_figures`; this module measures
+the error and builds the dated records.
 
 1. **Reference meter.** Every complete council table loaded (``table`` basis, current or
    historical: a table's shape outlives its prices) is run, distance only, on a weekday at
@@ -12,10 +14,13 @@ Method (the README's "Estimated fares" states it too):
    there), the median night-to-day ratio, the median distance the start charge covers and
    the median price of an hour of waiting per pound a mile.
 2. **Fit.** From the authority's own figures (``pricing/data/council_fare_points.json``,
-   read by :func:`fare_points_load`): a per-mile price fixes ``b``; two or more fares
+   read by :func:`pricing.fare_figures.fare_points_load`): a per-mile price fixes ``b``
+   (with a fare or a start charge; alone it fits nothing: fitted from the price a mile
+   alone, the complete tables are off by a p90 of 20 % by day, ``bench/bench_calibration.py``);
+   two or more fares
    (typical fares, a first mile, a start charge over its distance) fix the line by least
    squares, a typical fare published with its journey time counting the time in traffic
-   as the distance the meter's clock would add (:func:`_effective_miles`); a single fare ``F`` at ``m`` miles (the national 2-mile table) gives
+   as the distance the meter's clock would add (:func:`pricing.fare_figures._effective_miles`); a single fare ``F`` at ``m`` miles (the national 2-mile table) gives
    ``a = F * median(a / F(m))`` and ``b = F * median(b / F(m))``.
 3. **Meter.** The line becomes a meter the quote engine runs like any table: 20p steps
    every ``0.20 / b`` miles after a start charge of ``a + b * d0`` (less half a step, as
