@@ -73,6 +73,8 @@ EXAMPLE_DEPART_HOUR = 10
 # A driver app's buffered position fixes: moments ago (a fix over a day old is refused).
 FIX_TEN_SECONDS_AGO = "<10 seconds ago>"
 FIX_FIVE_SECONDS_AGO = "<5 seconds ago>"
+# When something reported has just happened (a status hook's occurredAt).
+JUST_NOW = "<just now>"
 
 
 def examples_dated(result, generator, request, public):
@@ -88,6 +90,7 @@ def examples_dated(result, generator, request, public):
         ).isoformat(),
         FIX_TEN_SECONDS_AGO: (now - dt.timedelta(seconds=10)).isoformat(),
         FIX_FIVE_SECONDS_AGO: (now - dt.timedelta(seconds=5)).isoformat(),
+        JUST_NOW: (now - dt.timedelta(seconds=1)).isoformat(),
     }
 
     def dated(value):

@@ -41,6 +41,7 @@ from partners.api.serializers import (
     PartnerJobInputSerializer,
     PartnerJobsEnvelopeInputSerializer,
 )
+from partners.api.status_hook_examples import BOOKING_STATUS
 from partners.authentication import (
     AccountKeyAuthentication,
     HmacSignatureAuthentication,
@@ -455,6 +456,7 @@ class BookingStatusHookView(PublicAPIView):
             "longer open is 409 offer_closed."
         ),
         request=BookingStatusReportInputSerializer,
+        examples=BOOKING_STATUS,
         responses={
             200: BookingStatusReportOutputSerializer,
             **problem_responses(
