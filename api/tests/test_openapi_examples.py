@@ -24,7 +24,8 @@ from partners.services.accounts import account_create
 
 pytestmark = pytest.mark.django_db
 
-# Examples about a booking the caller already holds (a flight's pickups): not tried here.
+# Examples about a booking the caller already holds (a flight's pickups): tried, with such
+# a booking, by the test of the examples with a path parameter.
 NEEDS_A_BOOKING = {"/api/public/v1/flights/status"}
 # Examples that follow another (a job the intake example sent, the demo driver's login):
 # tried in that order by the test of the examples with a path parameter.
@@ -137,13 +138,14 @@ def _png() -> bytes:
 def test_every_example_with_a_path_parameter_posts_once_it_is_filled_in(client, tariffs):
     """The examples of a path with a parameter post as they stand, with the parameter a
     reader fills in on ``make demo``: the booking just made, the driver's job, the tracker's
-    token, the supplier's slug. Not tried: a driver job's status examples (each is a moment
-    of a trip, the on-board one with the passenger's own code) and flights/status (it names
-    a booking the caller holds)."""
+    token, the supplier's slug, the booking a flight report names. Not tried: a driver job's
+    status examples (each is a moment of a trip, the on-board one with the passenger's own
+    code)."""
     from django.contrib.auth import get_user_model  # noqa: PLC0415  (test only)
 
     from bookings.models import Booking, BookingStatus  # noqa: PLC0415
     from bookings.tests.factories import BookingFactory  # noqa: PLC0415
+    from dispatch.airports import airport_get  # noqa: PLC0415
     from drivers.api.examples import (  # noqa: PLC0415
         DEMO_DRIVER_PASSWORD,
         DEMO_DRIVER_USERNAME,
@@ -153,7 +155,9 @@ def test_every_example_with_a_path_parameter_posts_once_it_is_filled_in(client, 
     from partners.authentication import supplier_key_header  # noqa: PLC0415
 
     document = _document(client)
-    partner_key = account_create(kind=Account.Kind.PARTNER, name="Docs Partner", approved=True)[1]
+    partner_account, partner_key = account_create(
+        kind=Account.Kind.PARTNER, name="Docs Partner", approved=True
+    )
     partner = APIClient()
     partner.credentials(HTTP_X_SERVICE_AI_KEY=partner_key)
     answers = {}
@@ -181,6 +185,29 @@ def test_every_example_with_a_path_parameter_posts_once_it_is_filled_in(client, 
         _body(document, "/api/public/hooks/booking-status", "CancelledByTheSender"),
         format="json",
     )
+
+    # A flight's examples: the partner's pickups at the airport tomorrow on that flight.
+    airport = airport_get("LBA")
+    tomorrow = timezone.localdate() + dt.timedelta(days=1)
+    for flight in ("BA1234", "EZY12"):
+        on_flight = BookingFactory(
+            account=partner_account,
+            source="partner",
+            pickup="Leeds Bradford Airport",
+            pickup_lat=airport.lat,
+            pickup_lng=airport.lng,
+            flight_number=flight,
+            pickup_time=dt.datetime.combine(
+                tomorrow, dt.time(11), tzinfo=timezone.get_current_timezone()
+            ),
+        )
+    delayed = _body(document, "/api/public/v1/flights/status", "Delayed,EveryPickupOnTheFlight")
+    answers["flight delayed"] = partner.post(
+        "/api/public/v1/flights/status", delayed, format="json"
+    )
+    landed = _body(document, "/api/public/v1/flights/status", "Landed,OneBooking")
+    landed["bookingReference"] = on_flight.reference  # the reader's own booking on EZY12
+    answers["flight landed"] = partner.post("/api/public/v1/flights/status", landed, format="json")
 
     supplier, supplier_key = account_create(
         kind=Account.Kind.SUPPLIER, name="Docs Supplier", approved=True
