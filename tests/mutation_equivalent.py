@@ -195,4 +195,9 @@ EQUIVALENT: dict[str, str] = {
         "every code, sectors too, recorded as a town's key: towns is read only by outward "
         "code, which no sector code (it holds a space) equals"
     ),
+    # the trip (make mutate FAMILY=trip)
+    "dispatch.services.jobs.x_settlement_require_within_fare__mutmut_8": (
+        "the sums without the kind filter: they are grouped by kind, and only the payment "
+        "and refund sums are read; the other kinds' sums are computed and ignored"
+    ),
 }
