@@ -551,8 +551,9 @@ POSITIONS_BATCH_MAX = env.int("POSITIONS_BATCH_MAX", default=100)
 # How long a verified position token (driver app or tracker device) is remembered per
 # process: a car reports every few seconds, so API_KEY_CACHE_SECONDS (10 s) would read the
 # token every other report (and with every ingest process seeing every car, once per
-# process). A revocation reaches the other processes within this; it only ever lets a
-# logged-out app keep reporting positions that long.
+# process). A token that ends is refused by every process at once all the same: each
+# remembered token is checked against revocation markers in the shared cache
+# (drivers.positions.revocations).
 POSITIONS_TOKEN_CACHE_SECONDS = env.int("POSITIONS_TOKEN_CACHE_SECONDS", default=120)
 
 # Re-dispatch (issue 34): a booking without a driver is offered again while its window is

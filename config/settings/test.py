@@ -26,7 +26,8 @@ AXES_ENABLED = False
 RATELIMIT_ENABLE = True
 # Tests revoke keys with queryset updates (no signals); the cache has its own test.
 API_KEY_CACHE_SECONDS = 0
-POSITIONS_TOKEN_CACHE_SECONDS = 0
+# A test that starts another process passes its own (drivers/tests/test_position_revocations.py).
+POSITIONS_TOKEN_CACHE_SECONDS = env.int("POSITIONS_TOKEN_CACHE_SECONDS", default=0)
 
 if REDIS_URL:
     # The tests flush their Redis database between tests: REDIS_URL's own database (so
