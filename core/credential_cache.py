@@ -23,33 +23,26 @@ T = TypeVar("T")
 
 
 class CredentialCache(Generic[T]):
+    """``get(secret, load)``: the value remembered for ``secret``, or ``load()`` (which
+    raises for a bad secret: nothing is remembered then). With ``still_good``, a remembered
+    value is used only while ``still_good(sha256 hex of the secret)`` holds; otherwise it
+    is forgotten before it is loaded again, so a load that raises leaves nothing behind to
+    be used once the reason to doubt it has passed."""
+
     def __init__(self, *, max_entries: int, ttl_setting: str = "API_KEY_CACHE_SECONDS") -> None:
         self._entries: dict[str, tuple[float, T]] = {}
         self._max_entries = max_entries
         self._ttl_setting = ttl_setting
 
-    def get(
-        self,
-        secret: str,
-        load: Callable[[], T],
-        *,
-        still_good: Callable[[str], bool] | None = None,
-    ) -> T:
-        """The value remembered for ``secret``, or ``load()`` (which raises for a bad
-        secret: nothing is remembered then). With ``still_good``, a remembered value is
-        used only while ``still_good(sha256 hex of the secret)`` holds; otherwise it is
-        forgotten and loaded again."""
+    def get(self, secret: str, load: Callable[[], T], *, still_good=None) -> T:
         ttl = float(getattr(settings, self._ttl_setting))
         if ttl <= 0:
             return load()
         digest = hashlib.sha256(secret.encode()).hexdigest()
         now = time.monotonic()
         cached = self._entries.get(digest)
-        fresh = cached is not None and cached[0] >= now
-        if fresh and (still_good is None or still_good(digest)):
+        if cached is not None and cached[0] >= now and (still_good is None or still_good(digest)):
             return cached[1]
-        # Forgotten before loading: a load that raises leaves nothing behind to be used
-        # once the reason to doubt it has passed.
         self._entries.pop(digest, None)
         value = load()
         if len(self._entries) > self._max_entries:

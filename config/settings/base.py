@@ -548,6 +548,13 @@ POSITIONS_TTL_SECONDS = env.int(
 POSITIONS_TRAIL_SECONDS = env.int("POSITIONS_TRAIL_SECONDS", default=30)
 # Fixes in one report (phones buffer them while the signal is gone).
 POSITIONS_BATCH_MAX = env.int("POSITIONS_BATCH_MAX", default=100)
+# The fastest a driver's reports may imply between two fixes (drivers.positions
+# .plausibility); faster is 422 position_implausible. 250 km/h is where fast cars are
+# electronically governed, more than twice the UK's 70 mph (113 km/h) national limit: no
+# real drive, even an unlawful one, is refused, and GPS error is allowed for separately
+# (200 m a pair of fixes). A 272 km jump in a second (issue 35) implies 979,200 km/h.
+# 0: off (tests that move a car by hand between reports).
+POSITIONS_MAX_PLAUSIBLE_SPEED_KMH = env.int("POSITIONS_MAX_PLAUSIBLE_SPEED_KMH", default=250)
 # How long a verified position token (driver app or tracker device) is remembered per
 # process: a car reports every few seconds, so API_KEY_CACHE_SECONDS (10 s) would read the
 # token every other report (and with every ingest process seeing every car, once per
