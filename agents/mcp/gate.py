@@ -29,7 +29,13 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.http.request import split_domain_port, validate_host
 
-from agents.grants import TOOL_SCOPES, agent_grant_for_token, connected_origins, mcp_resource
+from agents.grants import (
+    TOOL_SCOPES,
+    agent_grant_for_token,
+    connected_origin_for,
+    connected_origins,
+    mcp_resource,
+)
 from api.control_characters import (
     control_character_place_in,
     control_characters_problem,
@@ -53,7 +59,10 @@ def _origin_of(scope) -> str:
 
 
 def resource_metadata_url(scope) -> str:
-    return f"{_origin_of(scope)}/.well-known/oauth-protected-resource{settings.MCP_PATH}"
+    """Where the 401's ``WWW-Authenticate`` sends a client: the metadata at the connected
+    domain it reached, else at SITE_URL (never a name from the Host header alone)."""
+    origin = connected_origin_for(_origin_of(scope))
+    return f"{origin}/.well-known/oauth-protected-resource{settings.MCP_PATH}"
 
 
 async def _send_problem(send, problem: Problem, headers: dict[str, str] | None = None) -> None:

@@ -817,6 +817,11 @@ OAUTH2_PROVIDER = {
     "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
     "CIMD_ENABLED": True,
     "OAUTH2_PROTECTED_RESOURCE_NAME": "Direct-to-Driver taxi booking (MCP)",
+    # The authorization server is SITE_URL on every process (web, mcp): its metadata's
+    # issuer and endpoints, the protected resource's authorization_servers and the
+    # authorization response's iss. Derived from the request, they named whatever Host
+    # the mcp process was reached by (issue 35).
+    "OIDC_ISS_ENDPOINT": SITE_URL,
 }
 # Native MCP clients (desktop apps, CLIs) receive the authorization code on an http
 # loopback redirect (RFC 8252 s7.3), so "http" stays allowed for redirect URIs and DOT's
