@@ -160,24 +160,16 @@ def _client_metadata_refusal(request) -> JsonResponse | None:
     that is not a JSON object is left to the library, which answers it)."""
     try:
         metadata = json.loads(request.body)
+        if not isinstance(metadata, dict):
+            return None
+        services.oauth_client_metadata_require_allowed(metadata)
     except ValueError:
         return None
-    except RecursionError:
-        description = "The metadata nests too deeply."
-        return JsonResponse(
-            {"error": "invalid_client_metadata", "error_description": description}, status=400
-        )
-    if not isinstance(metadata, dict):
-        return None
-    try:
-        services.oauth_client_metadata_require_allowed(metadata)
-    except DomainError as refused:
-        error = (
-            "invalid_redirect_uri"
-            if "redirect_uris" in (refused.errors or {})
-            else "invalid_client_metadata"
-        )
-        return JsonResponse({"error": error, "error_description": refused.detail}, status=400)
+    except (DomainError, RecursionError) as refused:
+        errors = getattr(refused, "errors", None) or {}
+        error = "invalid_redirect_uri" if "redirect_uris" in errors else "invalid_client_metadata"
+        detail = getattr(refused, "detail", "") or "The metadata nests too deeply."
+        return JsonResponse({"error": error, "error_description": detail}, status=400)
     return None
 
 
