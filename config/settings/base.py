@@ -346,7 +346,8 @@ RATELIMITS = {
     "quote_website_address": env("RATELIMIT_QUOTE_WEBSITE_ADDRESS", default="120/h"),
     "booking": env("RATELIMIT_BOOKING", default="30/h"),
     "lookup": env("RATELIMIT_LOOKUP", default="120/h"),
-    # Place suggestions (GET /api/public/v1/places, MCP find_places): one call a keystroke.
+    # Place suggestions on every door (GET /api/public/v1/places, the website's
+    # /places/suggest/, MCP find_places; pricing.suggestions.places_find): one a keystroke.
     "places": env("RATELIMIT_PLACES", default="600/h"),
     "intake": env("RATELIMIT_INTAKE", default="600/m"),
     "verify": env("RATELIMIT_VERIFY", default="20/h"),
