@@ -356,6 +356,11 @@ RATELIMITS = {
     # car reports every 5 s, a tracker at most every second; twice that leaves room for
     # retries. Exact counting (under 2,000): one Redis round trip per report.
     "driver_location": env("RATELIMIT_DRIVER_LOCATION", default="120/m"),
+    # Tokens refused at the position ingest per client address (issue 35): each costs a
+    # database read, and after these a token not already remembered is 429 unread. A phone
+    # whose token ended keeps reporting every 5 s (12 a minute) until its driver logs in
+    # again: four such phones behind one address stay under it.
+    "ingest_token": env("RATELIMIT_INGEST_TOKEN", default="60/m"),
     # Per passenger email, whoever the caller is (seed 7: too many bookings from one email).
     "booking_per_email": env("RATELIMIT_BOOKING_PER_EMAIL", default="20/d"),
     # Seed section 8: 8 price checks per hour for an unconfirmed email.
