@@ -35,7 +35,9 @@ def token():
     return Token.objects.create(user=driver_at(LEEDS, user=UserFactory()).user).key
 
 
-def ingest(path, *, address, token=None, query="") -> tuple[int, dict[str, str], bytes]:
+def ingest(
+    path, *, address, token=None, query="", forwarded_for=None
+) -> tuple[int, dict[str, str], bytes]:
     """A request to the ingest process's application, from ``address``."""
     body = b"" if query else FIX  # OsmAnd's report is in the query
     environ = {
@@ -49,6 +51,8 @@ def ingest(path, *, address, token=None, query="") -> tuple[int, dict[str, str],
     }
     if token is not None:
         environ["HTTP_AUTHORIZATION"] = f"Token {token}"
+    if forwarded_for is not None:
+        environ["HTTP_X_FORWARDED_FOR"] = forwarded_for
     seen = {}
 
     def start_response(status, headers):
@@ -109,3 +113,13 @@ def test_with_the_cache_down_failures_are_counted_in_the_database(settings):
         assert ingest(URL, address=HERE, token=f"guess-{n}")[0] == 401
     assert LimitCount.objects.get(scope="ingest_token").count == 3
     assert_limited(*ingest(URL, address=HERE, token="guess-3"))
+
+
+def test_behind_a_trusted_proxy_each_client_has_its_own_allowance(settings):
+    """The address is the rate limits' own (``api.callers.client_address``): behind the
+    proxy named in TRUSTED_PROXIES, the client it forwards for, not the proxy."""
+    settings.TRUSTED_PROXIES = ["10.0.0.0/8"]
+    for n in range(3):
+        ingest(URL, address="10.0.0.5", token=f"guess-{n}", forwarded_for=HERE)
+    assert_limited(*ingest(URL, address="10.0.0.5", token="guess-3", forwarded_for=HERE))
+    assert ingest(URL, address="10.0.0.5", token="guess-4", forwarded_for=ELSEWHERE)[0] == 401
