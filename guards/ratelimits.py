@@ -4,6 +4,8 @@ A policy, not an HTTP concern: services call :func:`limit_enforce` with a
 :class:`core.callers.Caller`. Keyed calls are counted per key (an account may carry its own
 limit), agents per client and passenger, anonymous calls per client IP. A hit raises
 :class:`core.errors.LimitReached`, which the edge answers as 429 with ``Retry-After``.
+With the cache unreachable, limits count per process, except those that guard a secret
+(``FAIL_CLOSED_SCOPES``), which count in the database (contract 6).
 """
 
 from __future__ import annotations
