@@ -28,6 +28,7 @@ django.setup()
 from django.core import signals  # noqa: E402
 from django_guid import clear_guid, set_guid  # noqa: E402
 
+from api.callers import client_address  # noqa: E402
 from api.control_characters import (  # noqa: E402
     control_character_place_in,
     control_characters_problem,
@@ -79,6 +80,7 @@ def _answer(environ) -> Answer:
             return problem_answer(Problem(405, "method_not_allowed", f"{method} is not allowed."))
         return location_request_answer(
             authorization=environ.get("HTTP_AUTHORIZATION"),
+            address=client_address(environ),
             body=body,
             idempotency_key=environ.get("HTTP_IDEMPOTENCY_KEY"),
         )
@@ -90,6 +92,7 @@ def _answer(environ) -> Answer:
             query_string=query_string,
             body=body,
             content_type=content_type,
+            address=client_address(environ),
         )
     return problem_answer(Problem(404, "not_found", "The ingest serves position reports only."))
 
