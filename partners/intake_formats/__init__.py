@@ -19,6 +19,7 @@ its own.
 | format | package | door |
 |---|---|---|
 | PartnerJob (seed 2.10) | ``partners.intake_formats.partner_job`` | ``partners.api.views`` |
+| TOMP-API 1.6.1 | ``partners.intake_formats.tomp`` | ``partners.intake_formats.tomp.views`` at ``/api/tomp/`` |
 
 The Suntransfers format (ST SPEC v1) was removed on 2026-11-27: its specification's licence
 grants use only to Suntransfers' authorised suppliers, for that integration alone, and
