@@ -3,10 +3,14 @@ driver accepts, drives and completes it, and the provider reads each step as TOM
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
+from pathlib import Path
 
 import pytest
 import time_machine
+import yaml
+from jsonschema import Draft4Validator
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -16,6 +20,34 @@ from dispatch.models import Offer, OfferStatus
 from drivers.tests.factories import UserFactory, driver_at
 
 pytestmark = pytest.mark.django_db
+
+SPEC = (
+    Path(__file__).resolve().parent.parent / "partners/intake_formats/tomp/spec/TOMP-API-1.6.1.yaml"
+)
+
+
+def tomp_components() -> dict:
+    """TOMP 1.6.1's components, with one correction: its ``coordinates`` give ``lng`` a
+    minimum of 0, which no place west of Greenwich (most of the UK) meets; we send the
+    true longitude."""
+    spec = yaml.safe_load(SPEC.read_text())
+    components = copy.deepcopy(spec["components"])
+    del components["schemas"]["coordinates"]["properties"]["lng"]["minimum"]
+    return components
+
+
+COMPONENTS = tomp_components()
+
+
+def assert_tomp(instance, component: str) -> None:
+    """The response body is a valid TOMP ``component`` (OpenAPI 3.0 schemas, Draft 4)."""
+    schema = {"components": COMPONENTS, "$ref": f"#/components/schemas/{component}"}
+    errors = [
+        f"{list(e.absolute_path)}: {e.message}"
+        for e in Draft4Validator(schema).iter_errors(instance)
+    ]
+    assert errors == []
+
 
 TOMP_HEADERS = {"HTTP_ACCEPT_LANGUAGE": "en", "HTTP_API": "TOMP", "HTTP_API_VERSION": "1.6.1"}
 
@@ -51,6 +83,7 @@ def test_a_taxi_goes_from_planning_to_finished_through_tomp(
     )
     # then it gets one taxi option at our fixed fare, with the tariff it was priced on
     assert planning.status_code == 201, planning.content
+    assert_tomp(planning.json(), "planning")
     [option] = planning.json()["options"]
     fare = option["pricing"]
     assert (option["state"], fare["estimated"]) == ("NEW", False)
@@ -74,6 +107,7 @@ def test_a_taxi_goes_from_planning_to_finished_through_tomp(
         format="json",
     )
     assert held.status_code == 201, held.content
+    assert_tomp(held.json(), "booking")
     assert held.json()["state"] == "PENDING"
     assert not Booking.objects.exists()
 
@@ -83,6 +117,7 @@ def test_a_taxi_goes_from_planning_to_finished_through_tomp(
             f"/api/tomp/bookings/{option_id}/events", {"operation": "COMMIT"}, format="json"
         )
     assert committed.status_code == 200, committed.content
+    assert_tomp(committed.json(), "booking")
     assert committed.json()["state"] == "CONDITIONAL_CONFIRMED"
     booking = Booking.objects.get()
     assert (booking.account, booking.job_ref, booking.passenger_name) == (
@@ -101,9 +136,11 @@ def test_a_taxi_goes_from_planning_to_finished_through_tomp(
     assert Booking.objects.count() == 1
 
     def states():
-        booking_state = maas.get(f"/api/tomp/bookings/{option_id}").json()["state"]
-        leg_state = maas.get(f"/api/tomp/legs/{option_id}").json()["state"]
-        return booking_state, leg_state
+        booking = maas.get(f"/api/tomp/bookings/{option_id}").json()
+        leg = maas.get(f"/api/tomp/legs/{option_id}").json()
+        assert_tomp(booking, "booking")
+        assert_tomp(leg, "leg")
+        return booking["state"], leg["state"]
 
     # when the driver accepts, drives to the pickup, takes the passenger and completes
     assert app.post(f"/api/public/v1/driver/offers/{offer.pk}/accept").status_code == 200
