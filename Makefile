@@ -171,9 +171,11 @@ MUTATE_money := 'pricing.fares.x_fare_compute__*' 'pricing.fares.x__extras__*' \
   'billing.fees.*' 'bookings.services.x_booking_redeem_quote__*'
 MUTATE_dispatch := 'bookings.policies.x_dispatch_window_opens_at__*' \
   'bookings.policies.x_pickup_require_future__*' \
-  'dispatch.services.offers.x__ensure_open__*' 'dispatch.services.offers.x_offer_accept__*' \
-  'dispatch.services.offers.x_offer_decline__*' 'dispatch.services.offers.x_offer_expire__*' \
-  'dispatch.services.offers.x_offers_expire_overdue__*' \
+  'dispatch.services.offers.trail.x__ensure_open__*' \
+  'dispatch.services.offers.answers.x_offer_accept__*' \
+  'dispatch.services.offers.answers.x_offer_decline__*' \
+  'dispatch.services.offers.answers.x_offer_expire__*' \
+  'dispatch.services.offers.answers.x_offers_expire_overdue__*' \
   'dispatch.services.waiting.*'
 MUTATE_requests := 'partners.services.signatures.*' 'api.idempotency.x__digest__*' \
   'api.idempotency.x_idempotency_claim__*' 'api.idempotency.x_idempotency_settle__*' \
