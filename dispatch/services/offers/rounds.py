@@ -25,6 +25,7 @@ from dispatch.models import (
     DispatchAttempt,
     Offer,
     OfferStatus,
+    SkipReason,
     Tier,
 )
 from dispatch.services import matching
@@ -69,7 +70,7 @@ def _tier_trail(
                 round=round_,
                 tier=tier,
                 outcome=AttemptOutcome.SKIPPED,
-                reason=matching.SkipReason.PICKUP_NOT_LOCATED,
+                reason=SkipReason.PICKUP_NOT_LOCATED,
                 detail="The pickup has no coordinates.",
             )
         )
