@@ -168,7 +168,7 @@ lint-imports: install
 MUTATE_money := 'pricing.fares.x_fare_compute__*' 'pricing.fares.x__extras__*' \
   'core.money.*' 'pricing.fares.x__ceil_units__*' \
   'pricing.fares.x*CompiledTariff*band_at__*' 'pricing.fares.x*Windows*precedence__*' \
-  'billing.fees.*' 'bookings.services.x_booking_redeem_quote__*'
+  'billing.fees.*' 'bookings.services.creation.x_booking_redeem_quote__*'
 MUTATE_dispatch := 'bookings.policies.x_dispatch_window_opens_at__*' \
   'bookings.policies.x_pickup_require_future__*' \
   'dispatch.services.offers.trail.x__ensure_open__*' \
