@@ -2,7 +2,7 @@
 
 Figures are never retyped: every amount, distance and time comes from the JSON (parsed with
 ``Decimal``, so 0.2 stays exactly 0.2). What the JSON says only in words (which band
-applies when, what an extra is for) is translated by :func:`pricing.fares.special_dates_parse`
+applies when, what an extra is for) is translated by :func:`pricing.tariff_wording.special_dates_parse`
 and the small :data:`EXTRA_RULES` table; wording we cannot translate is kept and marked
 uncertain rather than guessed. Status, sources and uncertainty marks are kept verbatim.
 """
@@ -28,7 +28,6 @@ from pricing.estimation import (
     meter_fare,
     percentile,
 )
-from pricing.fares import special_dates_parse
 from pricing.models import (
     ExtraKind,
     Tariff,
@@ -39,6 +38,7 @@ from pricing.models import (
     TariffLifecycle,
 )
 from pricing.publication import tariffs_publish_all
+from pricing.tariff_wording import special_dates_parse
 from pricing.uprating import ChangeSet, checks_load, uprated_records
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "council_tariffs.json"
