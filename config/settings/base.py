@@ -98,15 +98,19 @@ AUTHENTICATION_BACKENDS = [
 
 # Logins are throttled by django-axes (contract 6; config.logins): the back office, the
 # driver and operator pages and the driver app's login. After AXES_FAILURE_LIMIT failures
-# in a row for one username, or from one client address, that username or address is
-# locked out for AXES_COOLOFF_TIME hours (429 with Retry-After; a page with the lock-out
-# message, problem JSON on the API). The client address is the one rate limits use
-# (forwarded headers believed only from TRUSTED_PROXIES).
+# in a row for one username from one client address, that username is locked out at that
+# address for AXES_COOLOFF_TIME hours (429 with Retry-After; a page with the lock-out
+# message, problem JSON on the API): keyed on the pair, so one address's failures never
+# lock out another user, nor one user's failures a user elsewhere (issue 35). The client
+# address is the one rate limits use (forwarded headers believed only from
+# TRUSTED_PROXIES: behind a proxy that must name it, or every client is the proxy). Axes
+# counts in the database (its default handler), so the throttle holds with Redis down.
 AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
 AXES_ONLY_ADMIN_SITE = False
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=10)
 AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.25)
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "api.callers.client_ip"
 AXES_WHITELIST_CALLABLE = "config.logins.login_not_watched"

@@ -25,7 +25,8 @@ RATELIMITS = {
     "quote_website_address": env("RATELIMIT_QUOTE_WEBSITE_ADDRESS", default="120/h"),
     "booking": env("RATELIMIT_BOOKING", default="30/h"),
     "lookup": env("RATELIMIT_LOOKUP", default="120/h"),
-    # Place suggestions (GET /api/public/v1/places, MCP find_places): one call a keystroke.
+    # Place suggestions on every door (GET /api/public/v1/places, the website's
+    # /places/suggest/, MCP find_places; pricing.suggestions.places_find): one a keystroke.
     "places": env("RATELIMIT_PLACES", default="600/h"),
     "intake": env("RATELIMIT_INTAKE", default="600/m"),
     "verify": env("RATELIMIT_VERIFY", default="20/h"),
@@ -34,6 +35,11 @@ RATELIMITS = {
     # car reports every 5 s, a tracker at most every second; twice that leaves room for
     # retries. Exact counting (under 2,000): one Redis round trip per report.
     "driver_location": env("RATELIMIT_DRIVER_LOCATION", default="120/m"),
+    # Tokens refused at the position ingest per client address (issue 35): each costs a
+    # database read, and after these a token not already remembered is 429 unread. A phone
+    # whose token ended keeps reporting every 5 s (12 a minute) until its driver logs in
+    # again: four such phones behind one address stay under it.
+    "ingest_token": env("RATELIMIT_INGEST_TOKEN", default="60/m"),
     # Per passenger email, whoever the caller is (seed 7: too many bookings from one email).
     "booking_per_email": env("RATELIMIT_BOOKING_PER_EMAIL", default="20/d"),
     # Seed section 8: 8 price checks per hour for an unconfirmed email.
