@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from agents.mcp.calls import _refusal
 from agents.mcp.quoting import caller_text
-from agents.mcp.server import _refusal
 from core.errors import DomainError
 
 
