@@ -363,6 +363,12 @@ from config.settings.domains.agents import *  # noqa: E402, F403
 from config.settings.domains.operations import *  # noqa: E402, F403
 from config.settings.domains.privacy import *  # noqa: E402, F403
 
+# The authorization server is SITE_URL on every process (web, mcp): its metadata's issuer
+# and endpoints, the protected resource's authorization_servers and the authorization
+# response's iss. Derived from the request, they named whatever Host the mcp process was
+# reached by (issue 35). Here, not in domains.agents, because SITE_URL is set here.
+OAUTH2_PROVIDER = {**OAUTH2_PROVIDER, "OIDC_ISS_ENDPOINT": SITE_URL}  # noqa: F405
+
 # isort: on
 from config.settings.domains.partners import *  # noqa: E402, F403
 from config.settings.domains.partners import DRIVER_LOCATION_TICK_SECONDS  # noqa: E402
