@@ -16,13 +16,8 @@ from django.utils import timezone
 from billing.fees import FeeSchedule, fee_schedule_current
 from billing.models import Invoice, InvoiceStatus, Subscription, SubscriptionStage
 from billing.selectors import invoice_list_for_driver
-from billing.services.invoicing import (
-    ZERO,
-    DriverWeek,
-    driver_weeks_collect,
-    invoice_build,
-    week_in_trial,
-)
+from billing.services.driver_weeks import ZERO, DriverWeek, driver_weeks_collect, week_in_trial
+from billing.services.invoicing import invoice_build
 from billing.services.subscriptions import subscription_get_or_create_for_driver
 from billing.weeks import week_bounds, week_start_of
 from core.localtime import local_today
