@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 
 from billing.models import PaymentCustomer, PaymentMethod, ProviderEvent
 from billing.provider import object_id, plain, stripe_client
-from billing.services import payments
+from billing.services import payment_methods, payments
 
 PAYMENT_EVENTS = {
     "payment_intent.succeeded",
@@ -60,7 +60,7 @@ def _apply(kind: str, obj) -> str:
     if kind == "mandate.updated":
         # Bacs mandates: active, pending or inactive; an inactive one is not charged.
         PaymentMethod.objects.filter(provider_id=object_id(obj.get("payment_method"))).update(
-            **payments.mandate_fields(obj)
+            **payment_methods.mandate_fields(obj)
         )
         return "handled"
     return "ignored"
@@ -77,5 +77,5 @@ def _method_refresh(method, obj) -> str:
     customer = PaymentCustomer.objects.filter(customer_id=customer_id).first()
     if customer is None:
         return "ignored"
-    payments.payment_method_record(driver=customer.driver, method=method)
+    payment_methods.payment_method_record(driver=customer.driver, method=method)
     return "handled"

@@ -28,7 +28,7 @@ from billing.models import (
     Subscription,
     SubscriptionStage,
 )
-from billing.services import payments
+from billing.services import payment_methods, payments
 from billing.services.collection import invoices_collect
 from billing.services.credit_notes import credit_note_issue, credit_note_refund
 from billing.services.invoicing import invoices_generate_week
@@ -51,9 +51,9 @@ WEBHOOK = "/billing/stripe/webhook"
 def driver_with_card(server, *, number: str = CARD_OK, name: str = "Asha Khan", username="asha"):
     user = get_user_model().objects.create_user(username, password="pw-123456!")
     driver = BilledDriverFactory(user=user, name=name, email=f"{username}@example.com")
-    secret = payments.card_setup_start(driver=driver)
+    secret = payment_methods.card_setup_start(driver=driver)
     intent = server.confirm_card_setup(secret, number)
-    payments.setup_complete(driver=driver, setup_intent_id=intent["id"])
+    payment_methods.setup_complete(driver=driver, setup_intent_id=intent["id"])
     return driver
 
 
@@ -135,7 +135,7 @@ def test_another_drivers_setup_intent_is_not_recorded(client, stripe_on):
     asha = driver_with_card(stripe_on)
     user = get_user_model().objects.create_user("dev", password="pw-123456!")
     other = BilledDriverFactory(user=user)
-    payments.payment_customer_ensure(driver=other)
+    payment_methods.payment_customer_ensure(driver=other)
     stolen = stripe_on.get("/v1/setup_intents", limit=10)["data"][0]["id"]
 
     client.force_login(user)
@@ -203,9 +203,9 @@ def test_a_failed_week_is_retried_on_the_schedule_and_can_then_be_paid(stripe_on
 
     # Nothing before the retry is due; the driver adds a working card meanwhile.
     assert payments.payments_charge_due(now=first_retry - timedelta(minutes=1)) == 0
-    secret = payments.card_setup_start(driver=driver)
+    secret = payment_methods.card_setup_start(driver=driver)
     intent = stripe_on.confirm_card_setup(secret, CARD_OK)
-    payments.setup_complete(driver=driver, setup_intent_id=intent["id"])
+    payment_methods.setup_complete(driver=driver, setup_intent_id=intent["id"])
     assert payments.payments_charge_due(now=first_retry) == 1
 
     invoice.refresh_from_db()
@@ -219,9 +219,9 @@ def test_the_driver_pays_a_failed_week_now_after_changing_card(client, stripe_on
     driver = driver_with_card(stripe_on, number=CARD_DECLINES_CHARGES, username="nat")
     invoice = billed_week(driver)
     payments.payments_charge_due()
-    secret = payments.card_setup_start(driver=driver)
+    secret = payment_methods.card_setup_start(driver=driver)
     intent = stripe_on.confirm_card_setup(secret, CARD_OK)
-    payments.setup_complete(driver=driver, setup_intent_id=intent["id"])
+    payment_methods.setup_complete(driver=driver, setup_intent_id=intent["id"])
     other = get_user_model().objects.create_user("oli", password="pw-123456!")
     BilledDriverFactory(user=other)
     pay = reverse("billing:invoice-pay", args=[invoice.pk])
@@ -342,9 +342,9 @@ def test_events_out_of_order_never_move_a_paid_week_back(client, stripe_on):
     invoice = billed_week(driver)
     payments.payments_charge_due()
     invoice.refresh_from_db()
-    secret = payments.card_setup_start(driver=driver)
+    secret = payment_methods.card_setup_start(driver=driver)
     intent = stripe_on.confirm_card_setup(secret, CARD_OK)
-    payments.setup_complete(driver=driver, setup_intent_id=intent["id"])
+    payment_methods.setup_complete(driver=driver, setup_intent_id=intent["id"])
     payments.payments_charge_due(now=invoice.next_attempt_at)
     (failed,) = provider_events(stripe_on, "payment_intent.payment_failed")
     (succeeded,) = provider_events(stripe_on, "payment_intent.succeeded")
@@ -471,7 +471,7 @@ def test_a_bacs_mandate_is_listed_with_sort_code_and_mandate_reference(client, s
             },
         },
     }
-    payments.payment_method_record(driver=driver, method=method, mandate=mandate)
+    payment_methods.payment_method_record(driver=driver, method=method, mandate=mandate)
     activated = {
         "id": "evt_1Mandate",
         "object": "event",
@@ -608,7 +608,7 @@ def test_a_card_saved_without_coming_back_is_recorded_from_the_webhook(client, s
     # The driver's phone lost signal after Stripe saved the card: no return to our page.
     user = get_user_model().objects.create_user("pia", password="pw-123456!")
     driver = BilledDriverFactory(user=user)
-    saved = stripe_on.confirm_card_setup(payments.card_setup_start(driver=driver), CARD_OK)
+    saved = stripe_on.confirm_card_setup(payment_methods.card_setup_start(driver=driver), CARD_OK)
     # localstripe sends no setup_intent events: Stripe's documented envelope around the
     # SetupIntent as localstripe holds it.
     event = {
