@@ -6,6 +6,7 @@ Drivers pay a flat weekly software subscription instead of a per-ride commission
 """
 
 from billing.models.invoices import (
+    INVOICE_STATUSES_OWED,
     CreditNote,
     CreditNoteQuerySet,
     FeeDecision,
@@ -36,6 +37,7 @@ from billing.models.subscriptions import (
 )
 
 __all__ = [
+    "INVOICE_STATUSES_OWED",
     "CreditNote",
     "CreditNoteQuerySet",
     "FailedPayment",

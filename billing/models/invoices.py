@@ -40,10 +40,24 @@ class InvoiceStatus(models.TextChoices):
     PAID = "paid"
     CREDITED = "credited"  # credit notes cover the whole total
     # A payment provider's outcomes (issue 36): the charge was declined (retried on
-    # BILLING_PAYMENT_RETRY_DAYS), refunded through the provider, or disputed by the driver.
+    # BILLING_PAYMENT_RETRY_DAYS), refunded through the provider, or disputed by the driver
+    # (billing.services.disputes).
     FAILED = "failed"
     REFUNDED = "refunded"
     DISPUTED = "disputed"
+    # The driver's bank decided a dispute for the driver: the money went back, the week is
+    # owed again and not charged again automatically (billing.services.disputes).
+    DISPUTE_LOST = "dispute_lost", "Dispute lost"
+
+
+# Weeks the driver still owes: shown as outstanding, settled by a payment recorded by staff
+# or by a credit note for the whole total.
+INVOICE_STATUSES_OWED = (
+    InvoiceStatus.ISSUED,
+    InvoiceStatus.DUE,
+    InvoiceStatus.FAILED,
+    InvoiceStatus.DISPUTE_LOST,
+)
 
 
 class FeeDecision(models.TextChoices):
@@ -96,7 +110,7 @@ class Invoice(models.Model):
     week_start = models.DateField(help_text="Monday of the billing week (Europe/London).")
     period_start = models.DateTimeField()
     period_end = models.DateTimeField()
-    status = models.CharField(max_length=10, choices=InvoiceStatus.choices)
+    status = models.CharField(max_length=12, choices=InvoiceStatus.choices)
     earnings = models.DecimalField(
         max_digits=12,
         decimal_places=2,
@@ -130,6 +144,10 @@ class Invoice(models.Model):
     attempted_at = models.DateTimeField(null=True, blank=True)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     failure_message = models.CharField(max_length=300, blank=True)
+    # The provider's dispute of this week's payment and its latest status (one per charge
+    # at Stripe); a closed dispute's outcome is final, so late events cannot reopen it.
+    dispute_id = models.CharField(max_length=100, blank=True)
+    dispute_status = models.CharField(max_length=30, blank=True)
 
     objects = InvoiceQuerySet.as_manager()
 

@@ -30,7 +30,9 @@ def unpaid_pause(*, driver_id: int) -> None:
     weeks = settings.BILLING_UNPAID_WEEKS_BEFORE_PAUSE
     if not weeks:
         return
-    failed = Invoice.objects.filter(driver_id=driver_id, status=InvoiceStatus.FAILED).count()
+    failed = Invoice.objects.filter(
+        driver_id=driver_id, status__in=[InvoiceStatus.FAILED, InvoiceStatus.DISPUTE_LOST]
+    ).count()
     subscription = Subscription.objects.filter(driver_id=driver_id).first()
     if failed >= weeks and subscription and subscription.stage != SubscriptionStage.SUSPENDED:
         subscription_stage_set(
@@ -41,8 +43,9 @@ def unpaid_pause(*, driver_id: int) -> None:
 
 
 def payment_failed_tell(*, invoice_id: int) -> None:
-    """Tell the driver a payment failed: an email with the link to pay or change the way
-    of paying, and the ``invoice_payment_failed`` signal for the SMS/WhatsApp path."""
+    """Tell the driver a payment failed, or was returned to them after a dispute they won
+    (``dispute_lost``): an email with the link to the week, and the
+    ``invoice_payment_failed`` signal for the SMS/WhatsApp path."""
     invoice = Invoice.objects.select_related("driver").get(pk=invoice_id)
     # The invoice page: "Pay now", and the link to change the way of paying.
     link = settings.SITE_URL.rstrip("/") + reverse("billing:invoice", args=[invoice.pk])
@@ -52,14 +55,23 @@ def payment_failed_tell(*, invoice_id: int) -> None:
         if when
         else "We will not try again automatically."
     )
-    body = (
-        f"Your payment of £{invoice.total} for {invoice.display_number} (week of "
-        f"{invoice.week_start:%d %B %Y}) did not go through: {invoice.failure_message}\n"
-        f"{retry}\nPay it or change your way of paying here: {link}"
-    )
+    week = f"{invoice.display_number} (week of {invoice.week_start:%d %B %Y})"
+    if invoice.status == InvoiceStatus.DISPUTE_LOST:
+        subject = f"Payment returned: {invoice.display_number}"
+        body = (
+            f"Your bank returned your payment of £{invoice.total} for {week} to you after a "
+            "dispute, so the week is unpaid again. We will not take it again automatically; "
+            f"the network's staff will contact you about paying it. The week: {link}"
+        )
+    else:
+        subject = f"Payment failed: {invoice.display_number}"
+        body = (
+            f"Your payment of £{invoice.total} for {week} did not go through: "
+            f"{invoice.failure_message}\n{retry}\nPay it or change your way of paying here: {link}"
+        )
     if invoice.driver.email:
         send_mail(
-            f"Payment failed: {invoice.display_number}",
+            subject,
             body,
             None,
             [invoice.driver.email],

@@ -19,7 +19,8 @@ Charging once, whatever fails (issue 36):
 
 Statuses only move forward along ``due``/``failed`` → ``paid`` → ``refunded`` →
 ``disputed`` (a retry moves ``failed`` back to ``due``), so webhooks may arrive in any
-order and twice; amounts never change (the model refuses it).
+order and twice; amounts never change (the model refuses it). A dispute's outcome
+(``paid`` again when won, ``dispute_lost`` when lost) is ``billing.services.disputes``'s.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ _RANK = {
     InvoiceStatus.PAID: 2,
     InvoiceStatus.REFUNDED: 3,
     InvoiceStatus.DISPUTED: 4,
+    InvoiceStatus.DISPUTE_LOST: 4,
 }
 # How many of a driver's most recent charges are searched for a lost attempt (one page).
 _LOOKUP_CHARGES = 100
@@ -308,7 +310,10 @@ def _fail_locked(invoice: Invoice, message: str, *, now: datetime) -> ChargeOutc
 # --- webhooks and reconciliation ---------------------------------------------------------
 
 
-def _invoice_for_payment(intent_id: str) -> Invoice | None:
+def invoice_for_payment_locked(intent_id: str) -> Invoice | None:
+    """The invoice the provider's payment settled, its row locked (call in a transaction)."""
+    if not intent_id:
+        return None
     return Invoice.objects.select_for_update().filter(provider_payment_id=intent_id).first()
 
 
@@ -316,20 +321,12 @@ def invoice_refunded(*, charge, now: datetime | None = None) -> ChargeOutcome | 
     """A charge refunded in full (credit notes refund through the provider) ends refunded;
     a partial refund leaves it paid, the credit note showing the difference."""
     with transaction.atomic():
-        invoice = _invoice_for_payment(object_id(charge.get("payment_intent")))
+        invoice = invoice_for_payment_locked(object_id(charge.get("payment_intent")))
         if invoice is None:
             return None
         if charge.get("refunded") or charge.get("amount_refunded") == charge.get("amount"):
             return _advance(invoice, InvoiceStatus.REFUNDED)
         return ChargeOutcome(invoice.pk, invoice.status, invoice.provider_payment_id)
-
-
-def invoice_disputed(*, dispute) -> ChargeOutcome | None:
-    with transaction.atomic():
-        invoice = _invoice_for_payment(object_id(dispute.get("payment_intent")))
-        if invoice is None:
-            return None
-        return _advance(invoice, InvoiceStatus.DISPUTED, failure_message="Disputed by the driver.")
 
 
 def payments_reconcile(*, now: datetime | None = None) -> int:

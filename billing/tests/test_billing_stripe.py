@@ -2,7 +2,8 @@
 
 Webhook bodies are the provider's own events (localstripe's /v1/events), signed as Stripe
 signs them; where localstripe lacks a feature (disputes, Bacs mandates, Checkout) the
-payload is Stripe's documented one (docs.stripe.com/api), recorded in this file.
+payload is Stripe's documented one (docs.stripe.com/api), recorded in this file (disputes:
+test_billing_disputes.py).
 """
 
 from __future__ import annotations
@@ -375,45 +376,6 @@ def test_an_event_with_a_bad_signature_is_refused_and_changes_nothing(client, st
     assert not ProviderEvent.objects.exists()
     invoice.refresh_from_db()
     assert invoice.status == InvoiceStatus.DUE
-
-
-def test_a_dispute_marks_the_week_disputed(client, stripe_on):
-    driver = driver_with_card(stripe_on)
-    invoice = billed_week(driver)
-    payments.payments_charge_due()
-    invoice.refresh_from_db()
-    # Stripe's documented charge.dispute.created event (localstripe has no disputes).
-    event = {
-        "id": "evt_1Dispute",
-        "object": "event",
-        "api_version": "2025-09-30.clover",
-        "created": 1780000000,
-        "type": "charge.dispute.created",
-        "livemode": False,
-        "pending_webhooks": 1,
-        "request": {"id": None, "idempotency_key": None},
-        "data": {
-            "object": {
-                "id": "dp_1Test",
-                "object": "dispute",
-                "amount": 2000,
-                "currency": "gbp",
-                "charge": invoice.payment_reference,
-                "payment_intent": invoice.provider_payment_id,
-                "reason": "general",
-                "status": "needs_response",
-                "is_charge_refundable": False,
-                "livemode": False,
-                "metadata": {},
-            }
-        },
-    }
-
-    assert deliver(client, event).status_code == 200
-
-    invoice.refresh_from_db()
-    assert invoice.status == InvoiceStatus.DISPUTED
-    assert invoice.total == Decimal("20.00")
 
 
 def test_a_credit_note_on_a_paid_week_refunds_through_stripe(client, stripe_on):
