@@ -171,7 +171,14 @@ class Invoice(models.Model):
         return self.display_number or f"Free week {self.week_start} ({self.driver_id})"
 
     def save(self, *args, **kwargs):
-        if self.pk is not None and not kwargs.get("force_insert"):
+        update_fields = kwargs.get("update_fields")
+        # A save that names only collection fields writes nothing protected: no check (and
+        # no query) needed. The charge path saves twice per invoice (issue 36, benchmark).
+        only_collection = update_fields is not None and not (
+            {f.removesuffix("_id") for f in self.PROTECTED_FIELDS}
+            & {f.removesuffix("_id") for f in update_fields}
+        )
+        if self.pk is not None and not kwargs.get("force_insert") and not only_collection:
             stored = Invoice.objects.filter(pk=self.pk).values(*self.PROTECTED_FIELDS).first() or {}
             changed = [f for f in self.PROTECTED_FIELDS if stored.get(f) != getattr(self, f)]
             if changed:
