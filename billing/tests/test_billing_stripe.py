@@ -634,3 +634,28 @@ def test_the_charge_run_hands_out_chunks_and_a_chunk_queued_twice_charges_once(
     assert set(Invoice.objects.filter(pk__in=ids).values_list("status", flat=True)) == {"paid"}
     assert len(charges_of(stripe_on, first)) == 1
     assert len(charges_of(stripe_on, second)) == 1
+
+
+def test_the_run_sends_one_payment_per_invoice_with_a_bounded_number_of_queries(
+    stripe_on, django_assert_max_num_queries
+):
+    # Given three drivers' weeks due, each with a card on file
+    invoices = [
+        billed_week(driver_with_card(stripe_on, username=f"q{i}", name=f"Q {i}")) for i in range(3)
+    ]
+    before = len(stripe_on.get("/v1/payment_intents", limit=100)["data"])
+
+    # When the run charges them: one query for what is due, then per invoice seven, in two
+    # transactions (counted here as two savepoints each): lock, way to pay, customer, mark
+    # the attempt; one request to Stripe; lock, check the customer, record the outcome
+    with django_assert_max_num_queries(1 + 11 * len(invoices)):
+        sent = payments.payments_charge_due()
+
+    # Then each was sent once, created and confirmed together
+    assert sent == 3
+    intents = stripe_on.get("/v1/payment_intents", limit=100)["data"]
+    assert len(intents) - before == 3
+    assert {intent["status"] for intent in intents} == {"succeeded"}
+    assert {i.pk for i in invoices} == set(
+        Invoice.objects.filter(status=InvoiceStatus.PAID).values_list("pk", flat=True)
+    )
