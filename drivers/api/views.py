@@ -23,7 +23,7 @@ from api.input_serializers import validated_input
 from api.principals import request_driver
 from api.schema import FIX_FIVE_SECONDS_AGO, FIX_TEN_SECONDS_AGO, problem_responses
 from drivers import services
-from drivers.api import ingest
+from drivers.api import examples, ingest
 from drivers.api.authentication import (
     DriverPositionTokenAuthentication,
     DriverTokenAuthentication,
@@ -114,6 +114,7 @@ class DriverLoginView(APIView):
         operation_id="driver_login",
         tags=TAGS,
         request=DriverLoginInputSerializer,
+        examples=examples.DRIVER_LOGIN,
         responses={200: DriverLoginOutputSerializer, **problem_responses(400, 401, 429)},
         auth=[],
     )
@@ -333,6 +334,7 @@ class OsmandReportView(APIView):
             "application/json": OsmandJsonBodySerializer,
             "application/x-www-form-urlencoded": OpenApiTypes.OBJECT,
         },
+        examples=[*examples.OSMAND_JSON, *examples.OSMAND_FORM],
         responses=OSMAND_RESPONSES,
         description=OSMAND_DESCRIPTION
         + " A POST may carry the query's parameters as a form body, or Traccar Client 9's "
@@ -392,6 +394,7 @@ class DriverTariffSubmissionsView(APIView):
         operation_id="driver_tariff_submission_create",
         tags=TAGS,
         request={"multipart/form-data": TariffSubmissionInputSerializer},
+        examples=examples.TARIFF_SUBMISSION,
         responses={
             201: OpenApiResponse(
                 TariffSubmissionOutputSerializer, description="Received: pending a staff check."
