@@ -8,15 +8,18 @@ with 2,000,000 payment records invoiced in under 60 s; the second run creates no
 under 10 s. The database is dropped afterwards unless --keep.
 
 Then charging (issue 36) against localstripe, started here on its own port and stopped by
-its PID: ``--charge-sample`` drivers (default 1,000) get a Stripe customer and a card
-(set-up, timed apart: drivers add cards over weeks, not in the run), their invoices are
-handed to ``StripeCollection`` and ``payments_charge_due`` charges them, twice (the second
-run must send nothing). The time per invoice of that sample, times the week's billed
-invoices, is the stated extrapolation to the whole network; it is printed as such. The
-charge run's Python allocation peak (tracemalloc) and the process's peak RSS are printed.
+its PID, in memory (``billing.tests.localstripe_in_memory``; ``--localstripe-persist`` for
+the stock server that pickles its store on every write): ``--charge-sample`` drivers
+(default 1,000) get a Stripe customer and a card (set-up, timed apart: drivers add cards
+over weeks, not in the run), their invoices are handed to ``StripeCollection``, whose
+``payments_charge_due`` task hands them in chunks to ``--charge-workers`` real Celery
+worker processes (Redis at REDIS_URL is their broker, flushed first); then a second run
+must send nothing. Printed: time and charges/s, CPU per charge of the workers, their
+PostgreSQL backends and localstripe (from /proc), each process's peak RSS; the
+extrapolation to all the week's invoices is printed as such.
 
-    .venv/bin/python bench/bench_billing.py                         # full size
-    .venv/bin/python bench/bench_billing.py --drivers 10000 --records 200000
+    REDIS_URL=redis://127.0.0.1:6379/8 .venv/bin/python bench/bench_billing.py  # full size
+    .venv/bin/python bench/bench_billing.py --drivers 10000 --records 200000 --charge-sample 0
 """
 
 from __future__ import annotations
