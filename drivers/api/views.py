@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.callers import ratelimit_enforce
+from api.callers import client_ip, ratelimit_enforce
 from api.idempotency import IdempotentViewMixin
 from api.input_serializers import validated_input
 from api.principals import request_driver
@@ -77,8 +77,11 @@ OSMAND_RESPONSES = {
         "a day old), invalid_body, batch_too_large.",
         s401="unauthenticated: an unknown token, or a device identifier not the token's.",
         s409="idempotency_conflict (POST with an Idempotency-Key still being recorded).",
-        s422="idempotency_key_reuse (POST: the Idempotency-Key came with another request).",
-        s429="rate_limited: the driver's RATELIMIT_DRIVER_LOCATION; see Retry-After.",
+        s422="idempotency_key_reuse (POST: the Idempotency-Key came with another request); "
+        "position_implausible: a fix further from the one before it than "
+        "POSITIONS_MAX_PLAUSIBLE_SPEED_KMH allows (nothing recorded).",
+        s429="rate_limited: the driver's RATELIMIT_DRIVER_LOCATION, or this address's "
+        "RATELIMIT_INGEST_TOKEN of refused tokens; see Retry-After.",
         s503="service_unavailable: the position store did not answer; see Retry-After.",
     ),
 }
@@ -185,9 +188,13 @@ class DriverLocationView(APIView):
                 s403="permission_denied: the login is not a driver's.",
                 s409="idempotency_conflict: a report with this Idempotency-Key is still "
                 "being recorded.",
-                s422="idempotency_key_reuse: the Idempotency-Key came with another body.",
+                s422="idempotency_key_reuse: the Idempotency-Key came with another body; "
+                "position_implausible: a fix further from the one before it (the driver's "
+                "latest report, or the batch's previous fix) than a car could drive at "
+                "POSITIONS_MAX_PLAUSIBLE_SPEED_KMH (nothing recorded).",
                 s429="rate_limited: more than RATELIMIT_DRIVER_LOCATION reports from this "
-                "driver (the app's and a tracker's together); see Retry-After.",
+                "driver (the app's and a tracker's together), or more than "
+                "RATELIMIT_INGEST_TOKEN refused tokens from this address; see Retry-After.",
                 s503="service_unavailable: the position store did not answer; send the "
                 "report again after Retry-After.",
             ),
@@ -356,6 +363,7 @@ class OsmandReportView(APIView):
             query_string=request.META.get("QUERY_STRING", ""),
             body=request.body,
             content_type=request.META.get("CONTENT_TYPE", ""),
+            address=client_ip(request),
         )
         return ingest_response(answer)
 
