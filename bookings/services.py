@@ -20,7 +20,6 @@ from django.db.models import F
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.utils.http import RFC3986_SUBDELIMS
-from django_guid import get_guid
 
 from bookings import events
 from bookings.links import booking_page_token
@@ -40,6 +39,7 @@ from bookings.transitions import CANCELLABLE, TERMINAL, statuses_that_may_become
 from core.errors import DomainError
 from core.localtime import local_time_format
 from core.mail import privacy_line
+from core.request_ids import current_request_id
 from pricing.vehicles import vehicle_class_needs_wheelchair
 
 logger = logging.getLogger(__name__)
@@ -262,7 +262,7 @@ def _booking_build(*, draft: BookingDraft, journey: dict[str, Any], quote=None) 
         flight_number=draft.flight_number[:20],
         notes=draft.notes,
         payment_method=draft.payment_method,
-        request_id=get_guid() or "",
+        request_id=current_request_id() or "",
         **journey,
     )
 

@@ -61,7 +61,6 @@ INSTALLED_APPS = [
     "billing",
     "oauth2_provider",
     "agents",
-    "django_guid",
     "operations",
     "privacy",
 ]
@@ -69,8 +68,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so that every response (redirects and errors included) carries X-Request-ID
     # and every log line of the request its id (operations.request_ids, contract 10.1).
-    "operations.request_ids.request_id_header_screen",
-    "django_guid.middleware.guid_middleware",
+    # One layer since issue 41 (it was this screen plus django-guid's middleware).
+    "operations.request_ids.request_id_middleware",
     "operations.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -824,13 +823,8 @@ AGENT_SIGN_IN_CODE_MAX_ATTEMPTS = 5
 MCP_PATH = "/mcp"
 
 # --- Operating the service (issue 25, contract 10.1) -----------------------------------
-# Request ids: django-guid reads and answers X-Request-ID; operations.request_ids drops a
-# caller's id that is not 1-200 of [A-Za-z0-9._-] first, so that a new one is made.
-DJANGO_GUID = {
-    "GUID_HEADER_NAME": "X-Request-ID",
-    "VALIDATE_GUID": False,
-    "EXPOSE_HEADER": False,
-}
+# Request ids: operations.request_ids (first in MIDDLEWARE) echoes a caller's X-Request-ID
+# that is 1-200 of [A-Za-z0-9._-], else makes a new one.
 # How config.asgi serves Django's own requests (everything but /mcp): "wsgi" (Django's
 # WSGI handler on ASGI_DJANGO_THREADS threads per process, a2wsgi) or "asgi" (Django's
 # ASGI handler). Chosen by measurement: README "Serving".
