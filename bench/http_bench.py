@@ -331,7 +331,12 @@ def server_start(tree: Tree, serve: str = "sync") -> subprocess.Popen:
         cwd=tree.root,
         env=env(tree),
     )
-    wait_ready(f"{tree.base_url}/admin/login/")
+    try:
+        # Generous: on a shared, loaded machine two workers take a while to import.
+        wait_ready(f"{tree.base_url}/admin/login/", timeout=120)
+    except RuntimeError:
+        server_stop(server)  # not left serving (and holding the database) after the bench
+        raise
     return server
 
 
