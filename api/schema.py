@@ -73,6 +73,11 @@ EXAMPLE_DEPART_HOUR = 10
 # A driver app's buffered position fixes: moments ago (a fix over a day old is refused).
 FIX_TEN_SECONDS_AGO = "<10 seconds ago>"
 FIX_FIVE_SECONDS_AGO = "<5 seconds ago>"
+# When something reported has just happened (a status hook's occurredAt).
+JUST_NOW = "<just now>"
+# A flight landing tomorrow: its date, and its expected landing at 10:50 UK time.
+TOMORROW_DATE = "<tomorrow's date>"
+LANDING_TOMORROW = "<tomorrow 10:50 UK time>"
 
 
 def examples_dated(result, generator, request, public):
@@ -88,6 +93,9 @@ def examples_dated(result, generator, request, public):
         ).isoformat(),
         FIX_TEN_SECONDS_AGO: (now - dt.timedelta(seconds=10)).isoformat(),
         FIX_FIVE_SECONDS_AGO: (now - dt.timedelta(seconds=5)).isoformat(),
+        JUST_NOW: (now - dt.timedelta(seconds=1)).isoformat(),
+        TOMORROW_DATE: tomorrow.isoformat(),
+        LANDING_TOMORROW: dt.datetime.combine(tomorrow, dt.time(10, 50), tzinfo=zone).isoformat(),
     }
 
     def dated(value):

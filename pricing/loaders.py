@@ -20,14 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from pricing.catalogue import tariff_compile
-from pricing.estimation import (
-    DAY_PROBE,
-    LOO_MILES,
-    NIGHT_PROBE,
-    estimation_build,
-    meter_fare,
-    percentile,
-)
+from pricing.estimation import estimation_build
 from pricing.fares import special_dates_parse
 from pricing.models import (
     ExtraKind,
@@ -39,6 +32,7 @@ from pricing.models import (
     TariffLifecycle,
 )
 from pricing.publication import tariffs_publish_all
+from pricing.reference_meter import DAY_PROBE, LOO_MILES, NIGHT_PROBE, meter_fare, percentile
 from pricing.uprating import ChangeSet, checks_load, uprated_records
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "council_tariffs.json"

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+from urllib.parse import urlencode
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -22,8 +24,12 @@ from partners.services.accounts import account_create
 
 pytestmark = pytest.mark.django_db
 
-# Examples about a booking the caller already holds (a flight's pickups): not tried here.
+# Examples about a booking the caller already holds (a flight's pickups): tried, with such
+# a booking, by the test of the examples with a path parameter.
 NEEDS_A_BOOKING = {"/api/public/v1/flights/status"}
+# Examples that follow another (a job the intake example sent, the demo driver's login):
+# tried in that order by the test of the examples with a path parameter.
+FOLLOW_ANOTHER = {"/api/public/hooks/booking-status", "/api/public/v1/driver/login"}
 
 
 def _document(client) -> dict:
@@ -69,7 +75,7 @@ def test_every_public_booking_example_posts_successfully(client, tariffs):
     driver_token = Token.objects.create(user=driver_at(LEEDS, user=UserFactory()).user).key
     tried, failed = [], []
     for method, path, operation, name, value in _examples(document):
-        if "{" in path or method != "post" or path in NEEDS_A_BOOKING:
+        if "{" in path or method != "post" or path in NEEDS_A_BOOKING | FOLLOW_ANOTHER:
             continue  # a path parameter (a booking, a driver's job) the reader fills in
         names = {scheme for requirement in operation.get("security", []) for scheme in requirement}
         api = APIClient()
@@ -111,3 +117,171 @@ def test_every_public_booking_example_posts_successfully(client, tariffs):
         "/api/public/v1/driver/availability",
     ):
         assert path in tried, path
+
+
+def _body(document: dict, path: str, name: str, media_type: str = "application/json"):
+    content = document["paths"][path]["post"]["requestBody"]["content"][media_type]
+    return copy.deepcopy(content["examples"][name]["value"])
+
+
+def _png() -> bytes:
+    """A 1x1 PNG: a photo of the card for the form (any image the reader chooses)."""
+    import io  # noqa: PLC0415  (test helper only)
+
+    from PIL import Image  # noqa: PLC0415
+
+    out = io.BytesIO()
+    Image.new("RGB", (1, 1), (255, 255, 255)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_every_example_with_a_path_parameter_posts_once_it_is_filled_in(client, tariffs):
+    """The examples of a path with a parameter post as they stand, with the parameter a
+    reader fills in on ``make demo``: the booking just made, the driver's job, the tracker's
+    token, the supplier's slug, the booking a flight report names. Not tried: a driver job's
+    status examples (each is a moment of a trip, the on-board one with the passenger's own
+    code)."""
+    from django.contrib.auth import get_user_model  # noqa: PLC0415  (test only)
+
+    from bookings.models import Booking, BookingStatus  # noqa: PLC0415
+    from bookings.tests.factories import BookingFactory  # noqa: PLC0415
+    from dispatch.airports import airport_get  # noqa: PLC0415
+    from drivers.api.examples import (  # noqa: PLC0415
+        DEMO_DRIVER_PASSWORD,
+        DEMO_DRIVER_USERNAME,
+        TRACKER_DEVICE_ID,
+    )
+    from drivers.positions.credentials import tracker_device_register  # noqa: PLC0415
+    from partners.authentication import supplier_key_header  # noqa: PLC0415
+
+    document = _document(client)
+    partner_account, partner_key = account_create(
+        kind=Account.Kind.PARTNER, name="Docs Partner", approved=True
+    )
+    partner = APIClient()
+    partner.credentials(HTTP_X_SERVICE_AI_KEY=partner_key)
+    answers = {}
+
+    made = partner.post(
+        "/api/public/v1/booking",
+        _body(document, "/api/public/v1/booking", "BookAJourney"),
+        format="json",
+    )
+    assert made.status_code == 201, made.content
+    reference = made.json()["bookingReference"]
+    answers["cancel"] = partner.post(
+        f"/api/public/v1/booking/{reference}",
+        _body(document, "/api/public/v1/booking/{ref}", "Cancel"),
+        format="json",
+    )
+    assert Booking.objects.get(reference=reference).status == BookingStatus.CANCELLED
+
+    sent = partner.post(
+        "/api/public/v1/jobs", _body(document, "/api/public/v1/jobs", "OneJob"), format="json"
+    )
+    assert sent.status_code in (200, 201), sent.content
+    answers["status hook"] = partner.post(
+        "/api/public/hooks/booking-status",
+        _body(document, "/api/public/hooks/booking-status", "CancelledByTheSender"),
+        format="json",
+    )
+
+    # A flight's examples: the partner's pickups at the airport tomorrow on that flight.
+    airport = airport_get("LBA")
+    tomorrow = timezone.localdate() + dt.timedelta(days=1)
+    for flight in ("BA1234", "EZY12"):
+        on_flight = BookingFactory(
+            account=partner_account,
+            source="partner",
+            pickup="Leeds Bradford Airport",
+            pickup_lat=airport.lat,
+            pickup_lng=airport.lng,
+            flight_number=flight,
+            pickup_time=dt.datetime.combine(
+                tomorrow, dt.time(11), tzinfo=timezone.get_current_timezone()
+            ),
+        )
+    delayed = _body(document, "/api/public/v1/flights/status", "Delayed,EveryPickupOnTheFlight")
+    answers["flight delayed"] = partner.post(
+        "/api/public/v1/flights/status", delayed, format="json"
+    )
+    landed = _body(document, "/api/public/v1/flights/status", "Landed,OneBooking")
+    landed["bookingReference"] = on_flight.reference  # the reader's own booking on EZY12
+    answers["flight landed"] = partner.post("/api/public/v1/flights/status", landed, format="json")
+
+    supplier, supplier_key = account_create(
+        kind=Account.Kind.SUPPLIER, name="Docs Supplier", approved=True
+    )
+    answers["supplier hook"] = APIClient().post(
+        f"/api/public/hooks/{supplier.slug}-booking",
+        _body(document, "/api/public/hooks/{supplier}-booking", "OneJob"),
+        format="json",
+        **{supplier_key_header(supplier.slug): supplier_key},
+    )
+
+    user = get_user_model().objects.create_user(
+        username=DEMO_DRIVER_USERNAME, password=DEMO_DRIVER_PASSWORD
+    )
+    driver = driver_at(LEEDS, user=user)
+    answers["login"] = APIClient().post(
+        "/api/public/v1/driver/login",
+        _body(document, "/api/public/v1/driver/login", "TheDemoDriver"),
+        format="json",
+    )
+    app = APIClient()
+    app.credentials(HTTP_AUTHORIZATION=f"Token {answers['login'].json()['token']}")
+    job = BookingFactory(status=BookingStatus.ON_BOARD, driver=driver)
+    for name in ("PaidByCard", "PaidInCash"):
+        answers[f"settlement {name}"] = app.post(
+            f"/api/public/v1/driver/jobs/{job.reference}/settlement",
+            _body(document, "/api/public/v1/driver/jobs/{ref}/settlement", name),
+            format="json",
+        )
+    form = _body(
+        document,
+        "/api/public/v1/driver/tariff-submissions",
+        "OneBandOfSheffield'sTable",
+        "multipart/form-data",
+    )
+    photo = SimpleUploadedFile("card.png", _png(), content_type="image/png")
+    answers["tariff submission"] = app.post(
+        "/api/public/v1/driver/tariff-submissions", {**form, "photo": photo}, format="multipart"
+    )
+
+    _device, token = tracker_device_register(driver=driver, device_id=TRACKER_DEVICE_ID)
+    answers["osmand json"] = APIClient().post(
+        f"/api/public/v1/osmand/{token}",
+        _body(document, "/api/public/v1/osmand/{token}", "TraccarClient9"),
+        format="json",
+    )
+    answers["osmand form"] = APIClient().post(
+        f"/api/public/v1/osmand/{token}",
+        urlencode(
+            _body(
+                document,
+                "/api/public/v1/osmand/{token}",
+                "OsmAndForm",
+                "application/x-www-form-urlencoded",
+            )
+        ),
+        content_type="application/x-www-form-urlencoded",
+    )
+    failed = {
+        name: (answer.status_code, answer.content[:300])
+        for name, answer in answers.items()
+        if not 200 <= answer.status_code < 300
+    }
+    assert not failed, failed
+
+
+def test_every_request_body_has_an_example(client):
+    document = _document(client)
+    missing = [
+        (method, path, media_type)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if isinstance(operation, dict) and "requestBody" in operation
+        for media_type, content in operation["requestBody"]["content"].items()
+        if not content.get("examples")
+    ]
+    assert not missing, missing

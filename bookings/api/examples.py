@@ -77,3 +77,14 @@ BOOKING_REDEEM = [
     )
 ]
 PASSENGER_VERIFY = [example("A passenger's email", {"email": PASSENGER_EMAIL}, request_only=True)]
+
+# Cancelling the booking made above: its reference goes in the path, and the passenger's
+# email proves the caller holds it.
+BOOKING_CANCEL = [
+    example(
+        "Cancel",
+        {"action": "cancel", "email": PASSENGER_EMAIL, "reason": "Plans changed"},
+        summary="Cancel with the passenger's email",
+        request_only=True,
+    )
+]

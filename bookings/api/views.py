@@ -184,6 +184,7 @@ class V1BookingDetailView(PublicAPIView):
         operation_id="booking_cancel_v1",
         summary="Cancel a booking",
         request=s.BookingCancelRequestSerializer,
+        examples=examples.BOOKING_CANCEL,
         responses={
             200: s.BookingCancelResponseSerializer,
             **problem_responses(400, 401, 403, 404, 409, 429),

@@ -97,15 +97,19 @@ AUTHENTICATION_BACKENDS = [
 
 # Logins are throttled by django-axes (contract 6; config.logins): the back office, the
 # driver and operator pages and the driver app's login. After AXES_FAILURE_LIMIT failures
-# in a row for one username, or from one client address, that username or address is
-# locked out for AXES_COOLOFF_TIME hours (429 with Retry-After; a page with the lock-out
-# message, problem JSON on the API). The client address is the one rate limits use
-# (forwarded headers believed only from TRUSTED_PROXIES).
+# in a row for one username from one client address, that username is locked out at that
+# address for AXES_COOLOFF_TIME hours (429 with Retry-After; a page with the lock-out
+# message, problem JSON on the API): keyed on the pair, so one address's failures never
+# lock out another user, nor one user's failures a user elsewhere (issue 35). The client
+# address is the one rate limits use (forwarded headers believed only from
+# TRUSTED_PROXIES: behind a proxy that must name it, or every client is the proxy). Axes
+# counts in the database (its default handler), so the throttle holds with Redis down.
 AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
 AXES_ONLY_ADMIN_SITE = False
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=10)
 AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.25)
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "api.callers.client_ip"
 AXES_WHITELIST_CALLABLE = "config.logins.login_not_watched"
@@ -341,7 +345,8 @@ RATELIMITS = {
     "quote_website_address": env("RATELIMIT_QUOTE_WEBSITE_ADDRESS", default="120/h"),
     "booking": env("RATELIMIT_BOOKING", default="30/h"),
     "lookup": env("RATELIMIT_LOOKUP", default="120/h"),
-    # Place suggestions (GET /api/public/v1/places, MCP find_places): one call a keystroke.
+    # Place suggestions on every door (GET /api/public/v1/places, the website's
+    # /places/suggest/, MCP find_places; pricing.suggestions.places_find): one a keystroke.
     "places": env("RATELIMIT_PLACES", default="600/h"),
     "intake": env("RATELIMIT_INTAKE", default="600/m"),
     "verify": env("RATELIMIT_VERIFY", default="20/h"),
@@ -350,6 +355,11 @@ RATELIMITS = {
     # car reports every 5 s, a tracker at most every second; twice that leaves room for
     # retries. Exact counting (under 2,000): one Redis round trip per report.
     "driver_location": env("RATELIMIT_DRIVER_LOCATION", default="120/m"),
+    # Tokens refused at the position ingest per client address (issue 35): each costs a
+    # database read, and after these a token not already remembered is 429 unread. A phone
+    # whose token ended keeps reporting every 5 s (12 a minute) until its driver logs in
+    # again: four such phones behind one address stay under it.
+    "ingest_token": env("RATELIMIT_INGEST_TOKEN", default="60/m"),
     # Per passenger email, whoever the caller is (seed 7: too many bookings from one email).
     "booking_per_email": env("RATELIMIT_BOOKING_PER_EMAIL", default="20/d"),
     # Seed section 8: 8 price checks per hour for an unconfirmed email.

@@ -15,6 +15,7 @@ from api.schema import problem_responses
 from dispatch import selectors
 from dispatch.api.serializers import DriverJobsFeedOutputSerializer
 from dispatch.services import jobs, offers
+from drivers.api.examples import SETTLEMENT
 from drivers.api.serializers import (
     DriverEarningsOutputSerializer,
     DriverJobStatusInputSerializer,
@@ -149,6 +150,7 @@ class DriverJobSettlementView(DriverAPIView):
         operation_id="driver_job_settlement",
         tags=TAGS,
         request=DriverSettlementInputSerializer,
+        examples=SETTLEMENT,
         responses={
             201: DriverSettlementOutputSerializer,
             200: OpenApiResponse(

@@ -23,7 +23,13 @@ from rest_framework.views import APIView
 
 from api.callers import caller_from_request, ratelimit_enforce
 from api.input_serializers import validated_input
-from api.schema import DEPART_TOMORROW, problem_responses
+from api.schema import (
+    DEPART_TOMORROW,
+    JUST_NOW,
+    LANDING_TOMORROW,
+    TOMORROW_DATE,
+    problem_responses,
+)
 from api.views import PublicAPIView
 from dispatch.api.serializers import DriverJobsFeedOutputSerializer
 from dispatch.api.views import DriverJobsFeedView
@@ -41,6 +47,7 @@ from partners.api.serializers import (
     PartnerJobInputSerializer,
     PartnerJobsEnvelopeInputSerializer,
 )
+from partners.api.status_hook_examples import BOOKING_STATUS
 from partners.authentication import (
     AccountKeyAuthentication,
     HmacSignatureAuthentication,
@@ -455,6 +462,7 @@ class BookingStatusHookView(PublicAPIView):
             "longer open is 409 offer_closed."
         ),
         request=BookingStatusReportInputSerializer,
+        examples=BOOKING_STATUS,
         responses={
             200: BookingStatusReportOutputSerializer,
             **problem_responses(
@@ -491,9 +499,9 @@ FLIGHT_EXAMPLES = [
         "Delayed, every pickup on the flight",
         value={
             "flightNumber": "BA1234",
-            "scheduledDate": "2026-12-01",
+            "scheduledDate": TOMORROW_DATE,
             "status": "delayed",
-            "estimatedArrival": "2026-12-01T10:50:00Z",
+            "estimatedArrival": LANDING_TOMORROW,
             "terminal": "5",
         },
         request_only=True,
@@ -504,7 +512,7 @@ FLIGHT_EXAMPLES = [
             "flightNumber": "EZY12",
             "bookingReference": "DTD-7K3QX9PA",
             "status": "landed",
-            "actualArrival": "2026-12-01T10:48:00Z",
+            "actualArrival": JUST_NOW,
         },
         request_only=True,
     ),

@@ -12,21 +12,14 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from pricing import estimation
+from pricing import fare_figures, reference_meter
 from pricing.catalogue import tariff_catalogue_clear, tariff_compiled_get
 from pricing.coverage import coverage_measure
-from pricing.estimation import (
-    DAY_PROBE,
-    LOO_MILES,
-    FigureSet,
-    fare_points_load,
-    figures_fit,
-    loo_measure,
-    meter_fare,
-    reference_from_database,
-)
+from pricing.estimation import loo_measure, reference_from_database
+from pricing.fare_figures import FigureSet, fare_points_load, figures_fit
 from pricing.loaders import DATA_FILE, estimates_load
 from pricing.models import Tariff, TariffBasis
+from pricing.reference_meter import DAY_PROBE, LOO_MILES, meter_fare
 from pricing.services import quote_price
 from pricing.uprating import ChangeSet, changes_load, uprated_records
 
@@ -41,7 +34,7 @@ def tables() -> list[dict]:
 @pytest.fixture
 def fixture_points(monkeypatch):
     """Read the authorities' figures from the small fixture, not the real file."""
-    monkeypatch.setattr(estimation, "FARE_POINTS_FILE", FIXTURE)
+    monkeypatch.setattr(fare_figures, "FARE_POINTS_FILE", FIXTURE)
 
 
 def quote(pickup: str, dropoff: str, at: dt.datetime = TUESDAY_11):
@@ -93,11 +86,13 @@ def test_a_two_mile_fare_alone_fits_a_meter_that_reproduces_it(tariffs):
         points=[{"figure": "fare", "tariff": 1, "miles": "2", "amount_gbp": "7.20"}],
     )
     fit = figures_fit(figures, reference)
-    meter = estimation.compiled_from_bands(estimation.meter_bands(fit, reference), "Leeds")
+    meter = reference_meter.compiled_from_bands(
+        reference_meter.meter_bands(fit, reference), "Leeds"
+    )
     two = meter_fare(meter, 2, DAY_PROBE)
     assert abs(two - Decimal("7.20")) <= Decimal("0.20")  # within one 20p step
     # night is dearer by the tables' median ratio
-    night = meter_fare(meter, 2, estimation.NIGHT_PROBE)
+    night = meter_fare(meter, 2, reference_meter.NIGHT_PROBE)
     assert night > two
 
 
@@ -180,12 +175,12 @@ def test_estimates_load_is_idempotent_and_switches_off_what_is_no_longer_built(
 ):
     assert estimates_load(tables()) > 0
     assert estimates_load(tables()) == 0
-    monkeypatch.setattr(estimation, "FARE_POINTS_FILE", tmp_path / "none.json")
+    monkeypatch.setattr(fare_figures, "FARE_POINTS_FILE", tmp_path / "none.json")
     estimates_load(tables())
     leeds = Tariff.objects.filter(basis="calibrated", areas_gss=["E06000023"])
     assert leeds.exists()
     assert not leeds.filter(is_active=True).exists()
-    monkeypatch.setattr(estimation, "FARE_POINTS_FILE", FIXTURE)
+    monkeypatch.setattr(fare_figures, "FARE_POINTS_FILE", FIXTURE)
     estimates_load(tables())
     assert not leeds.filter(is_active=False).exists()
 

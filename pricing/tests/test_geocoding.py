@@ -171,6 +171,11 @@ def test_every_manchester_terminal_is_a_place_of_its_own(number):
         ("Trafalgar Square, London", "Trafalgar Square, London"),
         ("Big Ben", "Big Ben, London"),
         ("Elizabeth Tower", "Big Ben, London"),
+        ("Nottingham Castle", "Nottingham Castle, Nottingham"),
+        ("King Power Stadium", "King Power Stadium, Leicester"),
+        ("AO Arena", "Manchester Arena, Manchester"),
+        ("George Square, Glasgow", "George Square, Glasgow"),
+        ("Coventry Cathedral", "Coventry Cathedral, Coventry"),
         ("Albert Dock", "Royal Albert Dock, Liverpool"),
     ],
 )
@@ -186,6 +191,8 @@ def test_every_landmark_added_since_issue_40_names_its_source():
 
     venues = json.loads((DATA_DIR / "uk_venues.json").read_text())["venues"]
     names = {"Trafalgar Square", "Big Ben", "Piccadilly Circus", "Royal Albert Dock"}
+    names |= {"Nottingham Castle", "King Power Stadium", "Manchester Arena", "George Square"}
+    names |= {"Coventry Cathedral"}
     assert all(v.get("source") for v in venues if v["name"] in names)
 
 
