@@ -182,7 +182,8 @@ def main() -> int:
     results: dict[str, list[dict]] = {label: [] for label, *_ in plan}
     try:
         for port in (ASGI_PORT, WSGI_PORT):
-            wait_ready(f"http://127.0.0.1:{port}/admin/login/")
+            # Generous: on a shared, loaded machine the workers take a while to import.
+            wait_ready(f"http://127.0.0.1:{port}/admin/login/", timeout=120)
         with tempfile.TemporaryDirectory() as tmp:
             scripts = []
             for index, (_label, port, path, body, headers) in enumerate(plan):
