@@ -28,6 +28,10 @@ django.setup()
 from django.core import signals  # noqa: E402
 
 from api.callers import client_address  # noqa: E402
+from api.control_characters import (  # noqa: E402
+    control_character_place_in,
+    control_characters_problem,
+)
 from api.problems import Problem  # noqa: E402
 from core.errors import DomainError  # noqa: E402
 from core.request_ids import (  # noqa: E402
@@ -66,13 +70,22 @@ def _answer(environ) -> Answer:
     path, method = environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD", "")
     if path == "/healthz":  # as the web process's (contract 10.1): it serves, nothing touched
         return Answer(200, b'{"status": "ok"}')
+    body = _body(environ)
+    query_string, content_type = environ.get("QUERY_STRING", ""), environ.get("CONTENT_TYPE", "")
+    # Text is text (contract 1.1), as the web process's middleware has it: before the token
+    # or anything else is looked up.
+    where = control_character_place_in(
+        path=path, query_string=query_string, content_type=content_type, body=body
+    )
+    if where:
+        return problem_answer(control_characters_problem(where))
     if path.rstrip("/") == LOCATION_PATH:
         if method != "POST":
             return problem_answer(Problem(405, "method_not_allowed", f"{method} is not allowed."))
         return location_request_answer(
             authorization=environ.get("HTTP_AUTHORIZATION"),
             address=client_address(environ),
-            body=_body(environ),
+            body=body,
             idempotency_key=environ.get("HTTP_IDEMPOTENCY_KEY"),
         )
     if path.startswith(OSMAND_PREFIX):
@@ -80,9 +93,9 @@ def _answer(environ) -> Answer:
             token=path[len(OSMAND_PREFIX) :].strip("/"),
             method=method,
             idempotency_key=environ.get("HTTP_IDEMPOTENCY_KEY"),
-            query_string=environ.get("QUERY_STRING", ""),
-            body=_body(environ),
-            content_type=environ.get("CONTENT_TYPE", ""),
+            query_string=query_string,
+            body=body,
+            content_type=content_type,
             address=client_address(environ),
         )
     return problem_answer(Problem(404, "not_found", "The ingest serves position reports only."))
