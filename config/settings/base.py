@@ -61,7 +61,6 @@ INSTALLED_APPS = [
     "billing",
     "oauth2_provider",
     "agents",
-    "django_guid",
     "operations",
     "privacy",
 ]
@@ -69,8 +68,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so that every response (redirects and errors included) carries X-Request-ID
     # and every log line of the request its id (operations.request_ids, contract 10.1).
-    "operations.request_ids.request_id_header_screen",
-    "django_guid.middleware.guid_middleware",
+    # One layer since issue 41 (it was this screen plus django-guid's middleware).
+    "operations.request_ids.request_id_middleware",
     "operations.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
