@@ -167,20 +167,23 @@ lint-imports: install
 # `make mutate MUTATE_RULES='agents.grants.*'` narrows further. Survivors: mutmut show NAME.
 MUTATE_money := 'pricing.fares.x_fare_compute__*' 'pricing.fares.x__extras__*' \
   'core.money.*' 'pricing.fares.x__ceil_units__*' \
-  'pricing.fares.x*CompiledTariff*band_at__*' 'pricing.fares.x*Windows*precedence__*' \
-  'billing.fees.*' 'bookings.services.x_booking_redeem_quote__*'
+  'pricing.compiled_tariffs.x*CompiledTariff*band_at__*' \
+  'pricing.tariff_windows.x*Windows*precedence__*' \
+  'billing.fees.*' 'bookings.services.creation.x_booking_redeem_quote__*'
 MUTATE_dispatch := 'bookings.policies.x_dispatch_window_opens_at__*' \
   'bookings.policies.x_pickup_require_future__*' \
-  'dispatch.services.offers.x__ensure_open__*' 'dispatch.services.offers.x_offer_accept__*' \
-  'dispatch.services.offers.x_offer_decline__*' 'dispatch.services.offers.x_offer_expire__*' \
-  'dispatch.services.offers.x_offers_expire_overdue__*' \
+  'dispatch.services.offers.trail.x__ensure_open__*' \
+  'dispatch.services.offers.answers.x_offer_accept__*' \
+  'dispatch.services.offers.answers.x_offer_decline__*' \
+  'dispatch.services.offers.answers.x_offer_expire__*' \
+  'dispatch.services.offers.answers.x_offers_expire_overdue__*' \
   'dispatch.services.waiting.*'
 MUTATE_requests := 'partners.services.signatures.*' 'api.idempotency.x__digest__*' \
   'api.idempotency.x_idempotency_claim__*' 'api.idempotency.x_idempotency_settle__*' \
   'api.idempotency.x*IdempotentViewMixin*idempotency_caller__*'
 MUTATE_agents := 'agents.confirmations.*'
 # The newer families (issue 37), each with the tests that are its own (MUTATE_TESTS_*).
-MUTATE_tariffs := 'pricing.fares.x*CompiledTariff*in_force_on__*' \
+MUTATE_tariffs := 'pricing.compiled_tariffs.x*CompiledTariff*in_force_on__*' \
   'pricing.loaders.x_lifecycle_from_status__*' 'pricing.selectors.x_councils_for__*' \
   'pricing.selectors.x_tariff_select__*'
 MUTATE_TESTS_tariffs := pricing/tests/test_services.py pricing/tests/test_licensing_area.py

@@ -36,6 +36,7 @@ from bookings.policies import email_require_genuine, passenger_require_not_block
 from core.callers import Caller
 from core.errors import DomainError
 from core.mail import privacy_line
+from guards.email_keys import email_limit_key
 from guards.ratelimits import limit_enforce
 
 # What a self-registered client may ask for (OAuth 2.1: no implicit, no password grant;
@@ -120,7 +121,7 @@ def sign_in_code_send(*, caller: Caller, email: str) -> str:
     limit_enforce(
         caller,
         "sign_in_code",
-        value=f"email:{email}",
+        value=f"email:{email_limit_key(email)}",
         code="email_limit",
         detail="Too many sign-in codes for this email; try again later.",
     )

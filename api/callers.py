@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+from collections.abc import Mapping
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -31,7 +32,13 @@ def presented_api_key(request: HttpRequest) -> str | None:
 
 
 def client_ip(request: HttpRequest) -> str:
-    """The address of the client, as far as the proxies in front of us can be trusted.
+    """The address of the client of ``request``: :func:`client_address` of its META."""
+    return client_address(request.META)
+
+
+def client_address(meta: Mapping[str, str]) -> str:
+    """The address of the client, as far as the proxies in front of us can be trusted, from
+    a WSGI environ or a request's META (the ingest has no Django request).
 
     Behind a reverse proxy REMOTE_ADDR is the proxy, so every anonymous caller would share
     one rate-limit bucket (issue 13). ``X-Forwarded-For`` is read from the right: each
@@ -40,12 +47,12 @@ def client_ip(request: HttpRequest) -> str:
     ``TRUSTED_PROXY_COUNT`` hops, or when its address is in ``TRUSTED_PROXIES`` (CIDRs).
     Entries further left were written by the client and may be forged.
     """
-    remote = request.META.get("REMOTE_ADDR", "") or "unknown"
+    remote = meta.get("REMOTE_ADDR", "") or "unknown"
     count = settings.TRUSTED_PROXY_COUNT
     networks = _trusted_networks(tuple(settings.TRUSTED_PROXIES))
     if not count and not networks:
         return remote
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    forwarded = meta.get("HTTP_X_FORWARDED_FOR", "")
     hops = [remote] + [h.strip() for h in reversed(forwarded.split(",")) if h.strip()]
     # hops[0] is the peer that connected to us, hops[1] the one before it, and so on.
     index = 0

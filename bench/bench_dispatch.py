@@ -172,11 +172,12 @@ def select_full_scan(job, now):
     from django.db.models import F, Q
 
     from core.geo import distance_sq_km_expression
-    from dispatch.services import matching
+    from dispatch import conf
+    from dispatch.services.matching.rules import _driver_rules
     from drivers.models import NetworkTier, Vehicle
 
-    seen_after = now - timedelta(seconds=matching.conf.driver_seen_within_seconds())
-    rules = matching._driver_rules(
+    seen_after = now - timedelta(seconds=conf.driver_seen_within_seconds())
+    rules = _driver_rules(
         job=job,
         seen_fails=Q(driver__last_seen_at__isnull=True) | Q(driver__last_seen_at__lt=seen_after),
     )

@@ -26,6 +26,21 @@ fuzz() {
 }
 fuzz --max-examples "${1:-40}" -H "x-api-key: $key"
 
+# TOMP-API 1.6.1 (partners/intake_formats/tomp): the door against its own specification,
+# as served, with a TOMP provider's key; base URL /api/tomp (the spec's servers are the
+# working group's); the implemented operations only (GET /operator/meta lists them).
+# Status and content-type conformance are checked by the pytest pass
+# (partners/intake_formats/tomp/tests/test_tomp_schemathesis.py), which tells the door's
+# answers from the project-wide request guard's (problem+json, before any door runs).
+tomp_key=$(.venv/bin/python manage.py create_account --kind partner --name "Fuzz MaaS" \
+  --slug fuzz-tomp --intake-format tomp | sed -n 's/.*"apiKey": "\([^"]*\)".*/\1/p')
+echo "== fuzz the TOMP door against TOMP-API 1.6.1"
+.venv/bin/schemathesis run "http://127.0.0.1:$port/api/tomp/openapi.yaml" \
+  --url "http://127.0.0.1:$port/api/tomp" \
+  --checks not_a_server_error,response_schema_conformance \
+  --workers 1 --max-examples "${1:-40}" -H "Authorization: Bearer $tomp_key" \
+  --include-name-regex '^(POST /plannings|POST /bookings|POST /bookings/\{id\}/events|GET /bookings/\{id\}|GET /legs/\{id\}|GET /operator/meta)$'
+
 # Authenticated passes (FUZZ_AUTH=1; CI sets it): each kind of caller with real
 # credentials, over the operations it may call, so the fuzzer gets past authentication
 # into the rules behind it. Fewer examples each (FUZZ_AUTH_EXAMPLES) to bound CI time.

@@ -6,7 +6,7 @@ or booked, in one function that every door calls.
 | ``bookings.actions.booking_place`` (v1 current form, instant alias) | ``CURRENT_FORM`` / ``ALIAS_FORM`` | yes |
 | ``bookings.actions.booking_place_from_quote`` (v1 quote form, create alias, website) | ``QUOTE_FORM`` / ``ALIAS_FORM`` | yes |
 | ``agents.confirmations.booking_preview`` (MCP ``start_booking`` before the passenger's yes) | ``CURRENT_FORM`` | no: the confirmation books through the actions, and counts then |
-| ``partners.services.batches.intake_job_validate`` (a pushed job, any intake format) | ``INTAKE_FORM`` | no: the batch counts once (``intake``) |
+| ``partners.services.batches.intake_job_admit`` (a pushed job, any intake format) | ``INTAKE_FORM`` | no: the batch counts once (``intake``) |
 
 The rules, in order (each rule's own home is ``bookings.policies`` or ``guards``):
 1. the caller's booking rate (``booking``), when counted;

@@ -27,6 +27,7 @@ from bookings.passengers import email_assess, phone_assess
 from core.callers import Caller
 from core.errors import DomainError, field_error
 from core.money import gbp
+from guards.email_keys import email_limit_key
 from guards.ratelimits import limit_enforce
 
 # Sender kinds that may price their own jobs (seed 2.10: partners send priced jobs).
@@ -200,13 +201,6 @@ def quote_limits_enforce(caller: Caller, scope: str) -> None:
     if caller.session:
         limit_enforce(caller, "quote_website_session", value=f"session:{caller.session}")
     limit_enforce(caller, "quote_website_address", value=f"ip:{caller.ip or 'unknown'}")
-
-
-def email_limit_key(email: str) -> str:
-    """What the per-email limits count: the address lower-cased, without a ``+tag``, so
-    ``Grace+1@x`` and ``grace+2@x`` are one address, not a fresh allowance each."""
-    local, _, domain = email.strip().lower().rpartition("@")
-    return f"{local.split('+', 1)[0]}@{domain}"
 
 
 def email_limits_enforce(

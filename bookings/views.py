@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from api.callers import caller_from_request
-from api.problems import http_status
+from api.problems import http_status, problem_from_domain_error, problem_response
 from bookings import actions
 from bookings.forms import QuoteBookingForm, QuoteForm
 from bookings.links import booking_page_token, booking_page_token_valid
@@ -27,8 +27,8 @@ from bookings.services import (
     payment_state,
 )
 from bookings.transitions import CANCELLABLE
-from core.errors import DomainError
-from pricing.suggestions import place_suggestions
+from core.errors import DomainError, LimitReached
+from pricing.suggestions import places_find
 
 
 @require_http_methods(["GET", "POST"])
@@ -83,8 +83,14 @@ def _quote_request(request, form: QuoteForm, browser: str):
 
 @require_GET
 def place_suggestions_json(request):
-    """The quote form's address suggestions: {"suggestions": [{"label", "kindLabel"}]}."""
-    found = place_suggestions(request.GET.get("q", "")[:100])
+    """The quote form's address suggestions: {"suggestions": [{"label", "kindLabel"}]},
+    under the API's own ``places`` limit per address (``places_find``); over it, 429
+    problem JSON with Retry-After (the form then simply suggests nothing)."""
+    caller = caller_from_request(request, source=BookingSource.WEBSITE)
+    try:
+        found = places_find(caller=caller, query=request.GET.get("q", ""))
+    except LimitReached as error:
+        return problem_response(problem_from_domain_error(error))
     body = {"suggestions": [{"label": s.label, "kindLabel": s.kind_label} for s in found]}
     response = JsonResponse(body)
     response["Cache-Control"] = "public, max-age=3600"

@@ -2,11 +2,13 @@
 client is answered.
 
 Watched: the back office (admin), the driver and operator pages, and the driver app's
-``POST /api/public/v1/driver/login``. Each counts failures per username and per client
-address (``AXES_LOCKOUT_PARAMETERS``; the address is ``api.callers.client_ip``, which
-believes forwarded headers only from ``TRUSTED_PROXIES``); after ``AXES_FAILURE_LIMIT``
-failures in a row either is locked out for ``AXES_COOLOFF_TIME`` hours, even with the
-right password. The answer is 429 with ``Retry-After``: problem JSON
+``POST /api/public/v1/driver/login``. Each counts failures per username and client
+address together (``AXES_LOCKOUT_PARAMETERS``; the address is ``api.callers.client_ip``,
+which believes forwarded headers only from ``TRUSTED_PROXIES``); after
+``AXES_FAILURE_LIMIT`` failures in a row that username is locked out at that address for
+``AXES_COOLOFF_TIME`` hours, even with the right password. Failures are counted in the
+database (``AXES_HANDLER``), never in the cache, so the throttle holds while Redis is down
+(contract 6: limits that guard a secret never allow when their store is down). The answer is 429 with ``Retry-After``: problem JSON
 (``rate_limited``) on the API, a page with a lock-out message elsewhere.
 """
 

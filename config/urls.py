@@ -14,6 +14,7 @@ urlpatterns = [
     path("metrics", metrics, name="metrics"),
     path("admin/", admin.site.urls),
     path("api/public/", include("api.urls")),
+    path("api/tomp/", include("partners.intake_formats.tomp.urls")),
     path("problems/", problem_index_page, name="problem-index"),
     path("problems/<slug:slug>", problem_type_page, name="problem-type"),
     path("driver/billing/", include("billing.urls")),

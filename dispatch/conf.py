@@ -1,6 +1,6 @@
 """Dispatch settings, read at call time so tests can override them.
 
-Their defaults live in ``config/settings/base.py`` (and the README documents them).
+Their defaults live in ``config/settings/domains/dispatch.py`` (and the README documents them).
 """
 
 from __future__ import annotations

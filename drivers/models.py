@@ -113,7 +113,7 @@ class Driver(models.Model):
         ]
         # No check that current_jobs <= max_jobs: the limit counts the jobs whose time
         # overlaps (issue 34), so a driver may hold a job now and another this evening;
-        # dispatch.services.offers._driver_take_job enforces it under the driver's lock.
+        # dispatch.services.offers.trail._driver_take_job enforces it under the driver's lock.
 
     def __str__(self) -> str:
         return self.name

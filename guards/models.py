@@ -19,3 +19,27 @@ class ScreeningRejection(models.Model):
 
     def __str__(self) -> str:
         return f"{self.caller} {self.field} ({self.rule})"
+
+
+class LimitCount(models.Model):
+    """One window of a limit that guards a secret, counted in the database while the cache
+    is unreachable (``guards.ratelimits.FAIL_CLOSED_SCOPES``; contract 6): a per-process
+    count would let the right answer through after the allowance is spent.
+
+    ``counted`` is the SHA-256 of what the limit counts (a booking, an email, an address),
+    never the thing itself. A row is deleted once its window has ended."""
+
+    scope = models.CharField(max_length=50)
+    counted = models.CharField(max_length=64)
+    window_end = models.DateTimeField(db_index=True)
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["scope", "counted", "window_end"], name="guards_limitcount_one_per_window"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scope} {self.counted[:12]} until {self.window_end:%H:%M:%S}: {self.count}"

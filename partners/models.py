@@ -70,6 +70,7 @@ class IntakeFormat(models.TextChoices):
     (``partners/intake_formats/``)."""
 
     PARTNER_JOB = "partner_job", "PartnerJob (seed 2.10): /v1/jobs, /v1/operator/jobs, hooks"
+    TOMP = "tomp", "TOMP-API 1.6.1 (a MaaS provider): /api/tomp/"
 
 
 class Account(models.Model):

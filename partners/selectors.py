@@ -35,6 +35,25 @@ def job_get_for_sender(*, account: Account, job_ref: str) -> Booking:
     return booking
 
 
+def jobs_changed_for_sender(
+    *,
+    account: Account,
+    updated_since: dt.datetime,
+    after: tuple[dt.datetime, int] | None,
+    limit: int,
+) -> list[Booking]:
+    """The account's pushed jobs changed at or after ``updated_since`` (or, continuing a
+    walk, after the ``(updated_at, id)`` of ``after``), oldest change first: one range of
+    the ``booking_feed_by_change`` index."""
+    jobs = Booking.objects.filter(account=account).exclude(job_ref="")
+    if after is not None:
+        stamp, pk = after
+        jobs = jobs.filter(Q(updated_at__gt=stamp) | Q(updated_at=stamp, pk__gt=pk))
+    else:
+        jobs = jobs.filter(updated_at__gte=updated_since)
+    return list(jobs.order_by("updated_at", "pk")[:limit])
+
+
 def booking_get_for_holder(
     *, account: Account, reference: str | None = None, job_ref: str | None = None
 ) -> Booking:

@@ -24,7 +24,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from core.localtime import local_zone
-from pricing.fares import CompiledBand, CompiledExtra, CompiledTariff, windows_compile
+from pricing.compiled_tariffs import CompiledBand, CompiledExtra, CompiledTariff
 from pricing.holidays import nation_of_district
 from pricing.models import (
     ESTIMATED_BASES,
@@ -35,6 +35,7 @@ from pricing.models import (
     TariffKind,
     TariffLifecycle,
 )
+from pricing.tariff_windows import windows_compile
 
 
 def tariff_source(tariff: Tariff) -> dict:

@@ -2,7 +2,7 @@
 
 Figures are never retyped: every amount, distance and time comes from the JSON (parsed with
 ``Decimal``, so 0.2 stays exactly 0.2). What the JSON says only in words (which band
-applies when, what an extra is for) is translated by :func:`pricing.fares.special_dates_parse`
+applies when, what an extra is for) is translated by :func:`pricing.tariff_wording.special_dates_parse`
 and the small :data:`EXTRA_RULES` table; wording we cannot translate is kept and marked
 uncertain rather than guessed. Status, sources and uncertainty marks are kept verbatim.
 """
@@ -21,7 +21,6 @@ from django.utils import timezone
 
 from pricing.catalogue import tariff_compile
 from pricing.estimation import estimation_build
-from pricing.fares import special_dates_parse
 from pricing.models import (
     ExtraKind,
     Tariff,
@@ -33,6 +32,7 @@ from pricing.models import (
 )
 from pricing.publication import tariffs_publish_all
 from pricing.reference_meter import DAY_PROBE, LOO_MILES, NIGHT_PROBE, meter_fare, percentile
+from pricing.tariff_wording import special_dates_parse
 from pricing.uprating import ChangeSet, checks_load, uprated_records
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "council_tariffs.json"

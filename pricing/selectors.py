@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from core.errors import DomainError
 from pricing.catalogue import Catalogue, tariff_catalogue_get
-from pricing.fares import CompiledTariff
+from pricing.compiled_tariffs import CompiledTariff
 from pricing.gazetteer import Place
 from pricing.holidays import nation_of_district
 from pricing.licensing import District, district_at

@@ -13,7 +13,8 @@ from django.utils import timezone
 from core import fast_paths
 from core.errors import DomainError
 from core.money import gbp
-from pricing.fares import FareOptions, TariffIncomplete, fare_compute
+from pricing.compiled_tariffs import TariffIncomplete
+from pricing.fares import FareOptions, fare_compute
 from pricing.gazetteer import Place
 from pricing.geocoding import (
     address_hint,

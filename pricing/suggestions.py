@@ -59,7 +59,8 @@ def place_suggestions(query: str, limit: int = LIMIT) -> list[Suggestion]:
 
 
 def places_find(*, caller: Caller, query: str, limit: int = LIMIT) -> list[Suggestion]:
-    """Place suggestions for a caller of the public API or the MCP server (issue 22).
+    """Place suggestions for a caller of any door: the website's quote form, the public
+    API and the MCP server (issues 22, 35); the one place their limit is counted.
 
     Policies: the ``places`` rate limit per caller (``RATELIMITS``), ``limit`` clamped to
     1..``LIMIT_MAX``. Guarantees: every label geocodes back to the place suggested.

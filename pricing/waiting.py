@@ -5,7 +5,7 @@ own ``waiting_increment_price_gbp`` where the table prices waiting in another st
 South Ribble's 10p per 30 s) per ``waiting_seconds_per_increment`` spent waiting
 (shared/data/README.md, pricing/data/README.md); that is the council's waiting rate, and a
 passenger kept waiting beyond the free minutes pays it as a meter would. Which price
-applies is :attr:`pricing.fares.CompiledBand.waiting_price`'s to say. A band whose figures
+applies is :attr:`pricing.compiled_tariffs.CompiledBand.waiting_price`'s to say. A band whose figures
 are missing charges nothing: a missing figure is never invented.
 """
 
@@ -19,7 +19,7 @@ from decimal import Decimal
 from core.localtime import local_datetime
 from core.money import gbp
 from pricing.catalogue import tariff_compiled_get
-from pricing.fares import TariffIncomplete
+from pricing.compiled_tariffs import TariffIncomplete
 from pricing.models import Tariff
 
 

@@ -2,7 +2,7 @@
 
 For each kind of record: what it holds, why, on what lawful basis (UK GDPR article 6),
 how long it is kept and what happens at its end. The periods are settings
-(``PRIVACY_*``, config/settings/base.py) or come from the authority where the law sets
+(``PRIVACY_*``, config/settings/domains/privacy.py) or come from the authority where the law sets
 them: a booking is kept for its pickup licensing authority's record-keeping period
 (``privacy/data/booking_record_periods.json``, each with its source), invoices for HMRC's
 six years. The privacy notice (``/privacy/``), the admin and the retention job

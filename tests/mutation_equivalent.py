@@ -144,16 +144,16 @@ EQUIVALENT: dict[str, str] = {
         "the detail dropped from field_error(code, field, M, M): it falls back to the "
         "message, the same sentence"
     ),
-    "dispatch.services.offers.x_offers_expire_overdue__mutmut_6": (
+    "dispatch.services.offers.answers.x_offers_expire_overdue__mutmut_6": (
         "values_list(flat=True) without 'pk': with no field named it yields the first "
         "column, the offer's id"
     ),
-    "dispatch.services.offers.x_offer_expire__mutmut_14": (
+    "dispatch.services.offers.answers.x_offer_expire__mutmut_14": (
         "select_for_update(no_key=None): FOR UPDATE instead of FOR NO KEY UPDATE on the same "
         "row in the same transaction; the outcome is the same, a concurrent insert of a row "
         "referencing the offer only waits for the commit (and SQLite ignores both)"
     ),
-    "dispatch.services.offers.x_offer_expire__mutmut_15": (
+    "dispatch.services.offers.answers.x_offer_expire__mutmut_15": (
         "select_for_update(no_key=False): the same as x_offer_expire__mutmut_14"
     ),
     "api.idempotency.x__digest__mutmut_10": (

@@ -21,7 +21,7 @@ REQUIRED = 0.90
 
 
 def module_of(mutant: str) -> str:
-    # "dispatch.services.offers.x_offer_accept__mutmut_3": the function part has no dots.
+    # "dispatch.services.offers.answers.x_offer_accept__mutmut_3": the function part has no dots.
     return mutant.rsplit(".", 1)[0]
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from django.conf import settings
 
 from drivers.positions import FIX_MAX_AGE, FIX_MAX_AHEAD
+from guards.ratelimits import FAIL_CLOSED_SCOPES
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -25,8 +26,33 @@ DEFAULTS = {
 }
 
 
+# The limits issue 35 added or moved: RATELIMITS[scope]: (environment variable, default).
+LIMIT_DEFAULTS = {
+    "ingest_token": ("RATELIMIT_INGEST_TOKEN", "60/m"),
+    "pickup_code": ("RATELIMIT_PICKUP_CODE", "5/15m"),
+    "sign_in_code": ("RATELIMIT_SIGN_IN_CODE", "5/h"),
+    "sign_in_ip": ("RATELIMIT_SIGN_IN_IP", "30/h"),
+    "places": ("RATELIMIT_PLACES", "600/h"),
+}
+
+
 def test_no_environment_variable_changes_the_defaults_under_test():
     assert not [env for env, _ in DEFAULTS.values() if env in os.environ]
+    assert not [env for env, _ in LIMIT_DEFAULTS.values() if env in os.environ]
+
+
+def test_the_limits_hold_their_production_defaults():
+    assert {scope: settings.RATELIMITS[scope] for scope in LIMIT_DEFAULTS} == {
+        scope: default for scope, (_, default) in LIMIT_DEFAULTS.items()
+    }
+    # every limit that fails closed is one of them, and logins lock a username per address
+    assert set(LIMIT_DEFAULTS) >= FAIL_CLOSED_SCOPES
+    assert settings.AXES_LOCKOUT_PARAMETERS == [["username", "ip_address"]]
+    assert settings.AXES_HANDLER == "axes.handlers.database.AxesDatabaseHandler"
+    for scope, (variable, default) in LIMIT_DEFAULTS.items():
+        rows = _rows_naming(variable)
+        assert len(rows) == 1, (scope, rows)
+        assert f"`{default}`" in rows[0], (scope, rows)
 
 
 def test_the_settings_hold_the_production_defaults():

@@ -135,7 +135,7 @@ def test_every_tool_the_server_offers_has_a_scope():
 def test_tool_results_mark_passenger_entered_text_as_untrusted():
     """Finding (issue 24): passenger text "come[s] back verbatim in MCP `get_booking`".
     Results name where passenger-entered text is, in _meta and in a note for the assistant."""
-    from agents.mcp.server import _ok
+    from agents.mcp.calls import _ok
 
     body = {
         "bookingReference": "DTD-7K3QX9PA",
@@ -154,7 +154,7 @@ def test_tool_results_mark_passenger_entered_text_as_untrusted():
 
 
 def test_a_result_without_passenger_text_carries_no_untrusted_mark():
-    from agents.mcp.server import _ok
+    from agents.mcp.calls import _ok
 
     result = _ok({"fareGBP": 38.2}, "£38.20").model_dump(by_alias=True, mode="json")
     assert result["_meta"] is None

@@ -253,6 +253,15 @@ def test_plus_tags_and_case_count_as_one_email(settings):
     refused("email_limit", place, passenger=tagged)
 
 
+def test_gmail_dots_and_its_other_domain_count_as_one_email(settings):
+    """Issue 35: "Limits per email ignore plus-tags and dots (`user+N@gmail.com`)"."""
+    settings.RATELIMITS = {**settings.RATELIMITS, "booking": "100/h", "booking_per_email": "2/d"}
+    Passenger.objects.create(email="grace.hopper@gmail.com", email_verified_at=timezone.now())
+    for email in ("grace.hopper@gmail.com", "g.r.a.c.e.hopper+1@gmail.com"):
+        place(passenger=replace(GRACE, email=email))
+    refused("email_limit", place, passenger=replace(GRACE, email="gracehopper@googlemail.com"))
+
+
 def test_nobody_else_can_lock_a_passengers_email_out(settings):
     """Issue 13: "Per-email limits let anyone lock a victim's email out for a day, and
     `+tag` bypasses them" (the lock-out)."""

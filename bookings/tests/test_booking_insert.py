@@ -14,9 +14,8 @@ from django.db import IntegrityError, connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from bookings import services
 from bookings.models import Booking, BookingEvent, Passenger
-from bookings.services import BookingDraft, PassengerDetails, booking_create
+from bookings.services import BookingDraft, PassengerDetails, booking_create, creation
 from pricing.services import quote_price
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -72,7 +71,7 @@ def test_on_postgresql_the_booking_and_its_event_are_one_statement(priced, setti
 def test_a_reference_clash_retries_with_a_fresh_reference(priced, monkeypatch):
     taken = booking_create(draft=draft(), priced=priced)
     fresh = iter([taken.reference, "TXI-FRESH001"])
-    monkeypatch.setattr(services, "reference_generate", lambda: next(fresh))
+    monkeypatch.setattr(creation, "reference_generate", lambda: next(fresh))
 
     booking = booking_create(draft=draft(), priced=priced)
 

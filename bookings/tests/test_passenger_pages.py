@@ -172,6 +172,23 @@ def test_place_suggestions_come_from_the_gazetteer(client):
     assert client.get("/places/suggest/").json() == {"suggestions": []}
 
 
+def test_place_suggestions_are_limited_with_the_apis_places_per_address(client):
+    """Issue 35: "`/places/suggest/` has no limit, while the API's `/places` does". One
+    rate (RATELIMITS["places"]) and one count per address, whichever door is used."""
+    here, elsewhere = {"REMOTE_ADDR": "192.0.2.77"}, {"REMOTE_ADDR": "192.0.2.78"}
+    with override_settings(RATELIMITS={**settings.RATELIMITS, "places": "3/h"}):
+        for _ in range(2):
+            assert client.get("/places/suggest/", {"q": "york"}, **here).status_code == 200
+        assert client.get("/api/public/v1/places", {"q": "york"}, **here).status_code == 200
+        refused = client.get("/places/suggest/", {"q": "york"}, **here)
+        assert refused.status_code == 429
+        assert refused["Content-Type"] == "application/problem+json"
+        assert refused.json()["code"] == "rate_limited"
+        assert int(refused["Retry-After"]) > 0
+        assert "public" not in refused.get("Cache-Control", "")
+        assert client.get("/places/suggest/", {"q": "york"}, **elsewhere).status_code == 200
+
+
 def test_every_suggestion_is_an_address_the_quote_resolves():
     from pricing.geocoding import geocoder_get
     from pricing.suggestions import place_suggestions

@@ -51,6 +51,13 @@ def driver_job_status_change(
     """
     if to_status not in DRIVER_MOVES:
         raise DomainError("invalid_input", f"A driver cannot set status {to_status}.")
+    if to_status == BookingStatus.ON_BOARD:
+        # Checked before the transaction, so that a wrong code's count outlives the
+        # refusal's rollback (with the cache down it is a database row: contract 6). The
+        # check inside sees the right code again, or a booking that arrived meanwhile.
+        before = _driver_booking(driver=driver, reference=reference)
+        if before.status == BookingStatus.ARRIVED:
+            pickup_code_require(booking=before, code=pickup_code)
     with transaction.atomic():
         booking = _driver_booking(driver=driver, reference=reference, lock=True)
         if booking.status == to_status:

@@ -1,7 +1,7 @@
 """Re-dispatch (contract 3.1, issue 34): a booking without a driver is offered again while
 its dispatch window is open, and handed to a human when it closes.
 
-When: a driver declines or times out (``offers._offer_close`` tries the next candidate at
+When: a driver declines or times out (``offers.trail._offer_close`` tries the next candidate at
 once), a driver comes online or frees up (``offers.no_driver_bookings_retry``), and on a
 schedule: every ``DISPATCH_REDISPATCH_EVERY_SECONDS`` (30 s) the beat entry
 ``dispatch-redispatch`` (or, with no beat, the embedded dispatcher, ``dispatch.periodic``)

@@ -13,6 +13,7 @@ from rest_framework.authentication import (
 )
 from rest_framework.authtoken.models import Token
 
+from api.callers import client_ip
 from api.principals import DriverPrincipal, request_driver
 from api.problems import Problem
 from drivers.api.ingest import location_credential
@@ -70,7 +71,9 @@ class DriverPositionTokenAuthentication(BaseAuthentication):
     :class:`~drivers.positions.credentials.PositionCredential`."""
 
     def authenticate(self, request):
-        credential = location_credential(request.headers.get("Authorization"))
+        credential = location_credential(
+            request.headers.get("Authorization"), address=client_ip(request)
+        )
         return AnonymousUser(), credential
 
     def authenticate_header(self, request) -> str:

@@ -100,11 +100,13 @@ SHEFFIELD_DAY_FIGURES = {
 TARIFF_SUBMISSION = [
     example(
         "One band of Sheffield's table",
-        # A form's fields: figures are JSON text; the photo is a file the reader chooses.
+        # A form's fields: figures are JSON text; the photo is a file the reader chooses (the
+        # form's file field shows this text only as its hint).
         {
             "authority": "Sheffield City Council",
             "effectiveFrom": "2022-03-01",
             "figures": json.dumps(SHEFFIELD_DAY_FIGURES),
+            "photo": "(the photo of the table: choose the file)",
         },
         summary="The figures as the card prints them (and choose its photo)",
         request_only=True,

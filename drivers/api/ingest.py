@@ -27,6 +27,7 @@ import hashlib
 import json
 import logging
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC
@@ -37,6 +38,7 @@ from django.utils import timezone
 
 from api.idempotency import FORGET_STATUSES, IN_FLIGHT_TIMEOUT
 from api.problems import Problem, problem_from_domain_error
+from core.callers import Caller
 from core.errors import DomainError
 from drivers import services
 from drivers.api import osmand
@@ -46,7 +48,7 @@ from drivers.positions.credentials import (
     app_token_credential,
     device_token_credential,
 )
-from guards.ratelimits import CACHE_DOWN
+from guards.ratelimits import CACHE_DOWN, limit_enforce, limit_spent_refuse, rate_parse
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +59,9 @@ MAX_BODY_BYTES = 64 * 1024
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 JSON_CONTENT_TYPE = "application/json"
 AUTH_KEYWORDS = ("token", "bearer")
+# Failed tokens per client address (credential_limited).
+TOKEN_FAILURES_SCOPE = "ingest_token"
+TOKEN_FAILURES_DETAIL = "Too many invalid tokens from this address; try again later."
 
 FIX_FIELDS = ("lat", "lng", "heading", "speed", "accuracy", "at")
 # (low, high, required) of each number in a fix; speed in metres per second.
@@ -95,13 +100,62 @@ def _invalid(errors: dict[str, list[str]], detail: str = "") -> DomainError:
     )
 
 
-def location_credential(authorization: str | None) -> PositionCredential:
+def location_credential(authorization: str | None, *, address: str) -> PositionCredential:
     """The reporter named by ``Authorization: Token <token>`` (or ``Bearer``): 401 without
-    one or for a bad one."""
+    one or for a bad one; 429 once ``address`` has tried too many bad ones
+    (:func:`credential_limited`)."""
     parts = (authorization or "").split()
     if len(parts) != 2 or parts[0].lower() not in AUTH_KEYWORDS:
         raise DomainError("unauthenticated", "Send the driver app's token: 'Token <token>'.")
-    return app_token_credential(parts[1])
+    return credential_limited(
+        lambda before_read: app_token_credential(parts[1], before_read=before_read),
+        address=address,
+    )
+
+
+def credential_limited(
+    check: Callable[[Callable[[], None]], PositionCredential], *, address: str
+) -> PositionCredential:
+    """``check(before_read)`` under the limit of failed tokens per client address
+    (``RATELIMITS["ingest_token"]``, issue 35): every token refused counts one against
+    ``address``, and once its allowance is spent a token this process does not remember
+    is refused, 429 with Retry-After, before the database is read for it. Counted with the
+    other limits (``guards.ratelimits``), in the database while the cache is down (a
+    limit that guards a secret). A remembered token is answered without counting.
+
+    Only an address whose tokens failed in this process within the window asks the limit
+    store before reading a token, so a car with a good token never waits on it; each
+    process reads at most once for an address before it learns of it."""
+    counted = f"ip:{address}"
+
+    def refuse_when_spent() -> None:
+        if _failing_addresses.get(address, 0.0) > time.monotonic():
+            limit_spent_refuse(TOKEN_FAILURES_SCOPE, value=counted, detail=TOKEN_FAILURES_DETAIL)
+
+    try:
+        return check(refuse_when_spent)
+    except DomainError as error:
+        if error.code == "unauthenticated":
+            _failing_address_note(address)
+            limit_enforce(
+                Caller(ip=address),
+                TOKEN_FAILURES_SCOPE,
+                value=counted,
+                detail=TOKEN_FAILURES_DETAIL,
+            )
+        raise
+
+
+# Addresses whose tokens failed in this process, each until its window would end.
+_failing_addresses: dict[str, float] = {}
+FAILING_ADDRESSES_KEPT = 10_000
+
+
+def _failing_address_note(address: str) -> None:
+    if len(_failing_addresses) >= FAILING_ADDRESSES_KEPT:
+        _failing_addresses.clear()
+    _, window = rate_parse(settings.RATELIMITS[TOKEN_FAILURES_SCOPE])
+    _failing_addresses[address] = time.monotonic() + window
 
 
 def _reject_constant(name: str):
@@ -254,11 +308,12 @@ def _location_record(
 
 
 def location_request_answer(
-    *, authorization: str | None, body: bytes, idempotency_key: str | None = None
+    *, authorization: str | None, address: str, body: bytes, idempotency_key: str | None = None
 ) -> Answer:
-    """``POST /api/public/v1/driver/location`` from its headers and body."""
+    """``POST /api/public/v1/driver/location`` from its headers and body, sent from the
+    client ``address`` (``api.callers.client_address``)."""
     try:
-        credential = location_credential(authorization)
+        credential = location_credential(authorization, address=address)
     except DomainError as error:
         return problem_answer(error)
     return location_report_answer(credential=credential, body=body, idempotency_key=idempotency_key)
@@ -271,17 +326,24 @@ def osmand_request_answer(
     query_string: str,
     body: bytes,
     content_type: str,
+    address: str,
     idempotency_key: str | None = None,
 ) -> Answer:
     """An OsmAnd report (Traccar Client) on ``/api/public/v1/osmand/<token>``: 200 with an
     empty body, as Traccar's own server answers, once the fixes are recorded. Limited per
-    driver with the app's reports; a POST is recorded once per Idempotency-Key."""
+    driver with the app's reports, and in failed tokens per client ``address``; a POST is
+    recorded once per Idempotency-Key."""
     now = timezone.now()
     try:
         report = osmand.osmand_report_parse(
             query_string=query_string, body=body, content_type=content_type, now=now
         )
-        credential = device_token_credential(token, device_id=report.device_id)
+        credential = credential_limited(
+            lambda before_read: device_token_credential(
+                token, device_id=report.device_id, before_read=before_read
+            ),
+            address=address,
+        )
     except DomainError as error:
         return problem_answer(error)
 

@@ -28,6 +28,7 @@ django.setup()
 from django.core import signals  # noqa: E402
 from django_guid import clear_guid, set_guid  # noqa: E402
 
+from api.callers import client_address  # noqa: E402
 from api.problems import Problem  # noqa: E402
 from core.errors import DomainError  # noqa: E402
 from drivers.api.ingest import (  # noqa: E402
@@ -66,6 +67,7 @@ def _answer(environ) -> Answer:
             return problem_answer(Problem(405, "method_not_allowed", f"{method} is not allowed."))
         return location_request_answer(
             authorization=environ.get("HTTP_AUTHORIZATION"),
+            address=client_address(environ),
             body=_body(environ),
             idempotency_key=environ.get("HTTP_IDEMPOTENCY_KEY"),
         )
@@ -77,6 +79,7 @@ def _answer(environ) -> Answer:
             query_string=environ.get("QUERY_STRING", ""),
             body=_body(environ),
             content_type=environ.get("CONTENT_TYPE", ""),
+            address=client_address(environ),
         )
     return problem_answer(Problem(404, "not_found", "The ingest serves position reports only."))
 

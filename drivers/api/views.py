@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.callers import ratelimit_enforce
+from api.callers import client_ip, ratelimit_enforce
 from api.idempotency import IdempotentViewMixin
 from api.input_serializers import validated_input
 from api.principals import request_driver
@@ -78,7 +78,8 @@ OSMAND_RESPONSES = {
         s401="unauthenticated: an unknown token, or a device identifier not the token's.",
         s409="idempotency_conflict (POST with an Idempotency-Key still being recorded).",
         s422="idempotency_key_reuse (POST: the Idempotency-Key came with another request).",
-        s429="rate_limited: the driver's RATELIMIT_DRIVER_LOCATION; see Retry-After.",
+        s429="rate_limited: the driver's RATELIMIT_DRIVER_LOCATION, or this address's "
+        "RATELIMIT_INGEST_TOKEN of refused tokens; see Retry-After.",
         s503="service_unavailable: the position store did not answer; see Retry-After.",
     ),
 }
@@ -187,7 +188,8 @@ class DriverLocationView(APIView):
                 "being recorded.",
                 s422="idempotency_key_reuse: the Idempotency-Key came with another body.",
                 s429="rate_limited: more than RATELIMIT_DRIVER_LOCATION reports from this "
-                "driver (the app's and a tracker's together); see Retry-After.",
+                "driver (the app's and a tracker's together), or more than "
+                "RATELIMIT_INGEST_TOKEN refused tokens from this address; see Retry-After.",
                 s503="service_unavailable: the position store did not answer; send the "
                 "report again after Retry-After.",
             ),
@@ -356,6 +358,7 @@ class OsmandReportView(APIView):
             query_string=request.META.get("QUERY_STRING", ""),
             body=request.body,
             content_type=request.META.get("CONTENT_TYPE", ""),
+            address=client_ip(request),
         )
         return ingest_response(answer)
 

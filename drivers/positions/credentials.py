@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -89,8 +90,15 @@ def _app_token_read(key: str) -> PositionCredential:
     )
 
 
-def _read(load):
-    """``load()``; 503 ``service_unavailable`` when the database does not answer."""
+def _nothing() -> None:
+    return None
+
+
+def _read(load, before_read: Callable[[], None] = _nothing):
+    """``load()`` after ``before_read()`` (which may refuse: the ingest's limit of failed
+    tokens per address, so a refused guess costs no read); 503 ``service_unavailable``
+    when the database does not answer."""
+    before_read()
     try:
         return load()
     except DatabaseError as exc:
@@ -101,12 +109,15 @@ def _read(load):
         ) from exc
 
 
-def app_token_credential(key: str) -> PositionCredential:
+def app_token_credential(
+    key: str, *, before_read: Callable[[], None] = _nothing
+) -> PositionCredential:
     """The reporter behind a driver app token (``/v1/driver/login``); 401
-    ``unauthenticated`` for an unknown token or an inactive login."""
+    ``unauthenticated`` for an unknown token or an inactive login. ``before_read`` runs
+    before the database is read for a token not remembered."""
     if not key or len(key) > 128:
         raise _unauthenticated("Invalid token.")
-    credential = _app_tokens.get(key, lambda: _read(lambda: _app_token_read(key)))
+    credential = _app_tokens.get(key, lambda: _read(lambda: _app_token_read(key), before_read))
     # It may have expired while remembered (contract 6: tokens end).
     if credential.expires_at is not None and credential.expires_at <= timezone.now():
         raise _unauthenticated("Token expired: log in again.")
@@ -131,12 +142,17 @@ def _device_token_read(token: str) -> PositionCredential:
     )
 
 
-def device_token_credential(token: str, *, device_id: str) -> PositionCredential:
+def device_token_credential(
+    token: str, *, device_id: str, before_read: Callable[[], None] = _nothing
+) -> PositionCredential:
     """The reporter behind a tracker device's token, when the request names the same
-    device; 401 ``unauthenticated`` otherwise."""
+    device; 401 ``unauthenticated`` otherwise. ``before_read`` as for
+    :func:`app_token_credential`."""
     if not token or len(token) > 128:
         raise _unauthenticated("Unknown tracker token.")
-    credential = _device_tokens.get(token, lambda: _read(lambda: _device_token_read(token)))
+    credential = _device_tokens.get(
+        token, lambda: _read(lambda: _device_token_read(token), before_read)
+    )
     if not secrets.compare_digest(credential.device_id.encode(), device_id.encode()):
         raise _unauthenticated("This token belongs to another device identifier.")
     return credential

@@ -6,9 +6,11 @@ import pytest
 
 from bookings.models import BookingEvent, BookingStatus
 from bookings.tests.factories import BookingFactory
+from core.testing.network import caches_unreachable
 from core.testing.places import LEEDS
 from dispatch.services import offers
 from drivers.tests.factories import driver_at, driver_client, offer_accept_post, position_report
+from guards.models import LimitCount
 
 pytestmark = pytest.mark.django_db
 
@@ -129,5 +131,25 @@ def test_after_five_wrong_codes_even_the_right_one_waits(arrived, settings):
     assert response.status_code == 429
     assert response.json()["code"] == "rate_limited"
     assert int(response["Retry-After"]) > 0
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.ARRIVED
+
+
+def test_with_the_cache_down_wrong_codes_still_lock_the_right_one_out(arrived, settings):
+    """Issue 35, finding 4: "`limit_spent_refuse` returns when the cache is unreachable.
+    Wrong codes get 429, the right code gets 200: an oracle with no limit." The wrong
+    codes are counted in the database instead (guards.models.LimitCount)."""
+    settings.RATELIMITS = {**settings.RATELIMITS, "pickup_code": "5/15m"}
+    client, booking = arrived
+    caches_unreachable(settings)
+    for guess in ("0001", "0002", "0003", "0004", "0005"):
+        response = post_status(client, booking, {"status": "on_board", "pickupCode": guess})
+        assert response.status_code == 422, response.content
+    assert LimitCount.objects.get(scope="pickup_code").count == 5
+    for guess in ("0006", "4821"):  # wrong or right, the answer is the same
+        response = post_status(client, booking, {"status": "on_board", "pickupCode": guess})
+        assert response.status_code == 429, response.content
+        assert response.json()["code"] == "rate_limited"
+        assert 0 < int(response["Retry-After"]) <= 900
     booking.refresh_from_db()
     assert booking.status == BookingStatus.ARRIVED

@@ -18,12 +18,12 @@ from rest_framework import serializers
 from api.input_serializers import InputSerializer
 from bookings.models import BookingStatus, FlightStatus
 from bookings.selectors import driver_public_summary
-from partners.services.intake import JobOutcome
-from partners.services.partner_jobs import (  # the request schema, documented here
+from partners.intake_formats.partner_job.payload import (  # the request schema, documented here
     PARTNER_JOB_FIELDS,
     PartnerJobInputSerializer,
     PartnerJobsEnvelopeInputSerializer,
 )
+from partners.services.intake_request import JobOutcome
 from partners.services.status import FLEET_DECLINED
 
 __all__ = [
@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-# Renders a partners.services.intake.JobResult.
+# Renders a partners.services.intake_request.JobResult.
 class JobResultOutputSerializer(serializers.Serializer):
     """One job's outcome: bookingReference when accepted, code and errors when rejected."""
 

@@ -7,9 +7,6 @@ serializer that the OpenAPI schema documents.
 
 from __future__ import annotations
 
-from typing import Any
-
-from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -24,7 +21,6 @@ from rest_framework.views import APIView
 from api.callers import caller_from_request, ratelimit_enforce
 from api.input_serializers import validated_input
 from api.schema import (
-    DEPART_TOMORROW,
     JUST_NOW,
     LANDING_TOMORROW,
     TOMORROW_DATE,
@@ -34,7 +30,6 @@ from api.views import PublicAPIView
 from dispatch.api.serializers import DriverJobsFeedOutputSerializer
 from dispatch.api.views import DriverJobsFeedView
 from partners.api.serializers import (
-    PARTNER_JOB_FIELDS,
     BookingStatusReportInputSerializer,
     BookingStatusReportOutputSerializer,
     FlightStatusReportInputSerializer,
@@ -44,8 +39,6 @@ from partners.api.serializers import (
     JobsChangedOutputSerializer,
     JobsChangedQuerySerializer,
     OperatorIntakeGuideOutputSerializer,
-    PartnerJobInputSerializer,
-    PartnerJobsEnvelopeInputSerializer,
 )
 from partners.api.status_hook_examples import BOOKING_STATUS
 from partners.authentication import (
@@ -54,83 +47,23 @@ from partners.authentication import (
     SupplierAuthentication,
     account_require_kind,
 )
+from partners.intake_formats.partner_job.guide import (
+    INTAKE_EXAMPLES,
+    INTAKE_REQUEST,
+    operator_intake_guide,
+)
+from partners.intake_formats.partner_job.payload import partner_job_batch_read
 from partners.models import Account
 from partners.services.batches import IntakeReceipt, intake_batch_receive
 from partners.services.flights import flight_status_receive
-from partners.services.intake import MAX_BATCH, JobAction, JobOutcome
 from partners.services.reconciliation import job_reconcile, jobs_changed_list
 from partners.services.status import booking_status_hook_receive
-from pricing.vehicles import MAX_PASSENGERS, vehicle_classes_described
 
 INTAKE_KINDS = frozenset({Account.Kind.PARTNER, Account.Kind.OPERATOR, Account.Kind.SUPPLIER})
 SIGNED_HINT = (
     "Send the account's API key (Bearer or x-api-key) or sign the request "
     "(x-partner / x-operator and x-signature)."
 )
-
-EXAMPLE_JOB = {
-    "jobRef": "ACME-1001",
-    "action": "new",
-    "pickup": "Leeds station",
-    "dropoff": "Leeds Bradford Airport",
-    "pickupTime": DEPART_TOMORROW,  # a real time tomorrow in the served document
-    "passengerName": "Sam Taylor",
-    "passengerPhone": "+447700900123",
-    "passengerEmail": "sam.taylor@example.com",
-    "passengers": 2,
-    "vehicleType": "saloon",
-    "flightNumber": "LS123",
-    "fare": 32.5,
-    "notes": "2 large suitcases",
-}
-
-INTAKE_REQUEST = PolymorphicProxySerializer(
-    component_name="PartnerJobBody",
-    serializers=[
-        PartnerJobInputSerializer,
-        PartnerJobInputSerializer(many=True),
-        PartnerJobsEnvelopeInputSerializer,
-    ],
-    resource_type_field_name=None,
-    many=False,
-)
-
-INTAKE_EXAMPLES = [
-    OpenApiExample("One job", value=EXAMPLE_JOB, request_only=True),
-    OpenApiExample(
-        "A batch (at most 100)",
-        value=[EXAMPLE_JOB, {"jobRef": "ACME-0999", "action": "cancel"}],
-        request_only=True,
-    ),
-    OpenApiExample(
-        "Envelope",
-        value={"jobs": [{"jobRef": "ACME-1001", "action": "amend", "passengers": 3}]},
-        request_only=True,
-    ),
-    OpenApiExample(
-        "Mixed result",
-        value={
-            "results": [
-                {
-                    "index": 0,
-                    "jobRef": "ACME-1001",
-                    "outcome": "created",
-                    "bookingReference": "DTD-7K3QX9PA",
-                },
-                {
-                    "index": 1,
-                    "jobRef": "ACME-1002",
-                    "outcome": "rejected",
-                    "code": "invalid_input",
-                    "errors": {"pickupTime": ["This field is required."]},
-                },
-            ],
-            "summary": {"received": 2, "accepted": 1, "rejected": 1},
-        },
-        response_only=True,
-        status_codes=["207"],
-    ),
-]
 
 
 def intake_outcome_responses(*statuses: int, **descriptions: str) -> dict:
@@ -150,12 +83,14 @@ def intake_response(receipt: IntakeReceipt) -> Response:
 
 
 def intake_receive(request, sender_kind: str) -> Response:
-    """The intake door of ``sender_kind``: the account authenticated, the body parsed."""
+    """The PartnerJob door of ``sender_kind``: the account authenticated, the body read
+    by the native format."""
     account_require_kind(request, [sender_kind], hint=SIGNED_HINT)
     caller = caller_from_request(request, source=sender_kind)
-    return intake_response(
-        intake_batch_receive(caller=caller, sender_kind=sender_kind, body=request.data)
+    receipt = intake_batch_receive(
+        caller=caller, sender_kind=sender_kind, body=request.data, read=partner_job_batch_read
     )
+    return intake_response(receipt)
 
 
 SAFE_METHODS = ("GET", "HEAD")
@@ -343,69 +278,6 @@ class OperatorJobsView(PublicAPIView):
     )
     def post(self, request):
         return intake_receive(request, Account.Kind.OPERATOR)
-
-
-def operator_intake_guide() -> dict[str, Any]:
-    endpoint = settings.SITE_URL + "/api/public/v1/operator/jobs"
-    field_notes = {
-        "jobRef": ("string", True, "your own unique reference: idempotency, amend, cancel"),
-        "action": ("string", False, "new (default), amend or cancel"),
-        "pickup": ("string", True, "required for new"),
-        "dropoff": ("string", True, "required for new"),
-        "pickupTime": ("string, date-time", True, "ISO 8601; required for new"),
-        "passengerName": ("string", False, ""),
-        "passengerPhone": ("string", False, "stored in E.164"),
-        "passengerEmail": ("string, email", False, ""),
-        "passengers": ("integer", False, f"1 to {MAX_PASSENGERS}"),
-        "vehicleType": ("string", False, vehicle_classes_described()),
-        "flightNumber": ("string", False, ""),
-        "fare": ("number", False, "agreed fare in GBP if you price the job"),
-        "notes": ("string", False, ""),
-    }
-    return {
-        "endpoint": endpoint,
-        "acceptedFields": list(PARTNER_JOB_FIELDS),
-        "fields": {
-            name: {"type": kind, "required": required, "notes": notes}
-            for name, (kind, required, notes) in field_notes.items()
-        },
-        "actions": [a.value for a in JobAction],
-        "maxBatch": MAX_BATCH,
-        "bodyForms": ["PartnerJob", "[PartnerJob, ...]", '{"jobs": [PartnerJob, ...]}'],
-        "auth": {
-            "apiKey": {
-                "headers": ["Authorization: Bearer <bridge key>", "x-api-key: <bridge key>"],
-            },
-            "hmac": {
-                "headers": [
-                    "x-operator: <your account slug>",
-                    "x-signature: <hex>",
-                    "x-timestamp: <unix seconds> (optional)",
-                ],
-                "algorithm": "HMAC-SHA256 with your signing secret, hex (optionally sha256=)",
-                "signs": "the raw body, or '{x-timestamp}.{body}' when x-timestamp is sent "
-                f"(then within {settings.SIGNED_REQUEST_WINDOW_SECONDS} s of now); a request "
-                "without a body: "
-                "'{x-timestamp}.{METHOD} {path}', x-timestamp required",
-                "once": "a signed request is good once: the same request sent again gets the "
-                "first outcome back and changes nothing; re-sign with a new x-timestamp",
-            },
-        },
-        "outcomes": [o.value for o in JobOutcome],
-        "statusWebhooks": {
-            "standard": "Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)",
-            "signatureKey": "the UTF-8 bytes of your whole signing secret, whsec_ prefix included",
-            "events": [
-                "booking.created",
-                "booking.status_changed",
-                "booking.cancelled",
-                "booking.completed",
-                "booking.amended",
-            ],
-            "inboundStatus": settings.SITE_URL + "/api/public/hooks/booking-status",
-        },
-        "examplePayload": {"jobs": [EXAMPLE_JOB]},
-    }
 
 
 class SupplierHookView(PublicAPIView):

@@ -1,22 +1,25 @@
 """Intake formats: how a sender's own payload becomes the one intake request.
 
-The one intake request is a list of PartnerJob objects (seed 2.10,
-``partners.services.partner_jobs``), received by
-``partners.services.batches.intake_jobs_receive``: validated, admitted
-(``bookings.admission``) and applied job by job. PartnerJob senders push it as it is
-(``/v1/jobs``, ``/v1/operator/jobs``, ``/hooks/{supplier}-booking``). A sender with its
-own payload gets one module here that
+The one intake request is typed (``partners.services.intake_request``): an
+``IntakeBatch`` of ``IntakeJob`` objects, each the sender's reference, an action and the
+``bookings.admission.BookingRequest`` that admission takes. It is received by
+``partners.services.batches.intake_batch_receive`` (who may push, rate, admission, apply;
+all-or-nothing for a trip's legs), which never sees a format. Each format is one module
+or small package here that
 
-1. turns its payload into PartnerJob objects (its references become jobRefs, so retries
-   are idempotent on the intake's (account, jobRef) constraint), and
-2. renders the receipt (one outcome per job) in its own response format;
+1. reads its payload into that request (its references become jobRefs, so retries are
+   idempotent on the intake's (account, jobRef) constraint): a reader handed to
+   ``intake_batch_receive``, and
+2. renders outcomes and read models (``partners.selectors``) in its own shapes;
 
-and a door under ``partners/api/`` that authenticates as the sender's spec says. An
-account names its format (``Account.intake_format``); each door takes only its own.
+and its door (views and URLs inside the package, or ``partners/api/`` for the native
+format). An account names its format (``Account.intake_format``); each door takes only
+its own.
 
-| format | module | door |
+| format | package | door |
 |---|---|---|
-| PartnerJob | ``partners.services.partner_jobs`` | ``partners.api.views`` |
+| PartnerJob (seed 2.10) | ``partners.intake_formats.partner_job`` | ``partners.api.views`` |
+| TOMP-API 1.6.1 | ``partners.intake_formats.tomp`` | ``partners.intake_formats.tomp.views`` at ``/api/tomp/`` |
 
 The Suntransfers format (ST SPEC v1) was removed on 2026-11-27: its specification's licence
 grants use only to Suntransfers' authorised suppliers, for that integration alone, and

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from django.db import IntegrityError, OperationalError, models, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import F
 
 from bookings.models import Booking, BookingSource, BookingStatus, DispatchQueue, PaymentMethod
@@ -35,30 +35,10 @@ from bookings.services import booking_create as booking_create_service
 from core.errors import DomainError, LimitReached
 from core.localtime import local_day_bounds, local_today
 from partners.models import Account, IntakeDayCount
+from partners.services.intake_request import IntakeJob, JobAction, JobOutcome, JobResult
 from pricing.services import quote_price
 
-MAX_BATCH = 100  # seed section 8: up to 100 jobs per batch
-
 UNKNOWN_JOB_REF = "Unknown job reference."
-
-
-class JobAction(models.TextChoices):
-    NEW = "new"
-    AMEND = "amend"
-    CANCEL = "cancel"
-
-
-class JobOutcome(models.TextChoices):
-    CREATED = "created"
-    AMENDED = "amended"
-    CANCELLED = "cancelled"
-    UNCHANGED = "unchanged"
-    REJECTED = "rejected"
-
-
-ACCEPTED_OUTCOMES = frozenset(
-    {JobOutcome.CREATED, JobOutcome.AMENDED, JobOutcome.CANCELLED, JobOutcome.UNCHANGED}
-)
 
 SOURCE_BY_KIND = {
     Account.Kind.PARTNER: BookingSource.PARTNER,
@@ -69,46 +49,6 @@ SOURCE_BY_KIND = {
 LIMIT_CODE_BY_KIND = {
     Account.Kind.OPERATOR: "daily_bridge_limit",
 }
-
-
-@dataclass
-class IntakeJob:
-    """One validated PartnerJob (seed 2.10), in the booking engine's names.
-
-    ``fields`` holds only what the sender sent (amend changes exactly those fields).
-    """
-
-    index: int
-    job_ref: str
-    action: str
-    fields: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class JobResult:
-    """One entry of the per-job outcome list (contract 4.1)."""
-
-    index: int
-    job_ref: str | None
-    outcome: str
-    booking_reference: str | None = None
-    errors: dict[str, list[str]] | None = None
-    code: str | None = None
-    # What the passenger tells the driver to start the trip (bookings.pickup_codes); None
-    # when the sender opted out.
-    pickup_code: str | None = None
-
-    @classmethod
-    def rejected(
-        cls, *, index: int, job_ref: str | None, code: str, errors: dict[str, list[str]]
-    ) -> JobResult:
-        return cls(
-            index=index, job_ref=job_ref, outcome=JobOutcome.REJECTED, code=code, errors=errors
-        )
-
-    @property
-    def accepted(self) -> bool:
-        return self.outcome in ACCEPTED_OUTCOMES
 
 
 # --- daily limits ---------------------------------------------------------------------
@@ -325,12 +265,7 @@ def _job_result(*, state: _BatchState, job: IntakeJob, now: dt.datetime) -> JobR
 
 
 def _rejection(job: IntakeJob, problem: DomainError) -> JobResult:
-    return JobResult.rejected(
-        index=job.index,
-        job_ref=job.job_ref,
-        code=problem.code,
-        errors=problem.errors or {"non_field_errors": [problem.detail or problem.code]},
-    )
+    return JobResult.from_error(index=job.index, job_ref=job.job_ref, error=problem)
 
 
 def _job_apply(*, state: _BatchState, job: IntakeJob, now: dt.datetime) -> JobResult:

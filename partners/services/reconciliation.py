@@ -7,13 +7,11 @@ import base64
 import datetime as dt
 from dataclasses import dataclass
 
-from django.db.models import Q
-
 from bookings.models import Booking
 from core.callers import Caller
 from core.errors import field_error
 from guards.ratelimits import limit_enforce
-from partners.selectors import job_get_for_sender
+from partners.selectors import job_get_for_sender, jobs_changed_for_sender
 
 
 def job_reconcile(*, caller: Caller, job_ref: str) -> Booking:
@@ -76,13 +74,12 @@ def jobs_changed_list(
             "invalid_input", "updatedSince", "Out of range once converted to UTC."
         ) from None
     limit = limit or FEED_PAGE_SIZE
-    jobs = Booking.objects.filter(account=caller.account).exclude(job_ref="")
-    if cursor:
-        after, after_pk = _cursor_decode(cursor)
-        jobs = jobs.filter(Q(updated_at__gt=after) | Q(updated_at=after, pk__gt=after_pk))
-    else:
-        jobs = jobs.filter(updated_at__gte=updated_since)
-    page = list(jobs.order_by("updated_at", "pk")[: limit + 1])
+    page = jobs_changed_for_sender(
+        account=caller.account,
+        updated_since=updated_since,
+        after=_cursor_decode(cursor) if cursor else None,
+        limit=limit + 1,
+    )
     more = len(page) > limit
     page = page[:limit]
     return JobsChangedPage(jobs=page, next_cursor=_cursor_encode(page[-1]) if more else None)

@@ -8,8 +8,10 @@ from bookings.models import Booking
 from core.callers import Caller
 from core.errors import DomainError
 from guards.models import ScreeningRejection
-from partners.models import Account
-from partners.services.batches import intake_batch_receive, text_echo
+from partners.intake_formats.partner_job.payload import partner_job_batch_read
+from partners.models import Account, IntakeDayCount
+from partners.services.batches import intake_batch_receive
+from partners.services.intake_request import text_echo
 from partners.tests.factories import partner_job
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +23,10 @@ def caller_for(account: Account) -> Caller:
 
 def receive(account: Account, body, kind: str | None = None):
     return intake_batch_receive(
-        caller=caller_for(account), sender_kind=kind or account.kind, body=body
+        caller=caller_for(account),
+        sender_kind=kind or account.kind,
+        body=body,
+        read=partner_job_batch_read,
     )
 
 
@@ -130,3 +135,61 @@ def test_text_echo_replaces_lone_surrogates_only():
     assert text_echo("ACME-1 ✓") == "ACME-1 ✓"
     assert "\ud800" not in text_echo("X-\ud800")
     assert text_echo(12) is None
+
+
+def test_legs_of_one_trip_are_booked_whole(make_account):
+    # given a partner whose format pushes the legs of one trip together
+    account = make_account("partner")
+
+    # when both legs can be booked
+    receipt = intake_batch_receive(
+        caller=caller_for(account),
+        sender_kind="partner",
+        body=[partner_job(jobRef="TRIP-1/1"), partner_job(jobRef="TRIP-1/2")],
+        read=partner_job_batch_read,
+        all_or_nothing=True,
+    )
+
+    # then both are booked
+    assert [r.outcome for r in receipt.results] == ["created", "created"]
+    assert Booking.objects.filter(account=account).count() == 2
+
+
+def test_a_leg_that_cannot_be_priced_books_none_of_the_trip(make_account):
+    # given a trip whose second leg goes nowhere the geocoder knows
+    account = make_account("partner")
+    legs = [
+        partner_job(jobRef="TRIP-2/1"),
+        partner_job(jobRef="TRIP-2/2", dropoff="Qqqzzx Nowhere Xyzzy"),
+    ]
+
+    # when it is pushed all-or-nothing
+    with pytest.raises(DomainError) as refused:
+        intake_batch_receive(
+            caller=caller_for(account),
+            sender_kind="partner",
+            body=legs,
+            read=partner_job_batch_read,
+            all_or_nothing=True,
+        )
+
+    # then the refusal is the failing leg's, and the first leg was not booked either,
+    # nor counted against the day's allowance
+    assert refused.value.code == "address_not_found"
+    assert Booking.objects.filter(account=account).count() == 0
+    assert not IntakeDayCount.objects.filter(account=account, jobs__gt=0).exists()
+
+
+def test_an_unreadable_leg_refuses_the_trip_before_anything_is_priced(make_account):
+    account = make_account("partner")
+    with pytest.raises(DomainError) as refused:
+        intake_batch_receive(
+            caller=caller_for(account),
+            sender_kind="partner",
+            body=[partner_job(jobRef="TRIP-3/1"), partner_job(jobRef="TRIP-3/2", passengers=0)],
+            read=partner_job_batch_read,
+            all_or_nothing=True,
+        )
+    assert refused.value.code == "invalid_input"
+    assert list(refused.value.errors) == ["passengers"]
+    assert Booking.objects.filter(account=account).count() == 0

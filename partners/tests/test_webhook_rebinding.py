@@ -74,7 +74,7 @@ def test_a_dns_answer_changed_after_the_check_never_reaches_loopback(
     """Issue 13: "Webhook delivery resolves the host twice: a DNS answer that changes
     between the SSRF check and the send reaches loopback"."""
     port, received = loopback_receiver
-    monkeypatch.setattr(webhooks, "WEBHOOK_CONNECT_TIMEOUT_SECONDS", 1)
+    monkeypatch.setattr(webhooks.attempts, "WEBHOOK_CONNECT_TIMEOUT_SECONDS", 1)
     monkeypatch.setattr(settings, "WEBHOOK_READ_TIMEOUT_SECONDS", 1)
     partner = make_account(
         "partner", name="Rebinder", webhook_url=f"http://rebind.example:{port}/hook"

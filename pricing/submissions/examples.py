@@ -6,20 +6,15 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from pricing.fares import (
-    CompiledBand,
-    CompiledTariff,
-    FareOptions,
-    TariffIncomplete,
-    fare_compute,
-    windows_compile,
-)
+from pricing.compiled_tariffs import CompiledBand, CompiledTariff, TariffIncomplete
+from pricing.fares import FareOptions, fare_compute
 from pricing.models import (
     TariffKind,
     TariffSubmission,
 )
 from pricing.routing import METRES_PER_MILE
 from pricing.submissions.figures import DAYS
+from pricing.tariff_windows import windows_compile
 
 ALL_WEEK = [{"type": "weekly", "days": list(DAYS), "start": "00:00", "end": "24:00"}]
 

@@ -1,6 +1,9 @@
 """GET /api/public/v1/places (issue 22): suggestions for websites and agents, from the
 same service as the landing page's; rate limited; problem JSON on bad input."""
 
+import re
+from pathlib import Path
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -92,3 +95,24 @@ def test_terminals_and_landmarks_are_suggested_and_resolve_back(query, label):
     found = [p["label"] for p in places(q=query).json()["places"]]
     assert label in found
     assert geocoder_get().geocode(label).label == label
+
+
+DOORS = ("bookings/views.py", "pricing/api/views.py", "agents/mcp/server.py")
+
+
+def test_every_door_suggests_places_through_the_one_limited_service():
+    """Issue 35: "One limit for place suggestions on every door": the website's
+    /places/suggest/, this endpoint and MCP find_places all call places_find, which counts
+    RATELIMITS["places"]; nothing outside it calls the unlimited matching."""
+    root = Path(__file__).resolve().parents[2]
+    for door in DOORS:
+        assert "places_find(" in (root / door).read_text(), door
+    unlimited = re.compile(r"\bplace_suggestions\(")
+    callers = {
+        str(path.relative_to(root))
+        for package in root.iterdir()
+        if (package / "__init__.py").exists()
+        for path in package.glob("**/*.py")
+        if "tests" not in path.parts and unlimited.search(path.read_text(errors="replace"))
+    }
+    assert callers == {"pricing/suggestions.py"}

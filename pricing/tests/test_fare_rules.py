@@ -22,16 +22,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from pricing.fares import (
-    CompiledBand,
-    CompiledExtra,
-    CompiledTariff,
-    FareOptions,
-    TariffIncomplete,
-    Windows,
-    fare_compute,
-    windows_compile,
-)
+from pricing.compiled_tariffs import CompiledBand, CompiledExtra, CompiledTariff, TariffIncomplete
+from pricing.fares import FareOptions, fare_compute
+from pricing.tariff_windows import Windows, windows_compile
 
 LONDON = ZoneInfo("Europe/London")
 DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]

@@ -15,7 +15,8 @@ import pytest
 from django.db import transaction
 
 from pricing.catalogue import tariff_compile
-from pricing.fares import FareOptions, TariffIncomplete, fare_compute
+from pricing.compiled_tariffs import TariffIncomplete
+from pricing.fares import FareOptions, fare_compute
 from pricing.loaders import tariffs_load
 from pricing.models import Tariff
 from pricing.routing import duration_for, great_circle_m

@@ -8,8 +8,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.utils import timezone
 
-from pricing.fares import CompiledBand, CompiledTariff, FareOptions, fare_compute, windows_compile
+from pricing.compiled_tariffs import CompiledBand, CompiledTariff
+from pricing.fares import FareOptions, fare_compute
 from pricing.holidays import is_bank_holiday, nation_of_district
+from pricing.tariff_windows import windows_compile
 
 DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 

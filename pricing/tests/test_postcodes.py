@@ -10,7 +10,8 @@ import responses
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
-from pricing.geocoding import OfflineGeocoder, PostcodesIoGeocoder, _postcode_units
+from pricing.geocoding import OfflineGeocoder, PostcodesIoGeocoder
+from pricing.geocoding.offline import _postcode_units
 from pricing.postcodes import (
     DATA_FILE,
     Postcode,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -27,6 +28,7 @@ from core.errors import DomainError
 from core.localtime import local_time_format
 from core.mail import privacy_line
 from drivers.models import Driver
+from guards.email_keys import email_key_domains, email_limit_key
 from pricing.submissions.sending import submissions_of
 from privacy.models import DataRequest, DataRequestKind, DataRequestSubject, Hold
 from privacy.schedule import booking_kept_until, request_deadline
@@ -49,8 +51,7 @@ def data_request_start(*, kind: str, email: str, now: dt.datetime | None = None)
     email = email.strip().lower()
     if kind not in DataRequestKind.values:
         raise DomainError("invalid_input", "Choose a copy of your data or erasure.")
-    recent = DataRequest.objects.filter(email=email, created_at__gte=now - dt.timedelta(days=1))
-    if recent.count() >= settings.PRIVACY_REQUESTS_PER_EMAIL_PER_DAY:
+    if _requests_today(email, now=now) >= settings.PRIVACY_REQUESTS_PER_EMAIL_PER_DAY:
         return
     token = secrets.token_urlsafe(32)
     request = DataRequest.objects.create(
@@ -68,6 +69,19 @@ def data_request_start(*, kind: str, email: str, now: dt.datetime | None = None)
         lambda: send_mail(
             "Your data request", "\n".join(lines), None, [request.email], fail_silently=True
         )
+    )
+
+
+def _requests_today(email: str, *, now: dt.datetime) -> int:
+    """Requests in the last day for the mailbox ``email`` names, however each was spelt
+    (``guards.email_keys``: case, ``+tags``, Gmail's dots)."""
+    key = email_limit_key(email)
+    domains = Q()
+    for domain in email_key_domains(key):
+        domains |= Q(email__iendswith=f"@{domain}")
+    recent = DataRequest.objects.filter(domains, created_at__gte=now - dt.timedelta(days=1))
+    return sum(
+        1 for typed in recent.values_list("email", flat=True) if email_limit_key(typed) == key
     )
 
 

@@ -135,6 +135,17 @@ def test_links_a_day_to_one_address_are_capped(client, ask, settings):
     assert len(mail.outbox) == settings.PRIVACY_REQUESTS_PER_EMAIL_PER_DAY
 
 
+def test_spellings_of_one_gmail_address_share_its_cap(client, ask, settings):
+    """Issue 35: "Limits per email ignore plus-tags and dots (`user+N@gmail.com`)"."""
+    spellings = ["jo.bloggs@gmail.com", "Jo.Bloggs+1@gmail.com", "jobloggs+2@googlemail.com"]
+    for n in range(settings.PRIVACY_REQUESTS_PER_EMAIL_PER_DAY + 2):
+        ask("access", email=spellings[n % len(spellings)])
+    assert len(mail.outbox) == settings.PRIVACY_REQUESTS_PER_EMAIL_PER_DAY
+    # another mailbox at the same provider is not capped by them
+    ask("access", email="jo.bloggs2@gmail.com")
+    assert mail.outbox[-1].to == ["jo.bloggs2@gmail.com"]
+
+
 def test_a_driver_downloads_their_data_and_asks_staff(client):
     driver = DriverFactory(user=UserFactory())
     BookingFactory(driver=driver, pickup_lat=LEEDS[0], pickup_lng=LEEDS[1])

@@ -41,7 +41,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 ASHA_AT = north_of(LEEDS, 1)
 BEN_AT = north_of(LEEDS, 3)
-# The decline itself offers the booking on (dispatch.services.offers._offer_close), not the
+# The decline itself offers the booking on (dispatch.services.offers.trail._offer_close), not the
 # re-dispatch schedule's next pass (DISPATCH_REDISPATCH_EVERY_SECONDS, 30 s).
 HANDED_ON_WITHIN = timedelta(seconds=5)
 

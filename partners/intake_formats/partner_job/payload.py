@@ -1,10 +1,11 @@
-"""PartnerJob (seed 2.10): the shape of a pushed job, and how one job is validated.
+"""PartnerJob (seed 2.10): a pushed body read into the typed intake request.
 
-Every door that receives jobs (partner, operator and supplier intake over HTTP, and any
-later one) validates a job with :class:`PartnerJobInputSerializer`, here in the service
-layer so that ``partners.services.batches`` can validate each job of a batch on its own
-(a bad job is a rejected outcome, never a failed batch). The HTTP edge re-exports these
-classes so that the OpenAPI schema documents them.
+:func:`partner_job_batch_read` is the format's reader, handed to
+``partners.services.batches.intake_batch_receive``: the body's shape (one PartnerJob, an
+array, or ``{"jobs": [...]}``, at most 100) and each job validated on its own with
+:class:`PartnerJobInputSerializer` (a bad job is a rejected outcome, never a failed batch)
+into an :class:`~partners.services.intake_request.IntakeJob`. The HTTP edge re-exports the
+serializers so that the OpenAPI schema documents them.
 """
 
 from __future__ import annotations
@@ -15,9 +16,19 @@ from typing import Any
 from rest_framework import serializers
 
 from api.input_serializers import InputSerializer
+from bookings.admission import BookingRequest
 from bookings.passengers import phone_to_e164
+from bookings.services import PassengerDetails
+from core.errors import DomainError
 from core.money import gbp
-from partners.services.intake import MAX_BATCH, IntakeJob, JobAction
+from partners.services.intake_request import (
+    MAX_BATCH,
+    IntakeBatch,
+    IntakeJob,
+    JobAction,
+    JobResult,
+    text_echo,
+)
 from pricing.vehicles import MAX_PASSENGERS, VehicleType
 
 # Fares beyond this are refused by bookings.policies.fare_require_allowed (the one home of
@@ -141,20 +152,120 @@ class PartnerJobInputSerializer(InputSerializer):
         return attrs
 
     def intake_job(self, *, index: int) -> IntakeJob:
-        """The validated job in the booking engine's names; only fields actually sent."""
+        """The validated job as the typed intake request; ``sent`` names only the fields
+        actually sent (blank optional text and null mean "none")."""
         data = self.validated_data
-        fields = {
+        sent = {
             PARTNER_JOB_FIELDS[name]: value
             for name, value in data.items()
             if name not in {"jobRef", "action"} and name in self.initial_data
         }
-        # Blank optional text means "none"; None from JSON null likewise.
-        fields = {name: ("" if value is None else value) for name, value in fields.items()}
         for name in ("fare", "vehicle_type", "passengers"):
-            if fields.get(name) == "":
-                fields.pop(name)
-        return IntakeJob(index=index, job_ref=data["jobRef"], action=data["action"], fields=fields)
+            if sent.get(name) in (None, ""):
+                sent.pop(name, None)
+        text = {name: value or "" for name, value in sent.items()}
+        request = BookingRequest(
+            passenger=PassengerDetails(
+                name=text.get("passenger_name", ""),
+                email=text.get("passenger_email", ""),
+                phone=text.get("passenger_phone", ""),
+            ),
+            flight_number=text.get("flight_number", ""),
+            notes=text.get("notes", ""),
+            pickup=text.get("pickup", ""),
+            dropoff=text.get("dropoff", ""),
+            depart_at=sent.get("pickup_time"),
+            passengers=sent.get("passengers") or 1,
+            vehicle_type=sent.get("vehicle_type"),
+            fare=sent.get("fare"),
+        )
+        return IntakeJob(
+            index=index,
+            job_ref=data["jobRef"],
+            action=data["action"],
+            request=request,
+            sent=frozenset(sent),
+        )
 
 
 class PartnerJobsEnvelopeInputSerializer(InputSerializer):
     jobs = PartnerJobInputSerializer(many=True, max_length=MAX_BATCH)
+
+
+NOT_TEXT = "Not valid text: it holds a lone surrogate (an unpaired \\ud800-\\udfff escape)."
+
+
+def partner_job_body_jobs(body: Any) -> tuple[list[Any], bool]:
+    """The raw jobs of a body (one PartnerJob, an array, or {"jobs": [...]}), and whether it
+    was a single job. 400 invalid_body for any other shape, batch_too_large past 100."""
+    if isinstance(body, list):
+        jobs, single = body, False
+    elif isinstance(body, dict) and "jobs" in body and "jobRef" not in body:
+        jobs, single = body["jobs"], False
+        if not isinstance(jobs, list):
+            raise DomainError("invalid_body", '"jobs" must be an array of PartnerJob objects.')
+    elif isinstance(body, dict):
+        jobs, single = [body], True
+    else:
+        raise DomainError(
+            "invalid_body", 'Send one PartnerJob object, an array of them, or {"jobs": [...]}.'
+        )
+    if not jobs:
+        raise DomainError("invalid_body", "The batch holds no jobs.")
+    if len(jobs) > MAX_BATCH:
+        raise DomainError(
+            "batch_too_large",
+            f"A batch holds at most {MAX_BATCH} jobs; this one has {len(jobs)}.",
+        )
+    return jobs, single
+
+
+def _unreadable_fields(raw: dict) -> dict[str, list[str]]:
+    """Fields (names or values) holding lone surrogates: no database stores them."""
+    return {
+        text_echo(name): [NOT_TEXT]
+        for name, value in raw.items()
+        if text_echo(name) != name or (isinstance(value, str) and text_echo(value) != value)
+    }
+
+
+def partner_job_read(*, index: int, raw: Any) -> IntakeJob:
+    """One raw PartnerJob as the typed intake request; DomainError (with field errors)
+    otherwise."""
+    if not isinstance(raw, dict):
+        raise DomainError(
+            "invalid_input",
+            "Expected a PartnerJob object.",
+            errors={"non_field_errors": ["Expected a PartnerJob object."]},
+        )
+    unreadable = _unreadable_fields(raw)
+    if unreadable:
+        raise DomainError(
+            "invalid_input", "The job holds text that is not valid.", errors=unreadable
+        )
+    serializer = PartnerJobInputSerializer(data=raw)
+    if not serializer.is_valid():
+        raise DomainError(
+            "invalid_input",
+            "The job has invalid fields; see errors.",
+            errors={
+                name: [str(message) for message in messages]
+                for name, messages in serializer.errors.items()
+            },
+        )
+    return serializer.intake_job(index=index)
+
+
+def partner_job_batch_read(body: Any) -> IntakeBatch:
+    """A PartnerJob body as the typed intake request: each job read on its own, a bad one
+    a rejected result (contract 4.1); a body of another shape is refused whole."""
+    raw_jobs, single = partner_job_body_jobs(body)
+    jobs: list[IntakeJob] = []
+    rejected: list[JobResult] = []
+    for index, raw in enumerate(raw_jobs):
+        try:
+            jobs.append(partner_job_read(index=index, raw=raw))
+        except DomainError as error:
+            job_ref = text_echo(raw.get("jobRef")) if isinstance(raw, dict) else None
+            rejected.append(JobResult.from_error(index=index, job_ref=job_ref, error=error))
+    return IntakeBatch(jobs=jobs, rejected=rejected, single=single)

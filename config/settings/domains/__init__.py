@@ -1,0 +1,1 @@
+"""Domain settings, one module per app that reads them, composed by ``config.settings.base``."""

@@ -1,0 +1,248 @@
+"""The candidates of each tier, best first (drivers through the SQL form, fleets by
+their rules and distance), the ones passed over for the trail, and the next one."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from django.db import connection
+from django.db.models import Case, Q, Value, When
+from django.db.models import CharField as CharFieldType
+
+from core.geo import (
+    haversine_km,
+)
+from dispatch import conf
+from dispatch.models import PartnerFleet, SkipReason, Tier
+from dispatch.services.matching.requirements import Candidate, JobRequirements
+from dispatch.services.matching.rules import (
+    _as_candidate,
+    _driver_rules,
+    _rings,
+    _vehicle_rows,
+    _vehicles_by_row_position,
+)
+from dispatch.services.matching.sql import _candidate_statement, _row_candidate
+from drivers.positions import drivers_near
+from pricing.vehicles import VEHICLE_CLASSES_SERVING
+
+# Drivers asked of the index per ring at first; a ring whose nearest drivers all fail a
+# filter is asked again for this many times more, until it has no more to give.
+NEAR_FIRST, NEAR_GROWTH = 16, 4
+# At most this many drivers near the pickup are looked at for the trail's skip reasons.
+TRAIL_NEAR_MAX = 500
+# The index's distances (Redis: its own Earth radius) and haversine_km differ by < 0.1 %.
+INDEX_MARGIN = 1.01
+
+
+def driver_candidates(
+    *,
+    tier: int,
+    job: JobRequirements,
+    now: datetime,
+    exclude_driver_ids: Iterable[int] = (),
+    limit: int = 1,
+) -> list[Candidate]:
+    """Eligible drivers of a driver tier, nearest first (then least loaded).
+
+    Searched ring by ring: a driver found inside a ring is nearer than anyone outside it,
+    so the first ring with ``limit`` drivers (or the last ring) gives the answer. In each
+    ring the index gives the nearest drivers seen recently, and the filters run on them.
+    """
+    if not job.located:
+        return []
+    if tier == Tier.NATIONAL and (job.dropoff_lat is None or job.dropoff_lng is None):
+        return []
+    excluded = set(exclude_driver_ids)
+    seen_after = now - timedelta(seconds=conf.driver_seen_within_seconds())
+    classes = VEHICLE_CLASSES_SERVING.get(job.vehicle_type, frozenset({job.vehicle_type}))
+    rows: list[tuple] = []
+    with connection.cursor() as cursor:
+        for ring in _rings(tier, searching=True):
+            count = max(NEAR_FIRST, limit + len(excluded))
+            while True:
+                near = drivers_near(
+                    lat=job.pickup_lat,
+                    lng=job.pickup_lng,
+                    radius_km=ring,
+                    vehicle_classes=classes,
+                    seen_after=seen_after,
+                    count=count,
+                )
+                pool = [found for found in near if found.driver_id not in excluded]
+                rows = []
+                if pool:
+                    sql, params = _candidate_statement(tier=tier, job=job, near=pool, limit=limit)
+                    cursor.execute(sql, params)
+                    rows = cursor.fetchall()
+                if len(rows) >= limit or len(near) < count:
+                    break
+                count *= NEAR_GROWTH
+            if len(rows) >= limit:
+                break
+    return [_row_candidate(tier, row, job) for row in rows]
+
+
+def driver_skipped(
+    *, tier: int, job: JobRequirements, now: datetime, limit: int, within_km: float | None = None
+) -> list[Candidate]:
+    """Drivers of a tier near the pickup that fail a filter, each with the first reason:
+    within ``within_km`` of the pickup, else within the tier's reach.
+
+    Two views: the drivers the index holds there (at their indexed position; not seen
+    recently when their fix is older than the matcher trusts), and drivers it does not
+    hold whose row puts them there (offline, or silent too long)."""
+    if not job.located:
+        return []
+    reach = _rings(tier)[-1]
+    radius_km = reach if within_km is None else min(within_km, reach)
+    seen_after = now - timedelta(seconds=conf.driver_seen_within_seconds())
+    # Asked a little wider than the radius: the index measures on its own sphere, and a
+    # driver it leaves out here would be judged by their row as if silent.
+    near = {
+        found.driver_id: found
+        for found in drivers_near(
+            lat=job.pickup_lat,
+            lng=job.pickup_lng,
+            radius_km=radius_km * INDEX_MARGIN,
+            vehicle_classes=None,
+            seen_after=None,
+            count=TRAIL_NEAR_MAX,
+        )
+    }
+    stale = [
+        pk for pk, found in near.items() if found.seen_at is None or found.seen_at < seen_after
+    ]
+
+    def reasons(seen_fails: Q) -> Case:
+        return Case(
+            *[
+                When(fails, then=Value(str(code)))
+                for code, fails in _driver_rules(job=job, seen_fails=seen_fails)
+            ],
+            default=Value(""),
+            output_field=CharFieldType(),
+        )
+
+    indexed = (
+        _vehicle_rows(tier=tier, job=job)
+        .filter(driver_id__in=list(near))
+        .annotate(skip_reason=reasons(Q(driver_id__in=stale)))
+        .exclude(skip_reason="")
+    )
+    unindexed = (
+        _vehicles_by_row_position(tier=tier, job=job, radius_km=radius_km)
+        .exclude(driver_id__in=list(near))
+        .annotate(skip_reason=reasons(Q(pk__isnull=False)))  # no recent fix: always fails
+        .exclude(skip_reason="")
+        .order_by("dead_sq", "driver_id", "id")[:limit]
+    )
+    skipped = [
+        _as_candidate(
+            tier,
+            vehicle,
+            job,
+            position=(near[vehicle.driver_id].lat, near[vehicle.driver_id].lng),
+            reason=vehicle.skip_reason,
+        )
+        for vehicle in indexed
+    ] + [
+        _as_candidate(
+            tier,
+            vehicle,
+            job,
+            position=(vehicle.driver.last_lat, vehicle.driver.last_lng),
+            reason=vehicle.skip_reason,
+        )
+        for vehicle in unindexed
+    ]
+    skipped = [c for c in skipped if c.dead_km <= radius_km]
+    skipped.sort(key=lambda c: (c.dead_km, c.driver.pk, c.vehicle.pk))
+    return skipped[:limit]
+
+
+def _fleet_reason(fleet: PartnerFleet, job: JobRequirements) -> str:
+    account = fleet.account
+    if account.kind != "partner" or not account.approved:
+        return SkipReason.NOT_APPROVED
+    licence = getattr(account, "operator_licence", None)
+    if licence is not None and licence.licence_expiry < job.pickup_date:
+        return SkipReason.LICENCE_EXPIRED
+    if not account.webhook_url or account.webhook_disabled_at is not None:
+        return SkipReason.NO_WEBHOOK
+    if fleet.vehicle_classes and job.vehicle_type not in fleet.vehicle_classes:
+        return SkipReason.WRONG_CLASS
+    if job.passengers > fleet.max_passengers:
+        return SkipReason.TOO_FEW_SEATS
+    if job.wheelchair and not fleet.wheelchair_accessible:
+        return SkipReason.NO_WHEELCHAIR_ACCESS
+    if fleet.coverage_radius_km is not None and fleet.coverage_lat is not None:
+        if not job.located:
+            return SkipReason.PICKUP_NOT_LOCATED
+        distance = haversine_km(
+            fleet.coverage_lat, fleet.coverage_lng, job.pickup_lat, job.pickup_lng
+        )
+        if distance > fleet.coverage_radius_km:
+            return SkipReason.OUTSIDE_COVERAGE
+    return ""
+
+
+def _fleet_distance(fleet: PartnerFleet, job: JobRequirements) -> float:
+    if fleet.coverage_lat is None or fleet.coverage_lng is None or not job.located:
+        return math.inf  # a nationwide fleet comes after fleets based near the pickup
+    return haversine_km(fleet.coverage_lat, fleet.coverage_lng, job.pickup_lat, job.pickup_lng)
+
+
+def fleet_candidates(
+    *, job: JobRequirements, exclude_fleet_ids: Iterable[int] = (), include_skipped: bool = False
+) -> list[Candidate]:
+    """Active partner fleets, nearest coverage first; skipped ones only when asked for."""
+    fleets = (
+        PartnerFleet.objects.select_related("account", "account__operator_licence")
+        .filter(active=True)
+        .exclude(pk__in=list(exclude_fleet_ids))
+    )
+    ranked = sorted(fleets, key=lambda f: (_fleet_distance(f, job), f.pk))
+    result = []
+    for fleet in ranked:
+        reason = _fleet_reason(fleet, job)
+        if bool(reason) == include_skipped:
+            result.append(
+                Candidate(
+                    tier=Tier.FLEET, fleet=fleet, subcontracted_to=fleet.account, reason=reason
+                )
+            )
+    return result
+
+
+def candidate_next(
+    *,
+    tier: int,
+    job: JobRequirements,
+    now: datetime,
+    exclude_driver_ids: Iterable[int] = (),
+    exclude_fleet_ids: Iterable[int] = (),
+) -> Candidate | None:
+    """The best eligible candidate of one tier, or None when the tier has nobody left."""
+    if tier == Tier.FLEET:
+        found = fleet_candidates(job=job, exclude_fleet_ids=exclude_fleet_ids)
+    else:
+        found = driver_candidates(
+            tier=tier, job=job, now=now, exclude_driver_ids=exclude_driver_ids
+        )
+    return found[0] if found else None
+
+
+def skipped_candidates(
+    *, tier: int, job: JobRequirements, now: datetime, within_km: float | None = None
+) -> list[Candidate]:
+    """Candidates of a tier that were passed over, with reasons, for the dispatch trail:
+    drivers within ``within_km`` of the pickup (the distance of the driver offered the
+    job: anyone further was not passed over, only further away), else within the tier's
+    reach. Every fleet that fails a rule, as fleets are not ranked by distance alone."""
+    limit = conf.trail_skipped_limit()
+    if tier == Tier.FLEET:
+        return fleet_candidates(job=job, include_skipped=True)[:limit]
+    return driver_skipped(tier=tier, job=job, now=now, limit=limit, within_km=within_km)

@@ -1,0 +1,207 @@
+"""The matcher's SQL form: one hand-written statement over the drivers the position
+index gave (:data:`_CANDIDATES_SQL`, the hot path of every dispatch step); the negation of
+every rule of ``dispatch.services.matching.rules._driver_rules``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from django.db import connection
+
+from core.geo import (
+    KM_PER_DEGREE,
+    haversine_km,
+)
+from dispatch.models import Offer, OfferStatus, OperatorLicence, Tier
+from dispatch.services.matching.requirements import Candidate, JobRequirements
+from drivers.models import APPROVED_STAGES, Corridor, Driver, NetworkTier, Vehicle
+from drivers.positions import NearDriver
+from pricing.vehicles import VEHICLE_CLASSES_SERVING
+
+
+def _distance_sq_sql(lat_column: str, lng_column: str, point: str) -> str:
+    """SQL for :func:`core.geo.distance_sq_km_expression` around the ``point`` parameters.
+
+    The same arithmetic, so that both forms of the matcher rank drivers identically.
+    """
+    dy = f"(({lat_column} - %({point}_lat)s) * %(km_per_degree)s)"
+    dx = f"(({lng_column} - %({point}_lng)s) * %({point}_kx)s)"
+    return f"{dy} * {dy} + {dx} * {dx}"
+
+
+def _sql_literal(value: str) -> str:
+    # Only for the code's own constants (statuses, stages), never for input: written into
+    # the statement so that the planner can match partial indexes such as
+    # offer_one_open_per_driver (WHERE status = 'open') even with server-side binding.
+    if not value.replace("_", "").isalnum():
+        raise ValueError(f"not a plain constant: {value!r}")
+    return f"'{value}'"
+
+
+def _sql_in(column: str, values: Iterable, name: str, params: dict) -> str:
+    """``column IN (...)`` with one named parameter per value (portable to SQLite)."""
+    names = []
+    for i, value in enumerate(values):
+        params[f"{name}_{i}"] = value
+        names.append(f"%({name}_{i})s")
+    return f"{column} IN ({', '.join(names)})"
+
+
+_DRIVER = Driver._meta.db_table
+_VEHICLE = Vehicle._meta.db_table
+_OFFER = Offer._meta.db_table
+_CORRIDOR = Corridor._meta.db_table
+_OPERATOR_LICENCE = OperatorLicence._meta.db_table
+_APPROVED_STAGES_SQL = ", ".join(_sql_literal(stage) for stage in APPROVED_STAGES)
+
+# The candidate filter, the matcher's hot path: one statement per ring over the drivers the
+# position index found there (the CTE ``near``: id and indexed position), one row per
+# driver. It is the negation of every rule in _driver_rules, in plain SQL, because
+# building the same query through the ORM took three times as long as running it
+# (bench_dispatch). Freshness is the index's (drivers_near's seen_after), not a column's.
+# The vehicle is a correlated subquery rather than a join: one row per driver with no
+# de-duplication in Python, and a statement the planner settles faster; it picks the
+# driver's lowest-id eligible vehicle, as ordering the ORM's (driver, vehicle) rows by
+# (dead mileage, load, driver, vehicle) did.
+_CANDIDATES_SQL = f"""
+WITH near (driver_id, lat, lng) AS (VALUES {{near}})
+SELECT driver_id, vehicle_id, lat, lng, approved_by_id
+FROM (
+    SELECT
+        d.id AS driver_id, near.lat, near.lng, d.approved_by_id, d.current_jobs,
+        {_distance_sq_sql("near.lat", "near.lng", "pickup")} AS dead_sq,
+        (
+            SELECT v.id FROM {_VEHICLE} v
+            WHERE v.driver_id = d.id
+                AND v.active = TRUE
+                AND v.plate_expiry >= %(pickup_date)s
+                AND v.licensing_authority = d.licensing_authority
+                AND v.seats >= %(passengers)s
+                AND {{vehicle_class_in}}
+                {{wheelchair}}
+            ORDER BY v.id
+            LIMIT 1
+        ) AS vehicle_id
+    FROM near
+    JOIN {_DRIVER} d ON d.id = near.driver_id
+    WHERE d.online = TRUE
+        AND d.stage IN ({_APPROVED_STAGES_SQL})
+        AND d.approved_at IS NOT NULL
+        AND d.licence_expiry >= %(pickup_date)s
+        AND {{load}}
+        {{tier}}
+        AND NOT EXISTS (
+            SELECT 1 FROM {_OPERATOR_LICENCE} ol
+            WHERE ol.account_id = d.approved_by_id
+                AND ol.licensing_authority <> d.licensing_authority
+        )
+        AND NOT EXISTS (
+            SELECT 1 FROM {_OFFER} o
+            WHERE o.driver_id = d.id AND o.status = {_sql_literal(OfferStatus.OPEN)}
+        )
+) AS candidate
+WHERE vehicle_id IS NOT NULL
+ORDER BY dead_sq, current_jobs, driver_id
+LIMIT %(limit)s
+"""  # noqa: S608 (tables and constants only; every value is a parameter)
+
+# The driver's load for this job: the jobs they hold whose busy span overlaps the job's
+# (jobs_overlapping, in SQL), below their limit.
+_LOAD_IN_TIME_SQL = f"""(
+            SELECT COUNT(*) FROM {_OFFER} h
+            WHERE h.driver_id = d.id
+                AND h.status = {_sql_literal(OfferStatus.ACCEPTED)}
+                AND h.released_at IS NULL
+                AND (h.busy_from IS NULL
+                     OR (h.busy_from < %(busy_until)s AND h.busy_until > %(busy_from)s))
+        ) < d.max_jobs"""  # noqa: S608 (tables and constants only)
+
+_LOCAL_TIER_SQL = f"""
+        AND d.network = {_sql_literal(NetworkTier.LOCAL)}
+        AND {_distance_sq_sql("d.base_lat", "d.base_lng", "pickup")}
+            <= d.operating_radius_km * d.operating_radius_km"""
+
+# Either direction: pickup near the origin and dropoff near the destination, or the reverse.
+_NATIONAL_TIER_SQL = f"""
+        AND d.network = {_sql_literal(NetworkTier.NATIONAL)}
+        AND d.id IN (
+            SELECT c.driver_id FROM {_CORRIDOR} c
+            WHERE (
+                {_distance_sq_sql("c.origin_lat", "c.origin_lng", "pickup")}
+                    <= c.radius_km * c.radius_km
+                AND {_distance_sq_sql("c.destination_lat", "c.destination_lng", "dropoff")}
+                    <= c.radius_km * c.radius_km
+            ) OR (
+                {_distance_sq_sql("c.destination_lat", "c.destination_lng", "pickup")}
+                    <= c.radius_km * c.radius_km
+                AND {_distance_sq_sql("c.origin_lat", "c.origin_lng", "dropoff")}
+                    <= c.radius_km * c.radius_km
+            )
+        )"""  # noqa: S608 (tables and constants only)
+
+
+def _point_params(name: str, lat: float, lng: float) -> dict:
+    return {
+        f"{name}_lat": lat,
+        f"{name}_lng": lng,
+        f"{name}_kx": KM_PER_DEGREE * math.cos(math.radians(lat)),
+    }
+
+
+def _candidate_statement(
+    *, tier: int, job: JobRequirements, near: list[NearDriver], limit: int
+) -> tuple[str, dict]:
+    """The candidate filter of a tier over the drivers ``near`` and its parameters."""
+    ops = connection.ops
+    classes = VEHICLE_CLASSES_SERVING.get(job.vehicle_type, frozenset({job.vehicle_type}))
+    params = {
+        "km_per_degree": KM_PER_DEGREE,
+        **_point_params("pickup", job.pickup_lat, job.pickup_lng),
+        "pickup_date": ops.adapt_datefield_value(job.pickup_date),
+        "passengers": job.passengers,
+        "limit": limit,
+    }
+    if tier == Tier.NATIONAL:
+        params.update(_point_params("dropoff", job.dropoff_lat, job.dropoff_lng))
+    rows = []
+    for i, found in enumerate(near):
+        params.update({f"n{i}": found.driver_id, f"n{i}_lat": found.lat, f"n{i}_lng": found.lng})
+        rows.append(f"(%(n{i})s, %(n{i}_lat)s, %(n{i}_lng)s)")
+    sql = _CANDIDATES_SQL.format(
+        near=", ".join(rows),
+        vehicle_class_in=_sql_in("v.vehicle_class", sorted(classes), "vehicle_class", params),
+        wheelchair="AND v.wheelchair_accessible = TRUE" if job.wheelchair else "",
+        tier=_LOCAL_TIER_SQL if tier == Tier.LOCAL else _NATIONAL_TIER_SQL,
+        load=_LOAD_IN_TIME_SQL if job.busy_from is not None else "d.current_jobs < d.max_jobs",
+    )
+    if job.busy_from is not None:
+        params["busy_from"] = ops.adapt_datetimefield_value(job.busy_from)
+        params["busy_until"] = ops.adapt_datetimefield_value(job.busy_until)
+    return sql, params
+
+
+def _deferred_instance(model, **values):
+    # from_db takes the values in the model's field order.
+    names = [f.attname for f in model._meta.concrete_fields if f.attname in values]
+    return model.from_db(connection.alias, names, [values[name] for name in names])
+
+
+def _row_candidate(tier: int, row: tuple, job: JobRequirements) -> Candidate:
+    driver_id, vehicle_id, lat, lng, approved_by_id = row
+    # Instances with the other columns deferred, as .only() builds them: what dispatch
+    # needs (ids, the indexed position, operator) without a second query; anything else
+    # loads on use.
+    driver = _deferred_instance(
+        Driver, id=driver_id, last_lat=lat, last_lng=lng, approved_by_id=approved_by_id
+    )
+    vehicle = _deferred_instance(Vehicle, id=vehicle_id, driver_id=driver_id)
+    vehicle.driver = driver
+    return Candidate(
+        tier=tier,
+        driver=driver,
+        vehicle=vehicle,
+        dead_km=haversine_km(lat, lng, job.pickup_lat, job.pickup_lng),
+        # A national driver works for their own licensed operator: the job is subcontracted.
+        subcontracted_to=driver.approved_by if tier == Tier.NATIONAL else None,
+    )
