@@ -150,6 +150,9 @@ def test_account_rate_is_used_for_its_jobs(tariffs):
     )
     assert priced(account=operator).tariff_source["reference"] == "acme-rate"
     assert priced().tariff_source["reference"] == "manchester-2023-09"
+    # abroad too, the account's own rate comes before the worldwide rate
+    abroad = priced(account=operator, pickup="Paris", dropoff="CDG", worldwide=True)
+    assert abroad.tariff_source["reference"] == "acme-rate"
 
 
 @pytest.mark.django_db
