@@ -507,3 +507,19 @@ def test_an_account_whose_rate_cannot_price_gets_each_pickup_s_own_council_table
 def test_an_account_without_a_rate_of_its_own_is_priced_by_the_council_table(tariffs):
     partner = Account.objects.create(kind="partner", name="Hotel Desk", slug="hotel-desk")
     assert priced(account=partner).tariff_source["reference"] == "manchester-2023-09"
+
+
+@pytest.mark.django_db
+def test_with_no_table_that_can_price_the_refusal_is_tariff_incomplete_with_its_sentence(
+    tariffs,
+):
+    """Leeds has no current council table; without the network's rate nothing prices it."""
+    Tariff.objects.filter(reference="network-standard").update(is_active=False)
+    Tariff.objects.get(reference="network-standard").save()
+    with pytest.raises(DomainError) as refused:
+        priced(pickup="Leeds station", dropoff="York")
+    assert refused.value.code == "tariff_incomplete"
+    assert refused.value.detail == (
+        "No loaded tariff can price this journey at that time; the tables for this area "
+        "are missing figures."
+    )
