@@ -27,6 +27,7 @@ FUNCTION_LEVEL_IMPORTS: dict[tuple[str, str, str], str] = {
     ("bookings/apps.py", "ready", "bookings.signals"): APP_REGISTRY,
     ("drivers/apps.py", "ready", "drivers.tokens"): APP_REGISTRY,
     ("drivers/apps.py", "ready", "drivers.signals"): APP_REGISTRY,
+    ("drivers/apps.py", "ready", "drivers.positions.revocations"): APP_REGISTRY,
     ("operations/apps.py", "ready", "operations.request_ids"): APP_REGISTRY,
     ("partners/apps.py", "ready", "dispatch.signals"): APP_REGISTRY,
     ("partners/apps.py", "ready", "partners.receivers"): APP_REGISTRY,
