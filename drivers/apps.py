@@ -7,6 +7,3 @@ class DriversConfig(AppConfig):
 
     def ready(self) -> None:
         from drivers import tokens  # noqa: F401  (connects the log-out and password receivers)
-        from drivers.signals import driver_signal_subscribers_connect
-
-        driver_signal_subscribers_connect()
