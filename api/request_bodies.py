@@ -34,7 +34,7 @@ from django.conf import settings
 from django_guid import set_guid
 
 from api.problems import Problem
-from operations.request_ids import request_id_new, request_id_valid
+from core.request_ids import request_id_new, request_id_valid
 
 
 class RequestBodyBuffered:

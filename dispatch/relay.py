@@ -78,7 +78,7 @@ def dispatch_publish(booking_ids: list[int]) -> None:
         try:
             for booking_id in booking_ids:
                 # Under the id of the request that made the booking: the message carries
-                # it (operations.request_ids), and the worker's lines for it show it.
+                # it (core.request_ids), and the worker's lines for it show it.
                 _guid_switch(request_ids.get(booking_id) or serving)
                 # Raised, not logged: the claim must roll back so the booking is claimed again.
                 booking_dispatch_start.apply_async(

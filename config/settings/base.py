@@ -68,8 +68,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # First, so that every response (redirects and errors included) carries X-Request-ID
-    # and every log line of the request its id (operations.request_ids, contract 10.1).
-    "operations.request_ids.request_id_header_screen",
+    # and every log line of the request its id (core.request_ids, contract 10.1).
+    "core.request_ids.request_id_header_screen",
     "django_guid.middleware.guid_middleware",
     "operations.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",

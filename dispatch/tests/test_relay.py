@@ -228,8 +228,8 @@ def test_the_dispatch_task_carries_the_request_id_of_the_request_that_made_the_b
     dispatcher (another process, with no request of its own) publishes them."""
     from django_guid import get_guid
 
+    from core.request_ids import TASK_HEADER
     from dispatch.tasks import booking_dispatch_start
-    from operations.request_ids import TASK_HEADER
 
     driver_at(north_of(LEEDS, 1))
     with django_capture_on_commit_callbacks(execute=True):

@@ -31,6 +31,7 @@ from django_guid import clear_guid, set_guid  # noqa: E402
 from api.callers import client_address  # noqa: E402
 from api.problems import Problem  # noqa: E402
 from core.errors import DomainError  # noqa: E402
+from core.request_ids import request_id_new, request_id_valid  # noqa: E402
 from drivers.api.ingest import (  # noqa: E402
     LOCATION_PATH,
     MAX_BODY_BYTES,
@@ -40,7 +41,6 @@ from drivers.api.ingest import (  # noqa: E402
     osmand_request_answer,
     problem_answer,
 )
-from operations.request_ids import request_id_new, request_id_valid  # noqa: E402
 
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
             404: "Not Found", 405: "Method Not Allowed", 409: "Conflict",

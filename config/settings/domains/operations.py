@@ -5,9 +5,9 @@ Star-imported by ``config.settings.base``; a new operations setting goes here.
 """
 
 from config.settings.environment import env
-from operations.logs import logging_config
+from core.logs import logging_config
 
-# Request ids: django-guid reads and answers X-Request-ID; operations.request_ids drops a
+# Request ids: django-guid reads and answers X-Request-ID; core.request_ids drops a
 # caller's id that is not 1-200 of [A-Za-z0-9._-] first, so that a new one is made.
 DJANGO_GUID = {
     "GUID_HEADER_NAME": "X-Request-ID",

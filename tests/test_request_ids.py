@@ -11,7 +11,7 @@ from celery import current_app
 from django_guid import clear_guid, get_guid, set_guid
 
 from api.tasks import idempotency_records_purge
-from operations.request_ids import (
+from core.request_ids import (
     TASK_HEADER,
     _task_carries_request_id,
     _task_forgets_request_id,
@@ -59,7 +59,7 @@ class _Lines(logging.Handler):
     """Formats each record as it is logged, as the console handler does."""
 
     def __init__(self):
-        from operations.logs import json_formatter
+        from core.logs import json_formatter
 
         super().__init__(level=logging.DEBUG)
         self.setFormatter(json_formatter())
@@ -154,7 +154,7 @@ def _asgi_call(app, headers: list[tuple[bytes, bytes]]) -> list[dict]:
 
 
 def test_the_mcp_server_beside_django_gets_the_same_request_ids():
-    from operations.request_ids import RequestIdASGI
+    from core.request_ids import RequestIdASGI
 
     seen_ids = []
 
