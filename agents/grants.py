@@ -52,6 +52,14 @@ def connected_origins() -> list[str]:
     return origins
 
 
+def connected_origin_for(origin: str) -> str:
+    """The connected domain a request reached (``origin``, from its scheme and Host) when
+    it is one, else SITE_URL's: what the OAuth metadata names, so that no Host header,
+    however it got past ALLOWED_HOSTS, puts its own name into it (issue 35)."""
+    origins = connected_origins()
+    return _origin(origin) if _origin(origin) in origins else origins[0]
+
+
 def mcp_resource(origin: str) -> str:
     """The RFC 8707 resource identifier of the MCP server as reached at ``origin`` (a
     scheme and a host the site serves): the URL an MCP client connects to."""

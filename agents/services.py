@@ -11,14 +11,17 @@ Rules and where they live:
 - A client registering itself (RFC 7591) asks for the authorization code grant (with
   refresh tokens) and nothing else, and names redirect URIs that are https, plain http on
   loopback only (RFC 8252 native apps), or an app's own scheme
-  (:func:`oauth_client_metadata_require_allowed`).
+  (:func:`oauth_client_metadata_require_allowed`), within the size caps below; its
+  ``client_name`` is its own choice, shown as such on the consent page.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -44,6 +47,64 @@ from guards.ratelimits import limit_enforce
 OAUTH_CLIENT_GRANT_TYPES = frozenset({"authorization_code", "refresh_token"})
 OAUTH_CLIENT_RESPONSE_TYPES = frozenset({"code"})
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "[::1]", "localhost"})
+# Size caps on a registration (issue 35: 3,000 redirect URIs were accepted, and a
+# free-text name shown on the consent page). A client names one redirect per build or
+# platform, so ten is generous; 512 characters hold any real redirect URI. A name is a
+# product's name: 80 characters fit the consent page's heading in three lines on a 390 px
+# phone.
+OAUTH_CLIENT_REDIRECT_URIS_MAX = 10
+OAUTH_CLIENT_URI_MAX_CHARS = 512
+OAUTH_CLIENT_NAME_MAX_CHARS = 80
+# Every other field of RFC 7591 metadata (client_uri, contacts, scope, ...; this server
+# stores none of them) at most this long as JSON, and at most this many fields.
+OAUTH_CLIENT_FIELD_MAX_CHARS = 2048
+OAUTH_CLIENT_FIELDS_MAX = 20
+# Unicode categories a client name may not hold: controls, format characters (the
+# bidirectional overrides that make one name read as another), private use, surrogates,
+# unassigned, and line or paragraph separators; of the spaces, only the plain one.
+_NAME_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp", "Zs"})
+
+
+def _metadata_refused(field: str, message: str) -> DomainError:
+    return DomainError("invalid_input", message, errors={field: [message]})
+
+
+def _client_metadata_require_sized(metadata: dict) -> None:
+    """The size caps above, and a client name of visible characters and plain spaces."""
+    if len(metadata) > OAUTH_CLIENT_FIELDS_MAX:
+        raise _metadata_refused(
+            "non_field_errors", f"At most {OAUTH_CLIENT_FIELDS_MAX} metadata fields."
+        )
+    uris = metadata.get("redirect_uris")
+    if isinstance(uris, list):
+        if len(uris) > OAUTH_CLIENT_REDIRECT_URIS_MAX:
+            raise _metadata_refused(
+                "redirect_uris", f"At most {OAUTH_CLIENT_REDIRECT_URIS_MAX} redirect URIs."
+            )
+        if any(isinstance(uri, str) and len(uri) > OAUTH_CLIENT_URI_MAX_CHARS for uri in uris):
+            raise _metadata_refused(
+                "redirect_uris",
+                f"A redirect URI is at most {OAUTH_CLIENT_URI_MAX_CHARS} characters.",
+            )
+    name = metadata.get("client_name", "")
+    if not isinstance(name, str) or len(name) > OAUTH_CLIENT_NAME_MAX_CHARS:
+        raise _metadata_refused(
+            "client_name", f"A name of at most {OAUTH_CLIENT_NAME_MAX_CHARS} characters."
+        )
+    if name != name.strip() or any(
+        unicodedata.category(c) in _NAME_REFUSED_CATEGORIES and c != " " for c in name
+    ):
+        raise _metadata_refused(
+            "client_name",
+            "A name of visible characters and plain spaces, without spaces at either end.",
+        )
+    for field, value in metadata.items():
+        if field in ("redirect_uris", "client_name"):
+            continue
+        if len(json.dumps(value)) > OAUTH_CLIENT_FIELD_MAX_CHARS:
+            raise _metadata_refused(
+                str(field)[:100], f"At most {OAUTH_CLIENT_FIELD_MAX_CHARS} characters as JSON."
+            )
 
 
 def oauth_client_metadata_require_allowed(metadata: dict) -> None:
@@ -51,8 +112,11 @@ def oauth_client_metadata_require_allowed(metadata: dict) -> None:
     field (``grant_types``, ``response_types`` or ``redirect_uris``) otherwise.
 
     A plain-http redirect URI off loopback would hand the passenger's authorization code
-    to anyone on the network path; the other grants skip the passenger's consent.
+    to anyone on the network path; the other grants skip the passenger's consent. The
+    size caps (``OAUTH_CLIENT_*``) first: 400 naming ``redirect_uris``, ``client_name`` or
+    the oversized field.
     """
+    _client_metadata_require_sized(metadata)
     grant_types = metadata.get("grant_types", ["authorization_code"])
     if (
         not isinstance(grant_types, list)

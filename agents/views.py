@@ -21,7 +21,7 @@ from oauth2_provider.views import (
 )
 
 from agents import services
-from agents.grants import mcp_resource
+from agents.grants import connected_origin_for, mcp_resource
 from api.callers import client_ip
 from core.callers import Caller
 from core.errors import DomainError, LimitReached
@@ -126,10 +126,13 @@ class AuthorizedAgentsView(LoginRequiredMixin, View):
 
 class MCPResourceMetadataView(OAuthProtectedResourceMetadataView):
     """RFC 9728 metadata of the one protected resource here, the MCP server, at both the
-    root and the path-suffixed well-known URLs."""
+    root and the path-suffixed well-known URLs. The resource is the MCP server at the
+    connected domain the client reached (RFC 9728 s3.3: the client checks it against the
+    URL it used), else at SITE_URL; the authorization server is SITE_URL
+    (``OIDC_ISS_ENDPOINT``), on every process."""
 
     def get_resource(self, request):
-        return mcp_resource(f"{request.scheme}://{request.get_host()}")
+        return mcp_resource(connected_origin_for(f"{request.scheme}://{request.get_host()}"))
 
 
 class ClientRegistrationView(DynamicClientRegistrationView):
@@ -157,19 +160,16 @@ def _client_metadata_refusal(request) -> JsonResponse | None:
     that is not a JSON object is left to the library, which answers it)."""
     try:
         metadata = json.loads(request.body)
+        if not isinstance(metadata, dict):
+            return None
+        services.oauth_client_metadata_require_allowed(metadata)
     except ValueError:
         return None
-    if not isinstance(metadata, dict):
-        return None
-    try:
-        services.oauth_client_metadata_require_allowed(metadata)
-    except DomainError as refused:
-        error = (
-            "invalid_redirect_uri"
-            if "redirect_uris" in (refused.errors or {})
-            else "invalid_client_metadata"
-        )
-        return JsonResponse({"error": error, "error_description": refused.detail}, status=400)
+    except (DomainError, RecursionError) as refused:
+        errors = getattr(refused, "errors", None) or {}
+        error = "invalid_redirect_uri" if "redirect_uris" in errors else "invalid_client_metadata"
+        detail = getattr(refused, "detail", "") or "The metadata nests too deeply."
+        return JsonResponse({"error": error, "error_description": detail}, status=400)
     return None
 
 

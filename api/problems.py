@@ -20,7 +20,6 @@ from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db import InterfaceError as DatabaseInterfaceError
 from django.db import OperationalError as DatabaseOperationalError
 from django.http import Http404, HttpResponse
-from django_guid import get_guid
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework import exceptions as drf_exceptions
@@ -28,6 +27,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from api.input_serializers import input_errors
 from core.errors import DomainError, LimitReached
+from core.request_ids import current_request_id
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +85,7 @@ TITLES = {
     "no_show_too_early": "Free waiting not over",
     "no_show_too_far": "Too far from the pickup for a no-show",
     "pickup_code_mismatch": "Wrong pickup code",
+    "position_implausible": "Position implausible",
     "rate_limited": "Too many requests",
     "email_limit": "Too many requests for this email",
     "daily_job_limit": "Daily job limit reached",
@@ -143,6 +144,7 @@ STATUS_BY_CODE = {
     "not_airport_pickup": 422,
     "idempotency_key_reuse": 422,
     "pickup_code_mismatch": 422,
+    "position_implausible": 422,
     "rate_limited": 429,
     "email_limit": 429,
     "daily_job_limit": 429,
@@ -193,7 +195,7 @@ class Problem(DomainError):
             body["errors"] = self.errors
         body.update(self.extra)
         # The request (or task) this answers, as in X-Request-ID and the logs (contract 10.1).
-        request_id = get_guid()
+        request_id = current_request_id()
         if request_id:
             body["requestId"] = request_id
         return body

@@ -31,10 +31,9 @@ import socket
 import time
 
 from django.conf import settings
-from django_guid import set_guid
 
 from api.problems import Problem
-from core.request_ids import request_id_new, request_id_valid
+from core.request_ids import request_id_new, request_id_set, request_id_valid
 
 
 class RequestBodyBuffered:
@@ -152,7 +151,7 @@ class RequestBodyReadWithin:
 
 def _body_too_slow_problem(given: str, timeout_seconds: float) -> tuple[str, bytes]:
     request_id = given if request_id_valid(given) else request_id_new()
-    set_guid(request_id)
+    request_id_set(request_id)
     problem = Problem(
         400,
         "invalid_body",

@@ -8,15 +8,18 @@ with 2,000,000 payment records invoiced in under 60 s; the second run creates no
 under 10 s. The database is dropped afterwards unless --keep.
 
 Then charging (issue 36) against localstripe, started here on its own port and stopped by
-its PID: ``--charge-sample`` drivers (default 1,000) get a Stripe customer and a card
-(set-up, timed apart: drivers add cards over weeks, not in the run), their invoices are
-handed to ``StripeCollection`` and ``payments_charge_due`` charges them, twice (the second
-run must send nothing). The time per invoice of that sample, times the week's billed
-invoices, is the stated extrapolation to the whole network; it is printed as such. The
-charge run's Python allocation peak (tracemalloc) and the process's peak RSS are printed.
+its PID, in memory (``billing.tests.localstripe_in_memory``; ``--localstripe-persist`` for
+the stock server that pickles its store on every write): ``--charge-sample`` drivers
+(default 1,000) get a Stripe customer and a card (set-up, timed apart: drivers add cards
+over weeks, not in the run), their invoices are handed to ``StripeCollection``, whose
+``payments_charge_due`` task hands them in chunks to ``--charge-workers`` real Celery
+worker processes (Redis at REDIS_URL is their broker, flushed first); then a second run
+must send nothing. Printed: time and charges/s, CPU per charge of the workers, their
+PostgreSQL backends and localstripe (from /proc), each process's peak RSS; the
+extrapolation to all the week's invoices is printed as such.
 
-    .venv/bin/python bench/bench_billing.py                         # full size
-    .venv/bin/python bench/bench_billing.py --drivers 10000 --records 200000
+    REDIS_URL=redis://127.0.0.1:6379/8 .venv/bin/python bench/bench_billing.py  # full size
+    .venv/bin/python bench/bench_billing.py --drivers 10000 --records 200000 --charge-sample 0
 """
 
 from __future__ import annotations
@@ -276,6 +279,17 @@ def main() -> None:
         default=1000,
         help="invoices charged against localstripe (0: skip charging)",
     )
+    parser.add_argument(
+        "--charge-workers",
+        type=int,
+        default=2,
+        help="Celery worker processes charging (REDIS_URL is their broker)",
+    )
+    parser.add_argument(
+        "--localstripe-persist",
+        action="store_true",
+        help="stock localstripe, which pickles its whole store on every write",
+    )
     args = parser.parse_args()
     if args.notifications is None:
         args.notifications = args.records // 4
@@ -290,10 +304,12 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     stripe_server = None
+    if args.charge_sample and not os.environ.get("REDIS_URL"):
+        sys.exit("charging runs on Celery workers: set REDIS_URL (e.g. redis://127.0.0.1:6379/8)")
     if args.charge_sample:
         from billing.tests.localstripe import PUBLISHABLE_KEY, SECRET_KEY, LocalStripe
 
-        stripe_server = LocalStripe().start()
+        stripe_server = LocalStripe(in_memory=not args.localstripe_persist).start()
         os.environ["STRIPE_API_BASE"] = stripe_server.base
         os.environ["STRIPE_SECRET_KEY"] = SECRET_KEY
         os.environ["STRIPE_PUBLISHABLE_KEY"] = PUBLISHABLE_KEY
@@ -376,27 +392,51 @@ def main() -> None:
     if charged:
         print(
             f"charging    {charged['sent']:,} invoices in {charged['seconds']:.2f}s "
-            f"({charged['ms_each']:.1f} ms each against localstripe), second run sent "
-            f"{charged['again']}; Python peak {charged['peak_mb']:.1f} MB"
+            f"({charged['ms_each']:.1f} ms each, {1000 / charged['ms_each']:.1f}/s, "
+            f"{args.charge_workers} workers, localstripe "
+            f"{'stock' if args.localstripe_persist else 'in memory'}), second run sent "
+            f"{charged['again']}"
         )
         print(
-            f"charging all {count:,} billed invoices: EXTRAPOLATED from the sample, "
-            f"{charged['ms_each'] * count / 1000:,.0f}s (~{charged['ms_each'] * count / 60000:,.0f}"
-            " min) in one process"
+            f"CPU per charge: workers {charged['worker_cpu_ms']:.1f} ms, their PostgreSQL "
+            f"{charged['postgres_cpu_ms']:.1f} ms, localstripe {charged['localstripe_cpu_ms']:.1f} ms"
         )
+        print(
+            f"peak RSS: each worker process at most {charged['worker_rss_mb']:,.0f} MB, "
+            f"localstripe {charged['localstripe_rss_mb']:,.0f} MB; bench process Python peak "
+            f"during the charge {charged['peak_mb']:.1f} MB"
+        )
+        if charged["sent"] < count:
+            print(
+                f"charging all {count:,} billed invoices: EXTRAPOLATED from {charged['sent']:,} "
+                f"at the measured rate, {charged['ms_each'] * count / 1000:,.0f}s "
+                f"(~{charged['ms_each'] * count / 60000:,.0f} min)"
+            )
     print(
         f"peak RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB"
     )
 
 
 def charge(args, timer: Timer, server, *, billed: int) -> dict:
-    """Charge a sample of the week's invoices through StripeCollection and localstripe."""
+    """Charge the week's invoices (or ``--charge-sample`` of them) as production does:
+    ``StripeCollection.collect`` marks them due and queues ``payments_charge_due``, which
+    hands them out in chunks of ``CHARGE_CHUNK`` to ``invoices_charge`` tasks, run by
+    ``--charge-workers`` real Celery worker processes on Redis against localstripe."""
     import tracemalloc
+    from concurrent.futures import ThreadPoolExecutor
 
+    from bench.bench_dispatch_burst import (
+        _cpu_seconds,
+        cpu_used,
+        process_stop,
+        worker_start,
+        worker_wait_ready,
+    )
     from billing.collection import StripeCollection
     from billing.models import Invoice, InvoiceStatus, PaymentCustomer, PaymentMethod
     from billing.provider import stripe_client
     from billing.services.payments import payments_charge_due
+    from config.celery import app
 
     sample = list(
         Invoice.objects.filter(week_start=WEEK, status=InvoiceStatus.DUE)
@@ -405,49 +445,79 @@ def charge(args, timer: Timer, server, *, billed: int) -> dict:
     )
     client = stripe_client()
 
+    def card_for(driver_id: int) -> tuple[PaymentCustomer, PaymentMethod]:
+        customer = client.v1.customers.create(params={"metadata": {"driver_id": driver_id}})
+        method = client.v1.payment_methods.create(
+            params={
+                "type": "card",
+                "card": {
+                    "number": "4242424242424242",
+                    "exp_month": 12,
+                    "exp_year": 2034,
+                    "cvc": "123",
+                },
+            }
+        )
+        client.v1.payment_methods.attach(method.id, params={"customer": customer.id})
+        return (
+            PaymentCustomer(driver_id=driver_id, customer_id=customer.id),
+            PaymentMethod(driver_id=driver_id, provider_id=method.id, kind="card", last4="4242"),
+        )
+
     def set_up_cards():
-        customers, methods = [], []
-        for _, driver_id in sample:
-            customer = client.v1.customers.create(params={"metadata": {"driver_id": driver_id}})
-            method = client.v1.payment_methods.create(
-                params={
-                    "type": "card",
-                    "card": {
-                        "number": "4242424242424242",
-                        "exp_month": 12,
-                        "exp_year": 2034,
-                        "cvc": "123",
-                    },
-                }
-            )
-            client.v1.payment_methods.attach(method.id, params={"customer": customer.id})
-            customers.append(PaymentCustomer(driver_id=driver_id, customer_id=customer.id))
-            methods.append(
-                PaymentMethod(driver_id=driver_id, provider_id=method.id, kind="card", last4="4242")
-            )
-        PaymentCustomer.objects.bulk_create(customers)
-        PaymentMethod.objects.bulk_create(methods)
-        return len(customers)
+        # Three requests a driver, a few at once (drivers add cards over weeks, not here).
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            made = list(pool.map(card_for, [driver_id for _, driver_id in sample]))
+        PaymentCustomer.objects.bulk_create([customer for customer, _ in made], batch_size=5000)
+        PaymentMethod.objects.bulk_create([method for _, method in made], batch_size=5000)
+        return len(made)
 
     timer.run(
         f"set-up: {len(sample):,} customers with a card at localstripe (not the run)",
         set_up_cards,
     )
     ids = [pk for pk, _ in sample]
-    # The manual backend made them due; the provider's collect is what the run does: it
-    # marks them due and queues payments_charge_due, which (tasks in-process here) runs
-    # at once and charges them, as after the weekly run.
+    # The manual backend made them due; the provider's collect is what the weekly run does.
     Invoice.objects.filter(pk__in=ids).update(status=InvoiceStatus.ISSUED)
-    tracemalloc.start()
-    started = time.perf_counter()
-    timer.run(
-        f"StripeCollection.collect + payments_charge_due: {len(ids):,} invoices",
-        lambda: StripeCollection().collect(invoices=Invoice.objects.filter(pk__in=ids)),
-    )
-    seconds = time.perf_counter() - started
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    sent = Invoice.objects.filter(pk__in=ids, status=InvoiceStatus.PAID).count()
+    redis_url = os.environ["REDIS_URL"]
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()  # the bench's own Redis database
+    env = {**os.environ, "CELERY_TASK_ALWAYS_EAGER": "0", "CELERY_BROKER_URL": redis_url}
+    log = open(f"/tmp/bench_billing_workers_{os.getpid()}.log", "w+")  # noqa: SIM115
+    worker = worker_start(env, args.charge_workers, log)
+    try:
+        worker_wait_ready(app, worker)
+        app.conf.task_always_eager = False  # from here the tasks go to the workers
+        cpu_before = cpu_used([worker])
+        localstripe_before = _cpu_seconds([server.process.pid])
+        tracemalloc.start()
+        started = time.perf_counter()
+
+        def charge_all():
+            StripeCollection().collect(invoices=Invoice.objects.filter(pk__in=ids))
+            due = Invoice.objects.filter(pk__in=ids, status=InvoiceStatus.DUE)
+            while due.exists():
+                time.sleep(1)
+            return Invoice.objects.filter(pk__in=ids, status=InvoiceStatus.PAID).count()
+
+        sent = timer.run(
+            f"StripeCollection.collect, then {args.charge_workers} Celery worker processes "
+            f"charge {len(ids):,} invoices in chunks",
+            charge_all,
+            lambda n: f"{n:,} paid",
+        )
+        seconds = time.perf_counter() - started
+        cpu_after = cpu_used([worker])
+        localstripe_cpu = _cpu_seconds([server.process.pid]) - localstripe_before
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        worker_rss = worker_peak_rss_mb(worker.pid)
+        server_rss = worker_peak_rss_mb(server.process.pid)
+    finally:
+        app.conf.task_always_eager = True
+        process_stop(worker)
+        log.close()
     again = timer.run("payments_charge_due: second run", lambda: payments_charge_due(), str)
     paid = Invoice.objects.filter(pk__in=ids, status=InvoiceStatus.PAID).count()
     assert paid == sent == len(ids), (paid, sent, len(ids))
@@ -457,7 +527,28 @@ def charge(args, timer: Timer, server, *, billed: int) -> dict:
         "ms_each": seconds * 1000 / max(sent, 1),
         "again": again,
         "peak_mb": peak / 1e6,
+        "worker_cpu_ms": (cpu_after[0] - cpu_before[0]) * 1000 / max(sent, 1),
+        "postgres_cpu_ms": (cpu_after[1] - cpu_before[1]) * 1000 / max(sent, 1),
+        "worker_rss_mb": worker_rss,
+        "localstripe_rss_mb": server_rss,
+        "localstripe_cpu_ms": localstripe_cpu * 1000 / max(sent, 1),
     }
+
+
+def worker_peak_rss_mb(pid: int) -> float:
+    """The largest peak RSS (VmHWM) among a process and its children, in MB."""
+    from bench.bench_dispatch_burst import _process_tree
+
+    peak = 0
+    for each in _process_tree(pid):
+        try:
+            status = Path(f"/proc/{each}/status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                peak = max(peak, int(line.split()[1]))
+    return peak / 1024
 
 
 WEEK_BOUNDS: tuple[datetime, datetime]

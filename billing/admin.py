@@ -370,14 +370,16 @@ class PartnerJobFeeAdmin(BackOfficeAdmin):
 @admin.register(FailedPayment)
 class FailedPaymentAdmin(BackOfficeAdmin):
     """Staff queue (issue 36): weekly invoices whose provider charge failed, oldest retry
-    first, with why and when the next attempt goes. Recording a payment received another
-    way uses the invoice admin's "Record payment received"."""
+    first, with why and when the next attempt goes, and weeks whose payment a dispute
+    returned to the driver (``dispute_lost``, never retried automatically). Recording a
+    payment received another way uses the invoice admin's "Record payment received"."""
 
     list_display = (
         "__str__",
         "driver",
         "week_start",
         "total",
+        "status",
         "collection_attempts",
         "failure_message",
         "next_attempt_at",
@@ -387,7 +389,11 @@ class FailedPaymentAdmin(BackOfficeAdmin):
     ordering = ("next_attempt_at", "number")
 
     def get_queryset(self, request):
-        return super().get_queryset(request).filter(status=InvoiceStatus.FAILED)
+        return (
+            super()
+            .get_queryset(request)
+            .filter(status__in=[InvoiceStatus.FAILED, InvoiceStatus.DISPUTE_LOST])
+        )
 
     def has_add_permission(self, request):
         return False

@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from billing.fees import fee_schedule_current
-from billing.models import Invoice, InvoiceStatus
+from billing.models import INVOICE_STATUSES_OWED, Invoice, InvoiceStatus
 from core.task_queue import task_enqueue_on_commit
 
 
@@ -76,10 +76,9 @@ class StripeCollection(ManualCollection):
         return moved
 
     def payment_record(self, *, invoices: QuerySet[Invoice], reference: str) -> int:
-        # Paid another way (bank transfer after a failed charge): no further attempts.
-        return invoices.filter(
-            status__in=[InvoiceStatus.ISSUED, InvoiceStatus.DUE, InvoiceStatus.FAILED]
-        ).update(
+        # Paid another way (bank transfer after a failed charge or a lost dispute): no
+        # further attempts.
+        return invoices.filter(status__in=INVOICE_STATUSES_OWED).update(
             status=InvoiceStatus.PAID,
             paid_at=timezone.now(),
             payment_reference=reference[:200],

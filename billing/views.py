@@ -17,7 +17,7 @@ from django.views.generic import TemplateView
 from billing.documents import invoice_document, invoice_pdf
 from billing.provider import provider_configured, stripe_js_url
 from billing.selectors import invoice_get_for_driver
-from billing.services import payments
+from billing.services import payment_methods, payments
 from billing.services.overview import driver_subscription_overview
 
 
@@ -128,7 +128,7 @@ class DriverCardAddView(DriverPageMixin, TemplateView):
         if not _provider_collects():
             raise Http404("Payment is collected by the network's staff.")
         try:
-            self.client_secret = payments.card_setup_start(driver=self.driver)
+            self.client_secret = payment_methods.card_setup_start(driver=self.driver)
         except stripe.StripeError:
             response = HttpResponse(
                 "Stripe cannot be reached just now; please try again in a minute.",
@@ -159,7 +159,7 @@ class DriverDirectDebitAddView(DriverPageMixin, View):
         back = request.build_absolute_uri(reverse("billing:subscription"))
         saved = request.build_absolute_uri(reverse("billing:payment-method-saved"))
         try:
-            url = payments.direct_debit_setup_start(
+            url = payment_methods.direct_debit_setup_start(
                 driver=self.driver, success_url=saved, cancel_url=back
             )
         except stripe.StripeError:
@@ -173,7 +173,7 @@ class DriverPaymentMethodSavedView(DriverPageMixin, View):
 
     def get(self, request):
         try:
-            method = payments.setup_complete(
+            method = payment_methods.setup_complete(
                 driver=self.driver,
                 setup_intent_id=request.GET.get("setup_intent", "")[:100],
                 session_id=request.GET.get("session_id", "")[:200],

@@ -354,7 +354,7 @@ class PaymentRecord(models.Model):
         indexes = [
             models.Index(fields=["driver", "occurred_at"]),
             # Billing's weekly run finds records that arrived after their week was invoiced
-            # (billing.services.invoicing.late_payment_adjustments) by arrival time.
+            # (billing.services.late_payments.late_payment_adjustments) by arrival time.
             models.Index(fields=["created_at"], name="payment_record_arrival"),
         ]
 

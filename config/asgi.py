@@ -43,8 +43,8 @@ from mcp.server.transport_security import TransportSecuritySettings  # noqa: E40
 
 from agents.mcp.gate import MCPGate  # noqa: E402
 from agents.mcp.server import mcp_server  # noqa: E402
-from core.request_ids import RequestIdASGI  # noqa: E402
 from operations.metrics import MetricsASGI  # noqa: E402
+from operations.request_ids import RequestIdASGI  # noqa: E402
 
 # Builds the SDK's session manager (its Starlette app is not used: the gate and this
 # router stand in for its routing and auth middleware, and the gate checks Host and Origin

@@ -1,11 +1,17 @@
-"""The fast paths the HTTP benchmark still needs (issue 12), and nothing else.
+"""Hand-written paths past the ORM and DRF, kept for the HTTP benchmark (issues 12, 41).
 
-Everything here uses documented, public APIs: raw SQL through ``connection.cursor()``,
-the Model ``_meta`` API and the field methods that ``save()`` itself calls
-(``pre_save``, ``get_db_prep_save``), and DRF's ``Serializer.run_validation``. Nothing
-writes into an object's ``__dict__`` or ``_state``, nothing overrides a private method.
-Each path rests on assumptions about the installed Django and DRF; the tests in
-``core/tests/test_fast_paths.py`` pin them, and fail when an upgrade breaks one.
+Plainly: :class:`RowInsert` and :func:`rows_insert_with_children` BYPASS THE ORM for an
+INSERT. They do not call the model's ``save()`` (so a ``save()`` override does not run:
+none of Booking, BookingEvent, Quote has one), and they fall back to ``save()`` only when
+a ``pre_save``/``post_save`` receiver listens for the model. They write raw SQL through
+``connection.cursor()`` with values computed by the field methods ``save()`` itself calls
+(``pre_save``, ``get_db_prep_save``), and afterwards mark the instance as saved by setting
+``_state.adding`` and ``_state.db`` (the two marks Django's documentation sets itself in
+its ``Model.from_db()`` example). :func:`input_validate` bypasses DRF's per-request
+serializer instance. Each path rests on assumptions about the installed Django, DRF and
+psycopg; the tests in ``core/tests/test_fast_paths.py`` pin them, and fail when an
+upgrade breaks one. A new caller should use ``save()`` and a fresh serializer unless a
+benchmark shows it needs this.
 
 What each buys (``bench/http_bench.py --baseline-tree``, web workers' CPU per request,
 the plain ORM and DRF code measured against these paths on the same machine):
@@ -65,27 +71,41 @@ class RowInsert:
         )
 
     def sql(
-        self, connection, *, rows: int = 1, expressions: Mapping[str, str] | None = None
+        self,
+        connection,
+        *,
+        rows: int = 1,
+        expressions: Mapping[str, str] | None = None,
+        omit: frozenset[str] = frozenset(),
     ) -> str:
         """``INSERT INTO t (c1, ...) VALUES (%s, ...)[, (...)]`` with no RETURNING clause.
 
         ``expressions`` replaces the placeholder of the named columns with SQL;
-        :meth:`params` must then skip the same columns.
+        :meth:`params` must then skip the same columns. The ``omit`` columns are left out
+        (the database writes their default, NULL: see :meth:`nulls_everywhere`).
         """
-        return self._compiled(connection, "VALUES", rows, expressions or {})
+        return self._compiled(connection, "VALUES", rows, expressions or {}, omit)
 
     def select_sql(self, connection, *, source: str, expressions: Mapping[str, str]) -> str:
         """``INSERT INTO t (c1, ...) SELECT ... FROM <source>``: one row per row of
         ``source`` (a CTE), the named columns computed from it, the others parameters."""
-        return self._compiled(connection, source, 1, expressions)
+        return self._compiled(connection, source, 1, expressions, frozenset())
 
-    def _compiled(self, connection, source: str, rows: int, expressions: Mapping[str, str]) -> str:
-        shape = (connection.vendor, source, rows, tuple(sorted(expressions.items())))
+    def _compiled(
+        self,
+        connection,
+        source: str,
+        rows: int,
+        expressions: Mapping[str, str],
+        omit: frozenset[str],
+    ) -> str:
+        shape = (connection.vendor, source, rows, tuple(sorted(expressions.items())), omit)
         sql = self._sql.get(shape)
         if sql is None:
             qn = connection.ops.quote_name
-            columns = ", ".join(qn(field.column) for field in self.fields)
-            values = ", ".join(expressions.get(field.column, "%s") for field in self.fields)
+            fields = [field for field in self.fields if field.column not in omit]
+            columns = ", ".join(qn(field.column) for field in fields)
+            values = ", ".join(expressions.get(field.column, "%s") for field in fields)
             table = qn(self.model._meta.db_table)
             # Identifiers come from the model's metadata; values are always parameters.
             sql = f"INSERT INTO {table} ({columns}) "  # noqa: S608
@@ -96,13 +116,31 @@ class RowInsert:
             self._sql[shape] = sql
         return sql
 
+    def row(self, obj: models.Model, connection) -> list[tuple[str, object]]:
+        """``(column, value)`` of one row, in column order, as ``save()`` sends them."""
+        return [
+            (field.column, field.get_db_prep_save(field.pre_save(obj, True), connection))
+            for field in self.fields
+        ]
+
     def params(self, obj: models.Model, connection, *, skip: tuple[str, ...] = ()) -> list:
         """The values of one row, in column order, as ``save()`` sends them."""
-        return [
-            field.get_db_prep_save(field.pre_save(obj, True), connection)
-            for field in self.fields
-            if field.column not in skip
-        ]
+        return [value for column, value in self.row(obj, connection) if column not in skip]
+
+    def nulls_everywhere(self, rows: list[list[tuple[str, object]]]) -> frozenset[str]:
+        """The columns that are NULL in every one of ``rows`` and have no database default
+        (``db_default``): left out of the INSERT, they are NULL all the same.
+
+        Why leave them out: psycopg parses a statement with more than 50 parameters anew on
+        every call (it caches the parse of smaller ones, ``MAX_CACHED_STATEMENT_PARAMS``
+        in psycopg/_queries.py); a new booking and its event are 56 values, of which the
+        empty ones (no quote, no flight, no driver yet) bring it under 50, and that parse
+        was about 0.6 ms of a loaded machine's 5 ms instant booking (issue 41).
+        """
+        nullable = {field.column for field in self.fields if not field.has_db_default()}
+        for row in rows:
+            nullable.intersection_update(column for column, value in row if value is None)
+        return frozenset(nullable)
 
     def insert(self, obj: models.Model, *, using: str | None = None) -> models.Model:
         """INSERT ``obj`` as ``save(force_insert=True)`` would; sets a database-assigned key."""
@@ -164,7 +202,9 @@ def rows_insert_with_children(
     child_key = qn(child_insert.key.column)
     child_link = type(children[0])._meta.get_field(link).column
     match_column = qn(type(parents[0])._meta.get_field(match).column)
-    parents_sql = parent_insert.sql(connection, rows=len(parents))
+    parent_rows = [parent_insert.row(parent, connection) for parent in parents]
+    omit = parent_insert.nulls_everywhere(parent_rows)
+    parents_sql = parent_insert.sql(connection, rows=len(parents), omit=omit)
     children_sql = child_insert.select_sql(
         connection, source="new_parent", expressions={child_link: parent_key}
     )
@@ -175,7 +215,7 @@ def rows_insert_with_children(
         f"SELECT p.{match_column}, p.{parent_key}, c.{child_key} "
         f"FROM new_parent p JOIN new_child c ON c.{qn(child_link)} = p.{parent_key}"
     )
-    params = [value for parent in parents for value in parent_insert.params(parent, connection)]
+    params = [value for row in parent_rows for column, value in row if column not in omit]
     params += child_insert.params(children[0], connection, skip=(child_link,))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

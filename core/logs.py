@@ -2,7 +2,7 @@
 
 Every log line, the project's own and every library's (they log through the standard
 ``logging`` module), is formatted by structlog's ``ProcessorFormatter`` with: the time
-(UTC), level, logger, the request id (``request_id``, django-guid's context), whatever the
+(UTC), level, logger, the request id (``request_id``, ``core.request_ids``), whatever the
 current request bound (``account``: the caller's account slug, bound where the caller is
 known, ``api.callers.caller_from_request`` and the MCP server), and nothing secret:
 :func:`redact` masks the values of secret-looking keys, bearer tokens, signing secrets and
@@ -19,7 +19,8 @@ import re
 from typing import Any
 
 import structlog
-from django_guid import get_guid
+
+from core.request_ids import current_request_id
 
 REDACTED = "[redacted]"
 # Keys whose values are never written: credentials of every kind.
@@ -73,7 +74,7 @@ def redact(logger, method_name: str, event_dict: dict) -> dict:
 
 
 def add_request_id(logger, method_name: str, event_dict: dict) -> dict:
-    request_id = get_guid()
+    request_id = current_request_id()
     if request_id:
         event_dict.setdefault("request_id", request_id)
     return event_dict
@@ -132,8 +133,6 @@ def logging_config(log_format: str, level: str) -> dict:
         "root": {"handlers": ["console"], "level": level},
         "loggers": {
             "django.db.backends": {"level": "INFO"},
-            # django-guid says at INFO, for every request, whether the header was sent.
-            "django_guid": {"level": "WARNING"},
         },
     }
 

@@ -37,10 +37,10 @@ from collections.abc import Callable
 from django.db import Error as DatabaseError
 from django.db import connection, transaction
 from django.utils import timezone
-from django_guid import clear_guid, get_guid, set_guid
 from kombu.exceptions import OperationalError as BrokerError
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
+from core.request_ids import current_request_id, request_id_clear, request_id_set
 from dispatch.tasks import booking_dispatch_start
 
 logger = logging.getLogger(__name__)
@@ -73,27 +73,27 @@ def dispatch_publish(booking_ids: list[int]) -> None:
     """One ``booking_dispatch_start`` task per booking, through one broker connection, so
     that the workers share a burst between them."""
     request_ids = dict(Booking.objects.filter(pk__in=booking_ids).values_list("pk", "request_id"))
-    serving = get_guid()
+    serving = current_request_id()
     with booking_dispatch_start.app.producer_or_acquire() as producer:
         try:
             for booking_id in booking_ids:
                 # Under the id of the request that made the booking: the message carries
-                # it (core.request_ids), and the worker's lines for it show it.
-                _guid_switch(request_ids.get(booking_id) or serving)
+                # it (operations.request_ids), and the worker's lines for it show it.
+                _request_id_switch(request_ids.get(booking_id) or serving)
                 # Raised, not logged: the claim must roll back so the booking is claimed again.
                 booking_dispatch_start.apply_async(
                     (booking_id,), producer=producer, raise_broker_errors=True
                 )
         finally:
-            _guid_switch(serving)
+            _request_id_switch(serving)
 
 
-def _guid_switch(request_id: str | None) -> None:
-    """Serve under ``request_id`` (none if empty), without django-guid's log line about
-    a change of id."""
-    clear_guid()
+def _request_id_switch(request_id: str | None) -> None:
+    """Serve under ``request_id`` (none if empty)."""
     if request_id:
-        set_guid(request_id)
+        request_id_set(request_id)
+    else:
+        request_id_clear()
 
 
 def bookings_dispatch_claim(

@@ -7,3 +7,4 @@ class DriversConfig(AppConfig):
 
     def ready(self) -> None:
         from drivers import tokens  # noqa: F401  (connects the log-out and password receivers)
+        from drivers.positions import revocations  # noqa: F401  (tells every process)

@@ -19,6 +19,7 @@ from core.errors import DomainError
 from drivers import positions
 from drivers.models import APPROVED_STAGES, Driver, DriverStage, NetworkTier, Vehicle
 from drivers.positions import Fix, PositionsUnavailable, Recorded, ReportLimit
+from drivers.positions.plausibility import fixes_plausible_check
 from drivers.signals import driver_became_available
 from guards.ratelimits import rate_parse
 
@@ -264,8 +265,10 @@ def driver_location_report(
     while they hold a job. No event is sent from here: the booking.driver_location sender
     (partners.services.driver_locations) reads the latest position when its interval is
     up. Does not change ``online``: a driver finishing a trip may have stopped taking new
-    jobs. Each report counts against the driver's limit (:func:`report_limit`), 429
-    ``rate_limited`` beyond it. 403 ``permission_denied`` for a login that is not a driver's; 503
+    jobs. A report with a fix no car could have reached from the one before it is refused
+    whole, nothing recorded: 422 ``position_implausible``
+    (``drivers.positions.plausibility``). Each report counts against the driver's limit
+    (:func:`report_limit`), 429 ``rate_limited`` beyond it. 403 ``permission_denied`` for a login that is not a driver's; 503
     ``service_unavailable`` when the position store or the database does not answer.
     """
     if driver_id is None:
@@ -273,6 +276,7 @@ def driver_location_report(
             "permission_denied", "This login is not a driver's: the driver app API is for drivers."
         )
     try:
+        fixes_plausible_check(previous=positions.position_latest(driver_id), fixes=fixes)
         return positions.position_record(
             driver_id=driver_id,
             fixes=fixes,

@@ -1,7 +1,9 @@
 """The driver app's tokens (contract 6): one home for when a token starts and ends.
 
 - Each login issues a new token; the previous one ends (DRF keeps one token per login).
-- A password change or a log-out (the driver pages' or the app's) ends the token.
+- A password change, a log-out (the driver pages' or the app's) or a deactivated login
+  ends the token; every process stops taking it at once
+  (``drivers.positions.revocations``).
 - A token older than ``DRIVER_TOKEN_MAX_AGE_HOURS`` no longer authenticates: the app
   logs in again.
 """
@@ -57,10 +59,16 @@ def _tokens_end_at_logout(sender, request, user, **kwargs) -> None:
 
 @receiver(pre_save, sender=settings.AUTH_USER_MODEL)
 def _tokens_end_at_password_change(sender, instance, update_fields=None, **kwargs) -> None:
-    """A saved password that differs from the stored one ends the login's tokens (one read,
-    and none for saves that do not write the password, such as ``last_login``)."""
-    if instance.pk is None or (update_fields is not None and "password" not in update_fields):
+    """A saved password that differs from the stored one, or a login saved inactive, ends
+    the login's tokens (one read, and none for saves that write neither, such as
+    ``last_login``)."""
+    if instance.pk is None or (
+        update_fields is not None and not {"password", "is_active"} & set(update_fields)
+    ):
         return
-    stored = sender.objects.filter(pk=instance.pk).values_list("password", flat=True).first()
-    if stored is not None and stored != instance.password:
+    stored = sender.objects.filter(pk=instance.pk).values_list("password", "is_active").first()
+    if stored is None:
+        return
+    password, was_active = stored
+    if password != instance.password or (was_active and not instance.is_active):
         driver_tokens_end(user=instance)

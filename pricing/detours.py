@@ -21,6 +21,7 @@ from pathlib import Path
 DATA_FILE = Path(__file__).resolve().parent / "data" / "uk_road_detours.json"
 
 Point = tuple[float, float]  # (lat, lng)
+XY = tuple[float, float]  # a point on the flat plane the crossing test works in (_xy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,10 @@ class Barrier:
     name: str
     line: tuple[Point, ...]  # down the middle of the water, through its crossings
     crossings: tuple[Point, ...]
+    # The line's segments on the plane, and the box round them (min x, min y, max x, max
+    # y): worked out once as the file is read, not for every journey (issue 41).
+    segments: tuple[tuple[XY, XY], ...]
+    box: tuple[float, float, float, float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +47,7 @@ def detours_load(path: Path = DATA_FILE) -> tuple[tuple[Barrier, ...], tuple[Via
     with open(path, encoding="utf8") as f:
         data = json.load(f)
     barriers = tuple(
-        Barrier(
+        _barrier(
             row["name"],
             tuple((p["lat"], p["lng"]) for p in row["line"]),
             tuple((p["lat"], p["lng"]) for p in row["line"] if "crossing" in p),
@@ -60,13 +65,25 @@ def detours_load(path: Path = DATA_FILE) -> tuple[tuple[Barrier, ...], tuple[Via
     return barriers, vias
 
 
+def _barrier(name: str, line: tuple[Point, ...], crossings: tuple[Point, ...]) -> Barrier:
+    plane = [_xy(point) for point in line]
+    xs, ys = [x for x, _ in plane], [y for _, y in plane]
+    return Barrier(
+        name,
+        line,
+        crossings,
+        segments=tuple(zip(plane, plane[1:], strict=False)),
+        box=(min(xs), min(ys), max(xs), max(ys)),
+    )
+
+
 def _km(a: Point, b: Point) -> float:
     # Equirectangular: within a few tenths of a percent of the great circle at UK scales.
     scale = math.cos(math.radians((a[0] + b[0]) / 2))
     return math.hypot(a[0] - b[0], (a[1] - b[1]) * scale) * 111.195
 
 
-def _xy(point: Point) -> tuple[float, float]:
+def _xy(point: Point) -> XY:
     return point[1] * math.cos(math.radians(54.0)), point[0]
 
 
@@ -74,20 +91,24 @@ def _cross(o, a, b) -> float:
     return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
 
 
-def _segments_cross(p1: Point, p2: Point, q1: Point, q2: Point) -> bool:
+def _segments_cross(a: XY, b: XY, c: XY, d: XY) -> bool:
     """Whether the two segments cross strictly (touching at an end is no crossing, so a
     leg that ends at a crossing point does not cross its barrier again)."""
-    a, b, c, d = _xy(p1), _xy(p2), _xy(q1), _xy(q2)
     d1, d2 = _cross(c, d, a), _cross(c, d, b)
     d3, d4 = _cross(a, b, c), _cross(a, b, d)
     return d1 * d2 < 0 and d3 * d4 < 0
 
 
-def _crosses(barrier: Barrier, a: Point, b: Point) -> bool:
-    return any(
-        _segments_cross(a, b, barrier.line[i], barrier.line[i + 1])
-        for i in range(len(barrier.line) - 1)
-    )
+def _crosses(barrier: Barrier, start: Point, end: Point) -> bool:
+    a, b = _xy(start), _xy(end)
+    min_x, min_y, max_x, max_y = barrier.box
+    # A leg wholly to one side of the box round the barrier cannot cross it: most
+    # journeys are nowhere near any estuary.
+    if max(a[0], b[0]) < min_x or min(a[0], b[0]) > max_x:
+        return False
+    if max(a[1], b[1]) < min_y or min(a[1], b[1]) > max_y:
+        return False
+    return any(_segments_cross(a, b, c, d) for c, d in barrier.segments)
 
 
 def _via_path(via: Via, a: Point, b: Point) -> list[Point] | None:

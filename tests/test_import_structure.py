@@ -25,6 +25,8 @@ OWN_TASKS = (
 FUNCTION_LEVEL_IMPORTS: dict[tuple[str, str, str], str] = {
     ("api/apps.py", "ready", "api.schema"): APP_REGISTRY,
     ("drivers/apps.py", "ready", "drivers.tokens"): APP_REGISTRY,
+    ("drivers/apps.py", "ready", "drivers.positions.revocations"): APP_REGISTRY,
+    ("operations/apps.py", "ready", "operations.request_ids"): APP_REGISTRY,
     ("partners/apps.py", "ready", "dispatch.signals"): APP_REGISTRY,
     ("partners/apps.py", "ready", "partners.receivers"): APP_REGISTRY,
     ("pricing/apps.py", "ready", "pricing.catalogue"): APP_REGISTRY,

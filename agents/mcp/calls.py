@@ -15,6 +15,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import Annotations, CallToolResult, TextContent
 
 from agents.grants import AgentGrant
+from agents.mcp.quoting import caller_text
 from api.output import render
 from api.problems import Problem, problem_from_exception
 from core.callers import Caller
@@ -102,9 +103,11 @@ def _ok(body: dict, summary: str) -> CallToolResult:
 
 def _refusal(error: DomainError) -> CallToolResult:
     problem = problem_from_exception(error).as_body()
-    text = f"{problem['code']}: {problem['detail']}"
+    # The detail and the field names may echo the caller's own text: quoted as data.
+    text = f"{problem['code']}: {caller_text(problem['detail'])}"
     if problem.get("errors"):
-        text += " " + "; ".join(f"{k}: {' '.join(v)}" for k, v in problem["errors"].items())
+        errors = problem["errors"].items()
+        text += " " + "; ".join(f"{caller_text(k)}: {caller_text(' '.join(v))}" for k, v in errors)
     return CallToolResult(
         content=[TextContent(text=text)], structured_content=problem, is_error=True
     )

@@ -9,6 +9,8 @@ is RFC 9457 problem JSON like the rest of the API (contract 1.1, 7):
 - no token, or one that is unknown, expired or issued for another resource: 401 with
   ``WWW-Authenticate: Bearer resource_metadata="..."`` (RFC 9728), so a client can find
   the authorization server;
+- a control character in the query string or in a string of the JSON-RPC body (tab, CR
+  and LF aside): 400 ``invalid_input`` (``api.control_characters``, contract 1.1);
 - a body the API's JSON parser refuses (nesting deeper than 32 levels, ``NaN``, numbers
   too long): 400 ``invalid_body``;
 - a ``tools/call`` of a tool whose scope the token lacks: 403 ``insufficient_scope``
@@ -27,7 +29,18 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.http.request import split_domain_port, validate_host
 
-from agents.grants import TOOL_SCOPES, agent_grant_for_token, connected_origins, mcp_resource
+from agents.grants import (
+    TOOL_SCOPES,
+    agent_grant_for_token,
+    connected_origin_for,
+    connected_origins,
+    mcp_resource,
+)
+from api.control_characters import (
+    control_character_place_in,
+    control_characters_problem,
+    json_has_control_characters,
+)
 from api.parsers import json_body_parse
 from api.problems import PROBLEM_CONTENT_TYPE, Problem
 
@@ -46,7 +59,10 @@ def _origin_of(scope) -> str:
 
 
 def resource_metadata_url(scope) -> str:
-    return f"{_origin_of(scope)}/.well-known/oauth-protected-resource{settings.MCP_PATH}"
+    """Where the 401's ``WWW-Authenticate`` sends a client: the metadata at the connected
+    domain it reached, else at SITE_URL (never a name from the Host header alone)."""
+    origin = connected_origin_for(_origin_of(scope))
+    return f"{origin}/.well-known/oauth-protected-resource{settings.MCP_PATH}"
 
 
 async def _send_problem(send, problem: Problem, headers: dict[str, str] | None = None) -> None:
@@ -117,6 +133,15 @@ class MCPGate:
             )
             return
 
+        where = control_character_place_in(
+            path=scope.get("path", ""),
+            query_string=scope.get("query_string", b"").decode("latin-1"),
+            content_type="",
+            body=b"",
+        )
+        if where:  # text is text (contract 1.1), before the token is looked up
+            await _send_problem(send, control_characters_problem(where))
+            return
         if scope["method"] != "POST":
             # Stateless: no GET stream and no session to DELETE; every message is a POST.
             await _send_problem(
@@ -159,6 +184,10 @@ class MCPGate:
             await _send_problem(
                 send, Problem(413, "payload_too_large", "The request body is too large.")
             )
+            return
+        if json_has_control_characters(body):
+            # A NUL in a tool's argument would reach PostgreSQL (a 500) or an agent's text.
+            await _send_problem(send, control_characters_problem("body"))
             return
         try:
             document = json_body_parse(body)

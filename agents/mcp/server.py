@@ -33,6 +33,7 @@ from agents.mcp.arguments import (
     VehicleType,
 )
 from agents.mcp.calls import _answer, _body, _caller, _grant, _utc
+from agents.mcp.quoting import caller_text
 from agents.mcp.schemas import (
     BookingCancelBody,
     BookingLookupBody,
@@ -180,7 +181,7 @@ async def find_places(
         ),
         lambda body: (
             "; ".join(f"{place['label']} ({place['kindLabel']})" for place in body["places"])
-            or f"No UK place starts with '{query}'."
+            or f"No UK place starts with the query {caller_text(query)}."
         ),
     )
 
@@ -304,7 +305,7 @@ async def start_booking(
     return await _answer(
         preview,
         lambda body: (
-            f"Preview: {body['quote']['vehicleType']} for {body['passenger']['name']}, "
+            f"Preview: {body['quote']['vehicleType']} for {caller_text(body['passenger']['name'])}, "
             f"£{body['quote']['fareGBP']:.2f} paid to the driver by {body['paymentMethod']}, pickup "
             f"{body['quote']['departAt']}. Not booked yet: confirm with the passenger, then call "
             "start_booking with confirmationToken."
@@ -376,6 +377,9 @@ async def cancel_booking(
 async def _argument_errors_carry_a_code(ctx, call_next):
     """Arguments the input schema refuses come back as the API's ``invalid_input``."""
     result = await call_next(ctx)
+    if ctx.method == "tools/call" and isinstance(result, dict) and result.get("isError"):
+        # The SDK's own refusals (arguments its schema rejects) reach here as a dict.
+        result = CallToolResult.model_validate(result)
     if (
         ctx.method == "tools/call"
         and isinstance(result, CallToolResult)
@@ -384,7 +388,9 @@ async def _argument_errors_carry_a_code(ctx, call_next):
     ):
         text = " ".join(block.text for block in result.content if isinstance(block, TextContent))
         problem = problem_from_domain_error(DomainError("invalid_input", text[:2000])).as_body()
-        result = result.model_copy(update={"structured_content": problem})
+        # The SDK's message repeats the refused arguments: quoted as data.
+        content = [TextContent(text=f"invalid_input: {caller_text(text[:2000])}")]
+        result = result.model_copy(update={"structured_content": problem, "content": content})
     return result
 
 

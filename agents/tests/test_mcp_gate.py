@@ -43,6 +43,8 @@ def _call(
     *,
     resource: tuple[str, ...] = (TAXI,),
     host: bytes = b"taxi.example",
+    arguments: dict | None = None,
+    query_string: bytes = b"",
 ) -> tuple[int, dict | None]:
     raw = _token(scopes, list(resource))
     reached: list = []
@@ -52,14 +54,15 @@ def _call(
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"{}"})
 
-    body = json.dumps(
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool}}
-    ).encode()
+    params = {"name": tool} | ({"arguments": arguments} if arguments is not None else {})
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    body = body.encode()
     scope = {
         "type": "http",
         "method": "POST",
         "scheme": "https",
         "path": "/mcp",
+        "query_string": query_string,
         "headers": [
             (b"host", host),
             (b"content-type", b"application/json"),
@@ -122,6 +125,36 @@ def test_the_token_counts_only_at_the_origin_it_was_issued_for(resource, host, s
     assert found == status
     if status == 401:
         assert problem["code"] == "unauthenticated"
+
+
+@db
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"bookingReference": "DTD-\x00", "email": "a@example.co.uk"},
+        {"bookingReference": "DTD-1", "email": "a@example.co.uk", "reason": "late\x1b[2J"},
+        {"bookingReference": "DTD-1", "e\x7fmail": "a@example.co.uk"},
+    ],
+)
+def test_a_control_character_in_the_json_rpc_body_is_400_before_the_server(arguments):
+    """Issue 35: text is text on the MCP door too; a NUL in a tool's argument reached
+    PostgreSQL. The SDK never sees the message (``_call`` asserts it)."""
+    status, problem = _call("get_booking", frozenset({"bookings"}), arguments=arguments)
+    assert (status, problem["code"]) == (400, "invalid_input")
+    assert "body" in problem["errors"]
+
+
+@db
+def test_newlines_and_tabs_in_arguments_are_text():
+    arguments = {"bookingReference": "DTD-1", "email": "a@example.co.uk", "reason": "a\n\tb"}
+    assert _call("get_booking", frozenset({"bookings"}), arguments=arguments)[0] == 200
+
+
+@db
+def test_a_control_character_in_the_query_string_is_400():
+    status, problem = _call("estimate_fare", frozenset({"quotes"}), query_string=b"x=%00")
+    assert (status, problem["code"]) == (400, "invalid_input")
+    assert "query" in problem["errors"]
 
 
 def test_every_tool_the_server_offers_has_a_scope():

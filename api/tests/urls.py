@@ -3,22 +3,14 @@
 from django.urls import path
 from rest_framework.response import Response
 
-from api.callers import ratelimit_enforce
 from api.principals import request_account
 from api.views import PublicAPIView
 from partners.models import Account
 
 
-class ProbeLimitedView(PublicAPIView):
-    """Limited under the scope "probe" once the caller is known and before idempotency
-    looks at the request, where a service would limit it."""
+class ProbeView(PublicAPIView):
+    ratelimit_scope = "probe"
 
-    def idempotency_begin(self, request):
-        ratelimit_enforce(request, "probe")
-        super().idempotency_begin(request)
-
-
-class ProbeView(ProbeLimitedView):
     def get(self, request):
         account = request_account(request)
         return Response({"account": account.slug if account else None})
@@ -29,9 +21,11 @@ class ProbeView(ProbeLimitedView):
         return Response({"created": request.data["name"]}, status=201)
 
 
-class EchoView(ProbeLimitedView):
+class EchoView(PublicAPIView):
     """Answers a POST with the status, content type, Location and body it names, so that
     what the idempotency machinery keeps of each kind of response can be observed."""
+
+    ratelimit_scope = "probe"
 
     def post(self, request):
         location = request.data.get("location")

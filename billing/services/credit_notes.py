@@ -8,7 +8,7 @@ from django.db import transaction
 from django.db.models import Sum
 
 from billing import numbering
-from billing.models import CreditNote, Invoice, InvoiceStatus
+from billing.models import INVOICE_STATUSES_OWED, CreditNote, Invoice, InvoiceStatus
 from billing.provider import pence, plain, stripe_client
 from core.task_queue import task_enqueue_on_commit
 
@@ -46,11 +46,7 @@ def credit_note_issue(*, invoice: Invoice, amount: Decimal, reason: str, actor=N
         reason=reason[:500],
         created_by=actor,
     )
-    if amount == remaining and locked.status in (
-        InvoiceStatus.ISSUED,
-        InvoiceStatus.DUE,
-        InvoiceStatus.FAILED,
-    ):
+    if amount == remaining and locked.status in INVOICE_STATUSES_OWED:
         Invoice.objects.filter(pk=locked.pk).update(
             status=InvoiceStatus.CREDITED, next_attempt_at=None
         )

@@ -10,13 +10,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from decimal import Decimal
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, transaction
-from django.db.models import Case, Count, DecimalField, F, Q, Sum, Value, When
+from django.db.models import DecimalField
 from django.utils import timezone
 
 from billing import numbering
@@ -29,33 +28,24 @@ from billing.models import (
     InvoiceRunFailure,
     InvoiceStatus,
     PartnerJobFee,
-    SmsUsage,
     Subscription,
 )
+from billing.services.driver_weeks import (
+    CHUNK_SIZE,
+    ZERO,
+    DriverWeek,
+    driver_weeks_collect,
+    week_in_trial,
+)
+from billing.services.late_payments import FEE_KINDS, late_payment_adjustments
 from billing.services.subscriptions import subscription_stages_advance, subscriptions_ensure
-from billing.weeks import week_bounds, week_has_ended, week_start_of
-from bookings.models import BookingEvent, BookingStatus, PaymentRecord
-from core.localtime import local_today
+from billing.weeks import week_bounds, week_has_ended
 from core.money import gbp
 from core.task_queue import task_enqueue_on_commit
 
 logger = logging.getLogger(__name__)
 
 CENT = Decimal("0.01")
-ZERO = Decimal("0.00")
-CHUNK_SIZE = 5000
-
-
-@dataclass
-class DriverWeek:
-    """Everything a driver's week adds up to, before it becomes an invoice."""
-
-    driver_id: int
-    earnings: Decimal = ZERO
-    card_fees: Decimal = ZERO
-    sms_count: int = 0
-    # partner account id -> completed jobs from that partner this week
-    partner_jobs: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -84,239 +74,6 @@ class InvoiceGenerationResult:
     @property
     def created(self) -> int:
         return self.created_billed + self.created_free
-
-
-# --- reading the week (selectors) --------------------------------------------------------
-
-
-def _payment_totals(*, start: datetime, end: datetime, driver_ids=None):
-    """Per driver: earnings (payments minus refunds) and card fees of the payment records
-    that occurred in [start, end), one GROUP BY."""
-
-    money = DecimalField(max_digits=14, decimal_places=2)
-    records = PaymentRecord.objects.filter(
-        driver__isnull=False, occurred_at__gte=start, occurred_at__lt=end
-    )
-    if driver_ids is not None:
-        records = records.filter(driver_id__in=driver_ids)
-    return (
-        records.order_by()  # the model's default ordering would otherwise join the GROUP BY
-        .values("driver_id")
-        .annotate(
-            earnings=Sum(
-                Case(
-                    When(kind=PaymentRecord.Kind.PAYMENT, then=F("amount")),
-                    When(kind=PaymentRecord.Kind.REFUND, then=-F("amount")),
-                    default=Value(ZERO),
-                    output_field=money,
-                ),
-                output_field=money,
-            ),
-            card_fees=Sum("processor_fee", output_field=money),
-        )
-    )
-
-
-def driver_weeks_collect(
-    *, start: datetime, end: datetime, driver_id: int | None = None
-) -> dict[int, DriverWeek]:
-    """Aggregate every driver's activity in [start, end) with one GROUP BY per source
-    (only ``driver_id``'s when given: the driver's own week so far).
-
-    Earnings are payments minus refunds by ``occurred_at`` from the immutable payment
-    records (seed 1.3, 6.3), never quoted fares. Card fees are the processor fees on
-    those records. SMS come from billing's own SmsUsage rows (recorded by dispatch); jobs from named partner
-    platforms from completed bookings whose completion event falls in the week.
-    """
-
-    weeks: dict[int, DriverWeek] = {}
-
-    def week_of(driver_id: int) -> DriverWeek:
-        if driver_id not in weeks:
-            weeks[driver_id] = DriverWeek(driver_id=driver_id)
-        return weeks[driver_id]
-
-    one_driver = {} if driver_id is None else {"driver_id": driver_id}
-    payments = _payment_totals(
-        start=start, end=end, driver_ids=None if driver_id is None else [driver_id]
-    )
-    for row in payments.iterator(chunk_size=CHUNK_SIZE):
-        driver_week = week_of(row["driver_id"])
-        driver_week.earnings = gbp(row["earnings"] or ZERO)
-        driver_week.card_fees = gbp(row["card_fees"] or ZERO)
-
-    sms = (
-        SmsUsage.objects.filter(occurred_at__gte=start, occurred_at__lt=end, **one_driver)
-        .order_by()
-        .values("driver_id")
-        .annotate(sms=Count("pk"))
-    )
-    for row in sms.iterator(chunk_size=CHUNK_SIZE):
-        week_of(row["driver_id"]).sms_count = row["sms"]
-
-    fee_accounts = list(
-        PartnerJobFee.objects.filter(active=True).values_list("account_id", flat=True)
-    )
-    if fee_accounts:
-        jobs = (
-            BookingEvent.objects.filter(
-                to_status=BookingStatus.COMPLETED,
-                created_at__gte=start,
-                created_at__lt=end,
-                booking__status=BookingStatus.COMPLETED,
-                booking__driver__isnull=False,
-                booking__account_id__in=fee_accounts,
-                **{f"booking__{k}": v for k, v in one_driver.items()},
-            )
-            .order_by()
-            .values("booking__driver_id", "booking__account_id")
-            .annotate(jobs=Count("booking_id", distinct=True))
-        )
-        for row in jobs.iterator(chunk_size=CHUNK_SIZE):
-            week_of(row["booking__driver_id"]).partner_jobs[row["booking__account_id"]] = row[
-                "jobs"
-            ]
-    return weeks
-
-
-def week_in_trial(*, trial_ends_at: datetime | None, week_start_at: datetime) -> bool:
-    """Seed 8.2: a week is billable only if the whole week lies after the trial, so the
-    week in which the trial ends is still free. No trial end means never approved."""
-    return trial_ends_at is None or week_start_at < trial_ends_at
-
-
-# --- late payment records (issue 17) ------------------------------------------------------
-
-# Fee and card-fee lines of a week's own invoice, and the adjustment lines that bill what
-# arrived for that week later.
-_FEE_KINDS = (InvoiceLineKind.SUBSCRIPTION, InvoiceLineKind.FEE_ADJUSTMENT)
-_CARD_KINDS = (InvoiceLineKind.CARD_FEES, InvoiceLineKind.CARD_FEES_ADJUSTMENT)
-
-
-def late_payment_adjustments(*, start: datetime) -> dict[int, list[InvoiceLine]]:
-    """Adjustment lines for the invoices of the week that starts at ``start``: what the
-    driver's earlier weeks would have charged more had every payment record been there
-    when they were invoiced. {driver id: unsaved lines}.
-
-    A payment record that arrives after its week was invoiced (a settlement sent late, a
-    record entered in the back office) changes that week's earnings and card fees, but the
-    invoice is immutable. Each earlier week touched by a record that arrived within
-    ``BILLING_LATE_RECORDS_LOOKBACK_DAYS`` is priced again from all its records (the fee
-    rule of ``invoice_build``; a week that was in the trial stays free) and compared with
-    what was billed for it so far: its own invoice's fee and card-fee lines plus any
-    adjustment lines for it. A positive difference is billed here, once: the next run finds
-    it billed. A difference in the driver's favour (a late refund) is not netted here; the
-    back office issues a credit note. Weeks never invoiced (no run yet) are left alone:
-    their own run will count the records. Each week is judged by the fee schedule in force
-    for it (``billing.fees.fee_schedule_for``), never by today's: lowering the threshold
-    does not re-judge weeks before the change.
-    """
-
-    lookback = timedelta(days=settings.BILLING_LATE_RECORDS_LOOKBACK_DAYS)
-    late = (
-        PaymentRecord.objects.filter(
-            driver__isnull=False, occurred_at__lt=start, created_at__gte=start - lookback
-        )
-        .order_by()
-        .values_list("driver_id", "occurred_at")
-    )
-    drivers_by_week: dict[date, set[int]] = {}
-    for driver_id, occurred_at in late.iterator(chunk_size=CHUNK_SIZE):
-        drivers_by_week.setdefault(week_start_of(local_today(occurred_at)), set()).add(driver_id)
-    run_weeks = set(
-        Invoice.objects.filter(week_start__in=drivers_by_week)
-        .values_list("week_start", flat=True)
-        .distinct()
-    )
-    adjustments: dict[int, list[InvoiceLine]] = {}
-    for week in sorted(run_weeks):
-        driver_ids = drivers_by_week[week]
-        week_from, week_to = week_bounds(week)
-        totals = {
-            row["driver_id"]: row
-            for row in _payment_totals(start=week_from, end=week_to, driver_ids=driver_ids)
-        }
-        trial_weeks = set(
-            Invoice.objects.filter(
-                week_start=week, driver_id__in=driver_ids, fee_decision=FeeDecision.TRIAL
-            ).values_list("driver_id", flat=True)
-        )
-        invoiced = set(
-            Invoice.objects.filter(week_start=week, driver_id__in=driver_ids).values_list(
-                "driver_id", flat=True
-            )
-        )
-        trial_ends = dict(
-            Subscription.objects.filter(driver_id__in=driver_ids).values_list(
-                "driver_id", "trial_ends_at"
-            )
-        )
-        billed = _billed_for_week(week=week, driver_ids=driver_ids)
-        schedule = fee_schedule_for(week)
-        for driver_id in sorted(driver_ids):
-            row = totals.get(driver_id)
-            earnings = gbp(row["earnings"] or ZERO) if row else ZERO
-            card_fees = gbp(row["card_fees"] or ZERO) if row else ZERO
-            if driver_id in invoiced:
-                in_trial = driver_id in trial_weeks
-            else:
-                in_trial = week_in_trial(
-                    trial_ends_at=trial_ends.get(driver_id), week_start_at=week_from
-                )
-            charged = not in_trial and earnings > schedule.free_earnings_threshold
-            fee_due = gbp(schedule.weekly_fee) if charged else ZERO
-            billed_fee, billed_card = billed.get(driver_id, (ZERO, ZERO))
-            label = f"{week:%d %b %Y}"
-            lines = adjustments.setdefault(driver_id, [])
-            if fee_due > billed_fee:
-                lines.append(
-                    InvoiceLine(
-                        kind=InvoiceLineKind.FEE_ADJUSTMENT,
-                        description=f"Late payment records, week of {label}: weekly "
-                        f"subscription (earnings now £{earnings})",
-                        quantity=Decimal(1),
-                        unit_amount=fee_due - billed_fee,
-                        amount=fee_due - billed_fee,
-                        adjusts_week=week,
-                    )
-                )
-            if card_fees > billed_card:
-                lines.append(
-                    InvoiceLine(
-                        kind=InvoiceLineKind.CARD_FEES_ADJUSTMENT,
-                        description=f"Late payment records, week of {label}: card "
-                        "processing fees (pass-through)",
-                        quantity=Decimal(1),
-                        unit_amount=card_fees - billed_card,
-                        amount=card_fees - billed_card,
-                        adjusts_week=week,
-                    )
-                )
-    return {driver_id: lines for driver_id, lines in adjustments.items() if lines}
-
-
-def _billed_for_week(*, week: date, driver_ids) -> dict[int, tuple[Decimal, Decimal]]:
-    """{driver id: (fee billed, card fees billed)} for ``week``: its own invoice's lines
-    and the adjustment lines for it on later invoices."""
-    own = Q(
-        invoice__week_start=week, kind__in=[InvoiceLineKind.SUBSCRIPTION, InvoiceLineKind.CARD_FEES]
-    )
-    later = Q(adjusts_week=week)
-    rows = (
-        InvoiceLine.objects.filter(own | later, invoice__driver_id__in=driver_ids)
-        .order_by()
-        .values("invoice__driver_id", "kind")
-        .annotate(amount=Sum("amount"))
-    )
-    billed: dict[int, tuple[Decimal, Decimal]] = {}
-    for row in rows:
-        fee, card = billed.get(row["invoice__driver_id"], (ZERO, ZERO))
-        if row["kind"] in _FEE_KINDS:
-            fee += row["amount"]
-        elif row["kind"] in _CARD_KINDS:
-            card += row["amount"]
-        billed[row["invoice__driver_id"]] = (fee, card)
-    return billed
 
 
 # --- pricing one week ------------------------------------------------------------------
@@ -402,7 +159,7 @@ def invoice_build(
     # Late payment records of earlier weeks (late_payment_adjustments), billed here.
     lines.extend(adjustments)
     vat = vat or VatRule.current()
-    fee = sum((ln.amount for ln in lines if ln.kind in _FEE_KINDS), ZERO)
+    fee = sum((ln.amount for ln in lines if ln.kind in FEE_KINDS), ZERO)
     lines_total = sum((ln.amount for ln in lines), ZERO)
     total = vat.split(lines_total).gross
     invoice = Invoice(

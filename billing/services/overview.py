@@ -14,15 +14,16 @@ from decimal import Decimal
 from django.utils import timezone
 
 from billing.fees import FeeSchedule, fee_schedule_current
-from billing.models import Invoice, InvoiceStatus, Subscription, SubscriptionStage
-from billing.selectors import invoice_list_for_driver
-from billing.services.invoicing import (
-    ZERO,
-    DriverWeek,
-    driver_weeks_collect,
-    invoice_build,
-    week_in_trial,
+from billing.models import (
+    INVOICE_STATUSES_OWED,
+    Invoice,
+    InvoiceStatus,
+    Subscription,
+    SubscriptionStage,
 )
+from billing.selectors import invoice_list_for_driver
+from billing.services.driver_weeks import ZERO, DriverWeek, driver_weeks_collect, week_in_trial
+from billing.services.invoicing import invoice_build
 from billing.services.subscriptions import subscription_get_or_create_for_driver
 from billing.weeks import week_bounds, week_start_of
 from core.localtime import local_today
@@ -34,8 +35,6 @@ APP_STAGES = {
     SubscriptionStage.BILLED: "billed",
     SubscriptionStage.SUSPENDED: "paused",
 }
-# A failed provider payment is still owed (it is retried, or paid another way).
-OUTSTANDING = (InvoiceStatus.ISSUED, InvoiceStatus.DUE, InvoiceStatus.FAILED)
 
 
 @dataclass(frozen=True)
@@ -76,7 +75,7 @@ class DriverSubscriptionOverview:
 
     @property
     def outstanding(self) -> list[Invoice]:
-        return [week for week in self.weeks if week.status in OUTSTANDING]
+        return [week for week in self.weeks if week.status in INVOICE_STATUSES_OWED]
 
 
 def driver_subscription_overview(

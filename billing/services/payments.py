@@ -19,7 +19,8 @@ Charging once, whatever fails (issue 36):
 
 Statuses only move forward along ``due``/``failed`` → ``paid`` → ``refunded`` →
 ``disputed`` (a retry moves ``failed`` back to ``due``), so webhooks may arrive in any
-order and twice; amounts never change (the model refuses it).
+order and twice; amounts never change (the model refuses it). A dispute's outcome
+(``paid`` again when won, ``dispute_lost`` when lost) is ``billing.services.disputes``'s.
 """
 
 from __future__ import annotations
@@ -27,27 +28,16 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 import stripe
 from django.conf import settings
-from django.core.mail import send_mail
 from django.db import transaction
-from django.urls import reverse
 from django.utils import timezone
 
-from billing.models import (
-    Invoice,
-    InvoiceStatus,
-    PaymentCustomer,
-    PaymentMethod,
-    PaymentMethodKind,
-    Subscription,
-    SubscriptionStage,
-)
+from billing.models import Invoice, InvoiceStatus, PaymentCustomer
 from billing.provider import object_id, pence, plain, stripe_client
-from billing.services.subscriptions import subscription_stage_set
-from billing.signals import invoice_payment_failed
+from billing.services.payment_failures import payment_failed_tell, retry_at, unpaid_pause
+from billing.services.payment_methods import payment_method_current
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +50,7 @@ _RANK = {
     InvoiceStatus.PAID: 2,
     InvoiceStatus.REFUNDED: 3,
     InvoiceStatus.DISPUTED: 4,
+    InvoiceStatus.DISPUTE_LOST: 4,
 }
 # How many of a driver's most recent charges are searched for a lost attempt (one page).
 _LOOKUP_CHARGES = 100
@@ -71,123 +62,6 @@ class ChargeOutcome:
     status: str
     provider_payment_id: str = ""
     sent: bool = False  # whether this call sent a charge to the provider
-
-
-# --- customers and ways to pay ---------------------------------------------------------
-
-
-def payment_customer_ensure(*, driver) -> PaymentCustomer:
-    """The driver's customer at the provider, created once (idempotency key per driver,
-    and the one-to-one row)."""
-    existing = PaymentCustomer.objects.filter(driver=driver).first()
-    if existing:
-        return existing
-    customer = plain(
-        stripe_client().v1.customers.create(
-            params={
-                "name": driver.name,
-                "email": driver.email or None,
-                "metadata": {"driver_id": str(driver.pk)},
-            },
-            options={"idempotency_key": f"customer-driver-{driver.pk}"},
-        )
-    )
-    record, _ = PaymentCustomer.objects.get_or_create(
-        driver=driver, defaults={"customer_id": customer["id"]}
-    )
-    return record
-
-
-def card_setup_start(*, driver) -> str:
-    """A SetupIntent for a card used off-session; returns its client secret for Stripe.js
-    (the card is typed into Stripe's own fields and never reaches this service)."""
-    customer = payment_customer_ensure(driver=driver)
-    intent = stripe_client().v1.setup_intents.create(
-        params={
-            "customer": customer.customer_id,
-            "payment_method_types": ["card"],
-            "usage": "off_session",
-            "metadata": {"driver_id": str(driver.pk)},
-        }
-    )
-    return intent["client_secret"]
-
-
-def direct_debit_setup_start(*, driver, success_url: str, cancel_url: str) -> str:
-    """A Stripe Checkout session in setup mode for a Bacs Direct Debit mandate; returns the
-    URL of Stripe's hosted page (Stripe shows the mandate and the Direct Debit Guarantee).
-    """
-    customer = payment_customer_ensure(driver=driver)
-    session = stripe_client().v1.checkout.sessions.create(
-        params={
-            "mode": "setup",
-            "currency": "gbp",
-            "customer": customer.customer_id,
-            "payment_method_types": ["bacs_debit"],
-            "success_url": success_url + "?session_id={CHECKOUT_SESSION_ID}",
-            "cancel_url": cancel_url,
-            "metadata": {"driver_id": str(driver.pk)},
-        }
-    )
-    return session["url"]
-
-
-def setup_complete(*, driver, setup_intent_id: str = "", session_id: str = "") -> PaymentMethod:
-    """Record the way to pay a finished SetupIntent (or Checkout session) saved, after
-    checking it belongs to this driver's customer. Raises ``LookupError`` otherwise."""
-    client = stripe_client()
-    customer = PaymentCustomer.objects.filter(driver=driver).first()
-    if customer is None:
-        raise LookupError("No payment customer for this driver.")
-    if session_id:
-        session = plain(client.v1.checkout.sessions.retrieve(session_id))
-        setup_intent_id = object_id(session.get("setup_intent"))
-    intent = plain(client.v1.setup_intents.retrieve(setup_intent_id))
-    if object_id(intent.get("customer")) != customer.customer_id:
-        raise LookupError("This setup does not belong to the driver.")
-    if intent.get("status") != "succeeded" or not intent.get("payment_method"):
-        raise LookupError(f"The way to pay was not saved ({intent.get('status')}).")
-    mandate_id = object_id(intent.get("mandate"))
-    return payment_method_record(
-        driver=driver,
-        method=plain(client.v1.payment_methods.retrieve(object_id(intent["payment_method"]))),
-        mandate=plain(client.v1.mandates.retrieve(mandate_id)) if mandate_id else None,
-    )
-
-
-def mandate_fields(mandate) -> dict[str, Any]:
-    """The Bacs mandate reference the driver's bank statement shows, and its status (an
-    inactive mandate is not charged)."""
-    details = (mandate.get("payment_method_details") or {}).get("bacs_debit") or {}
-    status = mandate.get("status", "")
-    return {
-        "mandate_reference": details.get("reference") or mandate.get("id", ""),
-        "mandate_status": status,
-        "active": status != "inactive",
-    }
-
-
-def payment_method_record(*, driver, method, mandate=None) -> PaymentMethod:
-    """Create or refresh the row shown to the driver: brand and last four, or bank name
-    and mandate reference. The newest active method is the one charged."""
-    kind = method.get("type", "card")
-    fields: dict[str, Any] = {"kind": kind, "active": True}
-    if kind == PaymentMethodKind.BACS_DEBIT:
-        bacs = method.get("bacs_debit") or {}
-        fields.update(last4=bacs.get("last4") or "", sort_code=bacs.get("sort_code") or "")
-        if mandate is not None:
-            fields.update(mandate_fields(mandate))
-    else:
-        card = method.get("card") or {}
-        fields.update(brand=card.get("brand") or "", last4=card.get("last4") or "")
-    record, _ = PaymentMethod.objects.update_or_create(
-        provider_id=method["id"], defaults={"driver": driver, **fields}
-    )
-    return record
-
-
-def payment_method_current(*, driver_id: int) -> PaymentMethod | None:
-    return PaymentMethod.objects.filter(driver_id=driver_id, active=True).first()
 
 
 # --- charging ------------------------------------------------------------------------
@@ -405,15 +279,6 @@ def _advance(invoice: Invoice, status: str, **fields) -> ChargeOutcome:
     return ChargeOutcome(invoice.pk, status, invoice.provider_payment_id)
 
 
-def retry_at(*, attempts: int, after: datetime) -> datetime | None:
-    """When the next attempt goes after ``attempts`` failed ones (BILLING_PAYMENT_RETRY_DAYS),
-    or None when the schedule is spent."""
-    schedule = settings.BILLING_PAYMENT_RETRY_DAYS
-    if attempts > len(schedule) or attempts < 1:
-        return None
-    return after + timedelta(days=schedule[attempts - 1])
-
-
 def _fail_locked(invoice: Invoice, message: str, *, now: datetime) -> ChargeOutcome:
     if _RANK.get(invoice.status, 0) > _RANK[InvoiceStatus.FAILED]:
         return ChargeOutcome(invoice.pk, invoice.status, invoice.provider_payment_id)
@@ -438,60 +303,17 @@ def _fail_locked(invoice: Invoice, message: str, *, now: datetime) -> ChargeOutc
     )
     if not already:
         transaction.on_commit(lambda: payment_failed_tell(invoice_id=invoice.pk))
-        _unpaid_pause(driver_id=invoice.driver_id)
+        unpaid_pause(driver_id=invoice.driver_id)
     return ChargeOutcome(invoice.pk, InvoiceStatus.FAILED, invoice.provider_payment_id)
-
-
-def _unpaid_pause(*, driver_id: int) -> None:
-    """BILLING_UNPAID_WEEKS_BEFORE_PAUSE failed weeks pause new offers: the subscription
-    is suspended (the driver app's stage follows) until staff reinstate it."""
-    weeks = settings.BILLING_UNPAID_WEEKS_BEFORE_PAUSE
-    if not weeks:
-        return
-    failed = Invoice.objects.filter(driver_id=driver_id, status=InvoiceStatus.FAILED).count()
-    subscription = Subscription.objects.filter(driver_id=driver_id).first()
-    if failed >= weeks and subscription and subscription.stage != SubscriptionStage.SUSPENDED:
-        subscription_stage_set(
-            subscription=subscription,
-            stage=SubscriptionStage.SUSPENDED,
-            reason=f"{failed} weekly invoices unpaid (BILLING_UNPAID_WEEKS_BEFORE_PAUSE)",
-        )
-
-
-def payment_failed_tell(*, invoice_id: int) -> None:
-    """Tell the driver a payment failed: an email with the link to pay or change the way
-    of paying, and the ``invoice_payment_failed`` signal for the SMS/WhatsApp path."""
-    invoice = Invoice.objects.select_related("driver").get(pk=invoice_id)
-    # The invoice page: "Pay now", and the link to change the way of paying.
-    link = settings.SITE_URL.rstrip("/") + reverse("billing:invoice", args=[invoice.pk])
-    when = invoice.next_attempt_at
-    retry = (
-        f"We will try again on {timezone.localtime(when):%A %d %B}."
-        if when
-        else "We will not try again automatically."
-    )
-    body = (
-        f"Your payment of £{invoice.total} for {invoice.display_number} (week of "
-        f"{invoice.week_start:%d %B %Y}) did not go through: {invoice.failure_message}\n"
-        f"{retry}\nPay it or change your way of paying here: {link}"
-    )
-    if invoice.driver.email:
-        send_mail(
-            f"Payment failed: {invoice.display_number}",
-            body,
-            None,
-            [invoice.driver.email],
-            fail_silently=True,
-        )
-    invoice_payment_failed.send(
-        sender=Invoice, invoice=invoice, driver=invoice.driver, link=link, text=body
-    )
 
 
 # --- webhooks and reconciliation ---------------------------------------------------------
 
 
-def _invoice_for_payment(intent_id: str) -> Invoice | None:
+def invoice_for_payment_locked(intent_id: str) -> Invoice | None:
+    """The invoice the provider's payment settled, its row locked (call in a transaction)."""
+    if not intent_id:
+        return None
     return Invoice.objects.select_for_update().filter(provider_payment_id=intent_id).first()
 
 
@@ -499,20 +321,12 @@ def invoice_refunded(*, charge, now: datetime | None = None) -> ChargeOutcome | 
     """A charge refunded in full (credit notes refund through the provider) ends refunded;
     a partial refund leaves it paid, the credit note showing the difference."""
     with transaction.atomic():
-        invoice = _invoice_for_payment(object_id(charge.get("payment_intent")))
+        invoice = invoice_for_payment_locked(object_id(charge.get("payment_intent")))
         if invoice is None:
             return None
         if charge.get("refunded") or charge.get("amount_refunded") == charge.get("amount"):
             return _advance(invoice, InvoiceStatus.REFUNDED)
         return ChargeOutcome(invoice.pk, invoice.status, invoice.provider_payment_id)
-
-
-def invoice_disputed(*, dispute) -> ChargeOutcome | None:
-    with transaction.atomic():
-        invoice = _invoice_for_payment(object_id(dispute.get("payment_intent")))
-        if invoice is None:
-            return None
-        return _advance(invoice, InvoiceStatus.DISPUTED, failure_message="Disputed by the driver.")
 
 
 def payments_reconcile(*, now: datetime | None = None) -> int:

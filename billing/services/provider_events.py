@@ -14,13 +14,21 @@ from django.db import IntegrityError, transaction
 
 from billing.models import PaymentCustomer, PaymentMethod, ProviderEvent
 from billing.provider import object_id, plain, stripe_client
-from billing.services import payments
+from billing.services import disputes, payment_methods, payments
 
 PAYMENT_EVENTS = {
     "payment_intent.succeeded",
     "payment_intent.payment_failed",
     "payment_intent.processing",
     "payment_intent.canceled",
+}
+# Each carries the dispute as it is then; its status decides (billing.services.disputes).
+DISPUTE_EVENTS = {
+    "charge.dispute.created",
+    "charge.dispute.updated",
+    "charge.dispute.closed",
+    "charge.dispute.funds_withdrawn",
+    "charge.dispute.funds_reinstated",
 }
 
 
@@ -50,8 +58,8 @@ def _apply(kind: str, obj) -> str:
         return "handled"
     if kind == "charge.refunded":
         return "handled" if payments.invoice_refunded(charge=obj) else "ignored"
-    if kind == "charge.dispute.created":
-        return "handled" if payments.invoice_disputed(dispute=obj) else "ignored"
+    if kind in DISPUTE_EVENTS:
+        return "handled" if disputes.invoice_dispute_update(dispute=obj) else "ignored"
     if kind in ("setup_intent.succeeded", "payment_method.attached", "payment_method.updated"):
         return _method_refresh(obj if kind != "setup_intent.succeeded" else None, obj)
     if kind == "payment_method.detached":
@@ -60,7 +68,7 @@ def _apply(kind: str, obj) -> str:
     if kind == "mandate.updated":
         # Bacs mandates: active, pending or inactive; an inactive one is not charged.
         PaymentMethod.objects.filter(provider_id=object_id(obj.get("payment_method"))).update(
-            **payments.mandate_fields(obj)
+            **payment_methods.mandate_fields(obj)
         )
         return "handled"
     return "ignored"
@@ -77,5 +85,5 @@ def _method_refresh(method, obj) -> str:
     customer = PaymentCustomer.objects.filter(customer_id=customer_id).first()
     if customer is None:
         return "ignored"
-    payments.payment_method_record(driver=customer.driver, method=method)
+    payment_methods.payment_method_record(driver=customer.driver, method=method)
     return "handled"

@@ -38,14 +38,22 @@ def free_port() -> int:
 
 
 class LocalStripe:
-    def __init__(self, port: int | None = None) -> None:
+    def __init__(self, port: int | None = None, *, in_memory: bool = False) -> None:
+        """``in_memory``: without localstripe's write of its whole store to disk on every
+        change (``billing.tests.localstripe_in_memory``), for the benchmark's large stores."""
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        self.in_memory = in_memory
         self.process: subprocess.Popen | None = None
 
     def start(self) -> LocalStripe:
-        self.process = subprocess.Popen(
-            [str(BIN / "localstripe"), "--port", str(self.port), "--from-scratch"],
+        if self.in_memory:
+            program = [sys.executable, "-m", "billing.tests.localstripe_in_memory"]
+        else:
+            program = [str(BIN / "localstripe")]
+        self.process = subprocess.Popen(  # noqa: S603 (our own interpreter and arguments)
+            [*program, "--port", str(self.port), "--from-scratch"],
+            cwd=Path(__file__).resolve().parents[2],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

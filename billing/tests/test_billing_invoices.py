@@ -420,6 +420,28 @@ def test_issued_invoices_and_lines_are_immutable():
     assert invoice_of(driver).total == Decimal("20.00")
 
 
+def test_saving_collection_fields_alone_writes_them_in_one_query_and_still_guards_amounts(
+    django_assert_num_queries,
+):
+    # Given an issued invoice
+    driver = BilledDriverFactory()
+    payment(driver=driver, amount="600.00", at=MIDWEEK)
+    generate()
+    invoice = invoice_of(driver)
+
+    # When only collection state is saved, it is one UPDATE (no read-back of the amounts)
+    invoice.status = InvoiceStatus.DUE
+    with django_assert_num_queries(1):
+        invoice.save(update_fields=["status"])
+
+    # Then naming an amount among the fields is still refused
+    invoice.total = Decimal("1.00")
+    with pytest.raises(ImmutableBillingRecordError):
+        invoice.save(update_fields=["status", "total"])
+    assert invoice_of(driver).total == Decimal("20.00")
+    assert invoice_of(driver).status == InvoiceStatus.DUE
+
+
 def test_a_week_that_has_not_ended_cannot_be_invoiced():
     with pytest.raises(ValueError, match="has not ended"):
         invoices_generate_week(week_start=WEEK, now=at_london(WEEK + timedelta(days=6), 23))

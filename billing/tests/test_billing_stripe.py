@@ -2,7 +2,8 @@
 
 Webhook bodies are the provider's own events (localstripe's /v1/events), signed as Stripe
 signs them; where localstripe lacks a feature (disputes, Bacs mandates, Checkout) the
-payload is Stripe's documented one (docs.stripe.com/api), recorded in this file.
+payload is Stripe's documented one (docs.stripe.com/api), recorded in this file (disputes:
+test_billing_disputes.py).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from billing.models import (
     Subscription,
     SubscriptionStage,
 )
-from billing.services import payments
+from billing.services import payment_methods, payments
 from billing.services.collection import invoices_collect
 from billing.services.credit_notes import credit_note_issue, credit_note_refund
 from billing.services.invoicing import invoices_generate_week
@@ -51,9 +52,9 @@ WEBHOOK = "/billing/stripe/webhook"
 def driver_with_card(server, *, number: str = CARD_OK, name: str = "Asha Khan", username="asha"):
     user = get_user_model().objects.create_user(username, password="pw-123456!")
     driver = BilledDriverFactory(user=user, name=name, email=f"{username}@example.com")
-    secret = payments.card_setup_start(driver=driver)
+    secret = payment_methods.card_setup_start(driver=driver)
     intent = server.confirm_card_setup(secret, number)
-    payments.setup_complete(driver=driver, setup_intent_id=intent["id"])
+    payment_methods.setup_complete(driver=driver, setup_intent_id=intent["id"])
     return driver
 
 
@@ -135,7 +136,7 @@ def test_another_drivers_setup_intent_is_not_recorded(client, stripe_on):
     asha = driver_with_card(stripe_on)
     user = get_user_model().objects.create_user("dev", password="pw-123456!")
     other = BilledDriverFactory(user=user)
-    payments.payment_customer_ensure(driver=other)
+    payment_methods.payment_customer_ensure(driver=other)
     stolen = stripe_on.get("/v1/setup_intents", limit=10)["data"][0]["id"]
 
     client.force_login(user)
@@ -203,9 +204,9 @@ def test_a_failed_week_is_retried_on_the_schedule_and_can_then_be_paid(stripe_on
 
     # Nothing before the retry is due; the driver adds a working card meanwhile.
     assert payments.payments_charge_due(now=first_retry - timedelta(minutes=1)) == 0
-    secret = payments.card_setup_start(driver=driver)
+    secret = payment_methods.card_setup_start(driver=driver)
     intent = stripe_on.confirm_card_setup(secret, CARD_OK)
-    payments.setup_complete(driver=driver, setup_intent_id=intent["id"])
+    payment_methods.setup_complete(driver=driver, setup_intent_id=intent["id"])
     assert payments.payments_charge_due(now=first_retry) == 1
 
     invoice.refresh_from_db()
@@ -219,9 +220,9 @@ def test_the_driver_pays_a_failed_week_now_after_changing_card(client, stripe_on
     driver = driver_with_card(stripe_on, number=CARD_DECLINES_CHARGES, username="nat")
     invoice = billed_week(driver)
     payments.payments_charge_due()
-    secret = payments.card_setup_start(driver=driver)
+    secret = payment_methods.card_setup_start(driver=driver)
     intent = stripe_on.confirm_card_setup(secret, CARD_OK)
-    payments.setup_complete(driver=driver, setup_intent_id=intent["id"])
+    payment_methods.setup_complete(driver=driver, setup_intent_id=intent["id"])
     other = get_user_model().objects.create_user("oli", password="pw-123456!")
     BilledDriverFactory(user=other)
     pay = reverse("billing:invoice-pay", args=[invoice.pk])
@@ -342,9 +343,9 @@ def test_events_out_of_order_never_move_a_paid_week_back(client, stripe_on):
     invoice = billed_week(driver)
     payments.payments_charge_due()
     invoice.refresh_from_db()
-    secret = payments.card_setup_start(driver=driver)
+    secret = payment_methods.card_setup_start(driver=driver)
     intent = stripe_on.confirm_card_setup(secret, CARD_OK)
-    payments.setup_complete(driver=driver, setup_intent_id=intent["id"])
+    payment_methods.setup_complete(driver=driver, setup_intent_id=intent["id"])
     payments.payments_charge_due(now=invoice.next_attempt_at)
     (failed,) = provider_events(stripe_on, "payment_intent.payment_failed")
     (succeeded,) = provider_events(stripe_on, "payment_intent.succeeded")
@@ -375,45 +376,6 @@ def test_an_event_with_a_bad_signature_is_refused_and_changes_nothing(client, st
     assert not ProviderEvent.objects.exists()
     invoice.refresh_from_db()
     assert invoice.status == InvoiceStatus.DUE
-
-
-def test_a_dispute_marks_the_week_disputed(client, stripe_on):
-    driver = driver_with_card(stripe_on)
-    invoice = billed_week(driver)
-    payments.payments_charge_due()
-    invoice.refresh_from_db()
-    # Stripe's documented charge.dispute.created event (localstripe has no disputes).
-    event = {
-        "id": "evt_1Dispute",
-        "object": "event",
-        "api_version": "2025-09-30.clover",
-        "created": 1780000000,
-        "type": "charge.dispute.created",
-        "livemode": False,
-        "pending_webhooks": 1,
-        "request": {"id": None, "idempotency_key": None},
-        "data": {
-            "object": {
-                "id": "dp_1Test",
-                "object": "dispute",
-                "amount": 2000,
-                "currency": "gbp",
-                "charge": invoice.payment_reference,
-                "payment_intent": invoice.provider_payment_id,
-                "reason": "general",
-                "status": "needs_response",
-                "is_charge_refundable": False,
-                "livemode": False,
-                "metadata": {},
-            }
-        },
-    }
-
-    assert deliver(client, event).status_code == 200
-
-    invoice.refresh_from_db()
-    assert invoice.status == InvoiceStatus.DISPUTED
-    assert invoice.total == Decimal("20.00")
 
 
 def test_a_credit_note_on_a_paid_week_refunds_through_stripe(client, stripe_on):
@@ -471,7 +433,7 @@ def test_a_bacs_mandate_is_listed_with_sort_code_and_mandate_reference(client, s
             },
         },
     }
-    payments.payment_method_record(driver=driver, method=method, mandate=mandate)
+    payment_methods.payment_method_record(driver=driver, method=method, mandate=mandate)
     activated = {
         "id": "evt_1Mandate",
         "object": "event",
@@ -608,7 +570,7 @@ def test_a_card_saved_without_coming_back_is_recorded_from_the_webhook(client, s
     # The driver's phone lost signal after Stripe saved the card: no return to our page.
     user = get_user_model().objects.create_user("pia", password="pw-123456!")
     driver = BilledDriverFactory(user=user)
-    saved = stripe_on.confirm_card_setup(payments.card_setup_start(driver=driver), CARD_OK)
+    saved = stripe_on.confirm_card_setup(payment_methods.card_setup_start(driver=driver), CARD_OK)
     # localstripe sends no setup_intent events: Stripe's documented envelope around the
     # SetupIntent as localstripe holds it.
     event = {
@@ -672,3 +634,28 @@ def test_the_charge_run_hands_out_chunks_and_a_chunk_queued_twice_charges_once(
     assert set(Invoice.objects.filter(pk__in=ids).values_list("status", flat=True)) == {"paid"}
     assert len(charges_of(stripe_on, first)) == 1
     assert len(charges_of(stripe_on, second)) == 1
+
+
+def test_the_run_sends_one_payment_per_invoice_with_a_bounded_number_of_queries(
+    stripe_on, django_assert_max_num_queries
+):
+    # Given three drivers' weeks due, each with a card on file
+    invoices = [
+        billed_week(driver_with_card(stripe_on, username=f"q{i}", name=f"Q {i}")) for i in range(3)
+    ]
+    before = len(stripe_on.get("/v1/payment_intents", limit=100)["data"])
+
+    # When the run charges them: one query for what is due, then per invoice seven, in two
+    # transactions (counted here as two savepoints each): lock, way to pay, customer, mark
+    # the attempt; one request to Stripe; lock, check the customer, record the outcome
+    with django_assert_max_num_queries(1 + 11 * len(invoices)):
+        sent = payments.payments_charge_due()
+
+    # Then each was sent once, created and confirmed together
+    assert sent == 3
+    intents = stripe_on.get("/v1/payment_intents", limit=100)["data"]
+    assert len(intents) - before == 3
+    assert {intent["status"] for intent in intents} == {"succeeded"}
+    assert {i.pk for i in invoices} == set(
+        Invoice.objects.filter(status=InvoiceStatus.PAID).values_list("pk", flat=True)
+    )

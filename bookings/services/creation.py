@@ -10,7 +10,6 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from django_guid import get_guid
 
 from bookings import events
 from bookings.models import (
@@ -22,6 +21,7 @@ from bookings.pickup_codes import pickup_code_issue
 from bookings.policies import dispatch_window_opens_at
 from bookings.references import reference_generate
 from core.errors import DomainError
+from core.request_ids import current_request_id
 from pricing.vehicles import vehicle_class_needs_wheelchair
 
 # The union of the seed's payment enums (2.5, 2.6, 2.7), stored normalised (contract 3).
@@ -204,7 +204,7 @@ def _booking_build(*, draft: BookingDraft, journey: dict[str, Any], quote=None) 
         flight_number=draft.flight_number[:20],
         notes=draft.notes,
         payment_method=draft.payment_method,
-        request_id=get_guid() or "",
+        request_id=current_request_id() or "",
         **journey,
     )
 

@@ -61,16 +61,15 @@ INSTALLED_APPS = [
     "billing",
     "oauth2_provider",
     "agents",
-    "django_guid",
     "operations",
     "privacy",
 ]
 
 MIDDLEWARE = [
     # First, so that every response (redirects and errors included) carries X-Request-ID
-    # and every log line of the request its id (core.request_ids, contract 10.1).
-    "core.request_ids.request_id_header_screen",
-    "django_guid.middleware.guid_middleware",
+    # and every log line of the request its id (operations.request_ids, contract 10.1).
+    # One layer since issue 41 (it was this screen plus django-guid's middleware).
+    "operations.request_ids.request_id_middleware",
     "operations.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -362,6 +361,12 @@ from config.settings.domains.billing import *  # noqa: E402, F403
 from config.settings.domains.agents import *  # noqa: E402, F403
 from config.settings.domains.operations import *  # noqa: E402, F403
 from config.settings.domains.privacy import *  # noqa: E402, F403
+
+# The authorization server is SITE_URL on every process (web, mcp): its metadata's issuer
+# and endpoints, the protected resource's authorization_servers and the authorization
+# response's iss. Derived from the request, they named whatever Host the mcp process was
+# reached by (issue 35). Here, not in domains.agents, because SITE_URL is set here.
+OAUTH2_PROVIDER = {**OAUTH2_PROVIDER, "OIDC_ISS_ENDPOINT": SITE_URL}  # noqa: F405
 
 # isort: on
 from config.settings.domains.partners import *  # noqa: E402, F403

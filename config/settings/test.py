@@ -5,11 +5,13 @@ import tempfile
 from pathlib import Path
 
 from .base import *  # noqa: F403
-from .base import CACHES, REDIS_URL, env
+from .base import CACHES, OAUTH2_PROVIDER, REDIS_URL, env
 
 DEBUG = False
 SECRET_KEY = env("SECRET_KEY", default="test-only-key-never-served")
 SITE_URL = "https://taxi.example"
+# The authorization server is SITE_URL (base.py), read when OAUTH2_PROVIDER was built.
+OAUTH2_PROVIDER = {**OAUTH2_PROVIDER, "OIDC_ISS_ENDPOINT": SITE_URL}
 CONNECTED_DOMAINS = ["https://taxi.example", "https://book.example"]
 ALLOWED_HOSTS = ["testserver", "taxi.example", "book.example", "127.0.0.1", "localhost"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -26,7 +28,8 @@ AXES_ENABLED = False
 RATELIMIT_ENABLE = True
 # Tests revoke keys with queryset updates (no signals); the cache has its own test.
 API_KEY_CACHE_SECONDS = 0
-POSITIONS_TOKEN_CACHE_SECONDS = 0
+# A test that starts another process passes its own (drivers/tests/test_position_revocations.py).
+POSITIONS_TOKEN_CACHE_SECONDS = env.int("POSITIONS_TOKEN_CACHE_SECONDS", default=0)
 
 if REDIS_URL:
     # The tests flush their Redis database between tests: REDIS_URL's own database (so

@@ -6,9 +6,9 @@ import json
 import logging
 
 import structlog
-from django_guid import clear_guid, set_guid
 
 from core.logs import json_formatter, logging_config, redact_text, server_formatter
+from core.request_ids import request_id_clear, request_id_set
 
 
 def _formatted(message: str, *args, exc_info=None) -> dict:
@@ -19,12 +19,12 @@ def _formatted(message: str, *args, exc_info=None) -> dict:
 
 
 def test_a_line_is_one_json_object_with_the_request_id_and_account():
-    set_guid("trace-9")
+    request_id_set("trace-9")
     structlog.contextvars.bind_contextvars(account="acme-taxis")
     try:
         line = _formatted("job card sent for %s", "DTD-ABC123")
     finally:
-        clear_guid()
+        request_id_clear()
         structlog.contextvars.clear_contextvars()
 
     assert line["event"] == "job card sent for DTD-ABC123"

@@ -9,7 +9,7 @@ import pytest
 
 from billing.models import Invoice, InvoiceStatus
 from billing.services.invoicing import invoices_generate_week
-from billing.services.payments import payment_failed_tell
+from billing.services.payment_failures import payment_failed_tell
 from billing.tests.records import after, at_london, payment
 from dispatch import notifications
 from dispatch.tests.twilio_recorder import RecordingTwilioHttpClient

@@ -226,10 +226,9 @@ def test_the_dispatch_task_carries_the_request_id_of_the_request_that_made_the_b
 ):
     """Contract 10.1: a booking's request id reaches the tasks it starts, also when the
     dispatcher (another process, with no request of its own) publishes them."""
-    from django_guid import get_guid
-
-    from core.request_ids import TASK_HEADER
+    from core.request_ids import current_request_id
     from dispatch.tasks import booking_dispatch_start
+    from operations.request_ids import TASK_HEADER
 
     driver_at(north_of(LEEDS, 1))
     with django_capture_on_commit_callbacks(execute=True):
@@ -254,4 +253,6 @@ def test_the_dispatch_task_carries_the_request_id_of_the_request_that_made_the_b
         app.conf.task_always_eager = eager
 
     assert message.headers[TASK_HEADER] == "trace-booking-25"
-    assert get_guid() is None  # the dispatcher serves under no request id between bookings
+    assert (
+        current_request_id() is None
+    )  # the dispatcher serves under no request id between bookings

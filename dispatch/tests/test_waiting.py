@@ -15,7 +15,7 @@ from bookings.models import Booking, BookingEvent, BookingStatus, FlightStatus
 from bookings.tests.factories import BookingFactory
 from core.errors import DomainError
 from core.geo import EARTH_RADIUS_KM
-from core.testing.places import LEEDS, LONDON, north_of
+from core.testing.places import LEEDS, north_of
 from dispatch.airports import airport_get
 from dispatch.flight_status import FlightReport
 from dispatch.services.flights import flight_update_apply
@@ -277,8 +277,11 @@ def test_arrived_and_no_show_are_judged_by_the_drivers_own_position_reports(job)
     coordinates, records a no-show, and runs up waiting charges on the passenger's final
     fare." """
     client, booking = job
+    # 3 km away: beyond ARRIVED_MAX_DISTANCE_M, yet near enough to drive in (London, as
+    # the finding had it, is hours away: a report there a minute before is implausible).
+    away = north_of(LEEDS, 3)
     with time_machine.travel(PICKUP - minutes(1), tick=False):
-        position_report(booking.driver, lat=LONDON[0], lng=LONDON[1])
+        position_report(booking.driver, lat=away[0], lng=away[1])
     pasted = status(client, booking, PICKUP, "arrived", **{})
     assert pasted.json()["code"] == "not_at_pickup"
     with time_machine.travel(PICKUP, tick=False):
@@ -288,10 +291,10 @@ def test_arrived_and_no_show_are_judged_by_the_drivers_own_position_reports(job)
             format="json",
         )
     assert (pasted.status_code, pasted.json()["code"]) == (409, "not_at_pickup")
-    # the driver really comes, then the app goes quiet and they drive back to London
+    # the driver really comes, then the app goes quiet and they drive away again
     assert status(client, booking, PICKUP, "arrived", **AT_PICKUP).status_code == 200
     with time_machine.travel(PICKUP + minutes(20), tick=False):
-        position_report(booking.driver, lat=LONDON[0], lng=LONDON[1])
+        position_report(booking.driver, lat=away[0], lng=away[1])
         far = client.post(
             f"/api/public/v1/driver/jobs/{booking.reference}/status",
             {"status": "no_show", **AT_PICKUP},
@@ -299,6 +302,25 @@ def test_arrived_and_no_show_are_judged_by_the_drivers_own_position_reports(job)
         )
     assert (far.status_code, far.json()["code"]) == (409, "no_show_too_far")
     assert Booking.objects.get(pk=booking.pk).status == BookingStatus.ARRIVED
+
+
+def test_an_implausible_jump_to_the_pickup_does_not_count_for_arrived(job):
+    """Issue 35: a fix 3 km from the one a second before (10,800 km/h) is refused and so
+    never judged: the driver is still 3 km away."""
+    client, booking = job
+    away = north_of(LEEDS, 3)
+    with time_machine.travel(PICKUP - dt.timedelta(seconds=1), tick=False):
+        position_report(booking.driver, lat=away[0], lng=away[1])
+    with pytest.raises(DomainError) as refused:
+        position_report(booking.driver, now=PICKUP, **AT_PICKUP)
+    assert refused.value.code == "position_implausible"
+    with time_machine.travel(PICKUP, tick=False):
+        arrived = client.post(
+            f"/api/public/v1/driver/jobs/{booking.reference}/status",
+            {"status": "arrived", **AT_PICKUP},
+            format="json",
+        )
+    assert (arrived.status_code, arrived.json()["code"]) == (409, "not_at_pickup")
 
 
 def test_a_position_report_older_than_two_minutes_does_not_count(job):

@@ -26,12 +26,20 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 django.setup()
 
 from django.core import signals  # noqa: E402
-from django_guid import clear_guid, set_guid  # noqa: E402
 
 from api.callers import client_address  # noqa: E402
+from api.control_characters import (  # noqa: E402
+    control_character_place_in,
+    control_characters_problem,
+)
 from api.problems import Problem  # noqa: E402
 from core.errors import DomainError  # noqa: E402
-from core.request_ids import request_id_new, request_id_valid  # noqa: E402
+from core.request_ids import (  # noqa: E402
+    request_id_clear,
+    request_id_new,
+    request_id_set,
+    request_id_valid,
+)
 from drivers.api.ingest import (  # noqa: E402
     LOCATION_PATH,
     MAX_BODY_BYTES,
@@ -62,13 +70,22 @@ def _answer(environ) -> Answer:
     path, method = environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD", "")
     if path == "/healthz":  # as the web process's (contract 10.1): it serves, nothing touched
         return Answer(200, b'{"status": "ok"}')
+    body = _body(environ)
+    query_string, content_type = environ.get("QUERY_STRING", ""), environ.get("CONTENT_TYPE", "")
+    # Text is text (contract 1.1), as the web process's middleware has it: before the token
+    # or anything else is looked up.
+    where = control_character_place_in(
+        path=path, query_string=query_string, content_type=content_type, body=body
+    )
+    if where:
+        return problem_answer(control_characters_problem(where))
     if path.rstrip("/") == LOCATION_PATH:
         if method != "POST":
             return problem_answer(Problem(405, "method_not_allowed", f"{method} is not allowed."))
         return location_request_answer(
             authorization=environ.get("HTTP_AUTHORIZATION"),
             address=client_address(environ),
-            body=_body(environ),
+            body=body,
             idempotency_key=environ.get("HTTP_IDEMPOTENCY_KEY"),
         )
     if path.startswith(OSMAND_PREFIX):
@@ -76,9 +93,9 @@ def _answer(environ) -> Answer:
             token=path[len(OSMAND_PREFIX) :].strip("/"),
             method=method,
             idempotency_key=environ.get("HTTP_IDEMPOTENCY_KEY"),
-            query_string=environ.get("QUERY_STRING", ""),
-            body=_body(environ),
-            content_type=environ.get("CONTENT_TYPE", ""),
+            query_string=query_string,
+            body=body,
+            content_type=content_type,
             address=client_address(environ),
         )
     return problem_answer(Problem(404, "not_found", "The ingest serves position reports only."))
@@ -92,17 +109,17 @@ def application(environ, start_response):
     # none of which this path needs (the id is cleared below), and they cost about 25 us a
     # report, 3 % of what a report costs the ingest.
     signals.request_started.send(sender=__name__, environ=environ)
-    # Contract 10.1, as django-guid does in the web process: the caller's well-formed id,
+    # Contract 10.1, as operations.request_ids does in the web process: the caller's well-formed id,
     # else a new one, on the response and in a problem's requestId.
     given = environ.get("HTTP_X_REQUEST_ID")
     request_id = given if request_id_valid(given) else request_id_new()
-    set_guid(request_id)
+    request_id_set(request_id)
     try:
         answer = _answer(environ)
     except DomainError as error:
         answer = problem_answer(error)
     finally:
-        clear_guid()
+        request_id_clear()
     headers = [
         ("Content-Type", answer.content_type),
         ("Content-Length", str(len(answer.body))),

@@ -77,7 +77,9 @@ OSMAND_RESPONSES = {
         "a day old), invalid_body, batch_too_large.",
         s401="unauthenticated: an unknown token, or a device identifier not the token's.",
         s409="idempotency_conflict (POST with an Idempotency-Key still being recorded).",
-        s422="idempotency_key_reuse (POST: the Idempotency-Key came with another request).",
+        s422="idempotency_key_reuse (POST: the Idempotency-Key came with another request); "
+        "position_implausible: a fix further from the one before it than "
+        "POSITIONS_MAX_PLAUSIBLE_SPEED_KMH allows (nothing recorded).",
         s429="rate_limited: the driver's RATELIMIT_DRIVER_LOCATION, or this address's "
         "RATELIMIT_INGEST_TOKEN of refused tokens; see Retry-After.",
         s503="service_unavailable: the position store did not answer; see Retry-After.",
@@ -186,7 +188,10 @@ class DriverLocationView(APIView):
                 s403="permission_denied: the login is not a driver's.",
                 s409="idempotency_conflict: a report with this Idempotency-Key is still "
                 "being recorded.",
-                s422="idempotency_key_reuse: the Idempotency-Key came with another body.",
+                s422="idempotency_key_reuse: the Idempotency-Key came with another body; "
+                "position_implausible: a fix further from the one before it (the driver's "
+                "latest report, or the batch's previous fix) than a car could drive at "
+                "POSITIONS_MAX_PLAUSIBLE_SPEED_KMH (nothing recorded).",
                 s429="rate_limited: more than RATELIMIT_DRIVER_LOCATION reports from this "
                 "driver (the app's and a tracker's together), or more than "
                 "RATELIMIT_INGEST_TOKEN refused tokens from this address; see Retry-After.",

@@ -4,12 +4,14 @@ checked once and remembered per process (``core.credential_cache``) for
 
 A token, a user, a vehicle or a device saved or deleted in this process empties the cache
 at once (the driver's vehicle classes are part of what is remembered: they name the index
-keys); other processes notice within the expiry.
+keys). A token that ends (log-out, password change, deactivated login, tracker replaced)
+ends on every other process at once too: each remembered token is checked against the
+revocation markers in the shared cache (``drivers.positions.revocations``). A vehicle
+change reaches other processes within the expiry.
 """
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import DatabaseError
+from django.db.models import Q
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.utils import timezone
@@ -25,6 +28,7 @@ from rest_framework.authtoken.models import Token
 from core.credential_cache import CredentialCache
 from core.errors import DomainError
 from drivers.models import Driver, TrackerDevice, Vehicle
+from drivers.positions.revocations import position_token_not_revoked, token_digest
 from drivers.tokens import driver_token_expires_at
 
 
@@ -117,7 +121,11 @@ def app_token_credential(
     before the database is read for a token not remembered."""
     if not key or len(key) > 128:
         raise _unauthenticated("Invalid token.")
-    credential = _app_tokens.get(key, lambda: _read(lambda: _app_token_read(key), before_read))
+    credential = _app_tokens.get(
+        key,
+        lambda: _read(lambda: _app_token_read(key), before_read),
+        still_good=position_token_not_revoked,
+    )
     # It may have expired while remembered (contract 6: tokens end).
     if credential.expires_at is not None and credential.expires_at <= timezone.now():
         raise _unauthenticated("Token expired: log in again.")
@@ -125,12 +133,14 @@ def app_token_credential(
 
 
 def device_token_digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+    return token_digest(token)
 
 
 def _device_token_read(token: str) -> PositionCredential:
     device = (
         TrackerDevice.objects.filter(token_digest=device_token_digest(token))
+        # A driver without a login of their own reports through the tracker alone.
+        .filter(Q(driver__user__isnull=True) | Q(driver__user__is_active=True))
         .values_list("driver_id", "device_id")
         .first()
     )
@@ -151,7 +161,9 @@ def device_token_credential(
     if not token or len(token) > 128:
         raise _unauthenticated("Unknown tracker token.")
     credential = _device_tokens.get(
-        token, lambda: _read(lambda: _device_token_read(token), before_read)
+        token,
+        lambda: _read(lambda: _device_token_read(token), before_read),
+        still_good=position_token_not_revoked,
     )
     if not secrets.compare_digest(credential.device_id.encode(), device_id.encode()):
         raise _unauthenticated("This token belongs to another device identifier.")

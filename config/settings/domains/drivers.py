@@ -24,11 +24,19 @@ POSITIONS_TTL_SECONDS = env.int(
 POSITIONS_TRAIL_SECONDS = env.int("POSITIONS_TRAIL_SECONDS", default=30)
 # Fixes in one report (phones buffer them while the signal is gone).
 POSITIONS_BATCH_MAX = env.int("POSITIONS_BATCH_MAX", default=100)
+# The fastest a driver's reports may imply between two fixes (drivers.positions
+# .plausibility); faster is 422 position_implausible. 250 km/h is where fast cars are
+# electronically governed, more than twice the UK's 70 mph (113 km/h) national limit: no
+# real drive, even an unlawful one, is refused, and GPS error is allowed for separately
+# (200 m a pair of fixes). A 272 km jump in a second (issue 35) implies 979,200 km/h.
+# 0: off (tests that move a car by hand between reports).
+POSITIONS_MAX_PLAUSIBLE_SPEED_KMH = env.int("POSITIONS_MAX_PLAUSIBLE_SPEED_KMH", default=250)
 # How long a verified position token (driver app or tracker device) is remembered per
 # process: a car reports every few seconds, so API_KEY_CACHE_SECONDS (10 s) would read the
 # token every other report (and with every ingest process seeing every car, once per
-# process). A revocation reaches the other processes within this; it only ever lets a
-# logged-out app keep reporting positions that long.
+# process). A token that ends is refused by every process at once all the same: each
+# remembered token is checked against revocation markers in the shared cache
+# (drivers.positions.revocations).
 POSITIONS_TOKEN_CACHE_SECONDS = env.int("POSITIONS_TOKEN_CACHE_SECONDS", default=120)
 # A driver app token stops authenticating this long after its login (drivers.tokens);
 # each login issues a new one, and a password change or log-out ends it at once.

@@ -7,13 +7,8 @@ Star-imported by ``config.settings.base``; a new operations setting goes here.
 from config.settings.environment import env
 from core.logs import logging_config
 
-# Request ids: django-guid reads and answers X-Request-ID; core.request_ids drops a
-# caller's id that is not 1-200 of [A-Za-z0-9._-] first, so that a new one is made.
-DJANGO_GUID = {
-    "GUID_HEADER_NAME": "X-Request-ID",
-    "VALIDATE_GUID": False,
-    "EXPOSE_HEADER": False,
-}
+# Request ids: operations.request_ids (first in MIDDLEWARE) echoes a caller's X-Request-ID
+# that is 1-200 of [A-Za-z0-9._-], else makes a new one.
 # How config.asgi serves Django's own requests (everything but /mcp): "wsgi" (Django's
 # WSGI handler on ASGI_DJANGO_THREADS threads per process, a2wsgi) or "asgi" (Django's
 # ASGI handler). Chosen by measurement: README "Serving".

@@ -8,10 +8,10 @@ import logging
 
 import pytest
 from celery import current_app
-from django_guid import clear_guid, get_guid, set_guid
 
 from api.tasks import idempotency_records_purge
-from core.request_ids import (
+from core.request_ids import current_request_id, request_id_clear, request_id_set
+from operations.request_ids import (
     TASK_HEADER,
     _task_carries_request_id,
     _task_forgets_request_id,
@@ -84,35 +84,35 @@ def test_the_log_lines_of_a_request_carry_its_id(client):
 def test_a_task_published_during_a_request_carries_its_id_to_the_worker():
     task = webhook_delivery_send
     headers: dict = {}
-    set_guid("trace-task-1")
+    request_id_set("trace-task-1")
     try:
         _task_carries_request_id(headers=headers)
     finally:
-        clear_guid()
+        request_id_clear()
     assert headers[TASK_HEADER] == "trace-task-1"
 
     # The worker side: the task runs under the id in its message, then forgets it.
     task.push_request(is_eager=False, **headers)
     try:
         _task_runs_under_request_id(task=task)
-        assert get_guid() == "trace-task-1"
+        assert current_request_id() == "trace-task-1"
         _task_forgets_request_id(task=task)
-        assert get_guid() is None
+        assert current_request_id() is None
     finally:
         task.pop_request()
 
 
 def test_an_eager_task_keeps_the_id_of_the_request_it_runs_in():
     task = webhook_delivery_send
-    set_guid("trace-outer")
+    request_id_set("trace-outer")
     task.push_request(is_eager=True)
     try:
         _task_runs_under_request_id(task=task)
         _task_forgets_request_id(task=task)
-        assert get_guid() == "trace-outer"
+        assert current_request_id() == "trace-outer"
     finally:
         task.pop_request()
-        clear_guid()
+        request_id_clear()
 
 
 def test_a_real_message_carries_the_id_in_its_headers(settings):
@@ -124,11 +124,11 @@ def test_a_real_message_carries_the_id_in_its_headers(settings):
             queue = conn.SimpleQueue("celery")
             while queue.qsize():
                 queue.get(timeout=1).ack()
-            set_guid("trace-message-3")
+            request_id_set("trace-message-3")
             try:
                 idempotency_records_purge.delay()
             finally:
-                clear_guid()
+                request_id_clear()
             message = queue.get(timeout=2)
             message.ack()
     finally:
@@ -154,12 +154,12 @@ def _asgi_call(app, headers: list[tuple[bytes, bytes]]) -> list[dict]:
 
 
 def test_the_mcp_server_beside_django_gets_the_same_request_ids():
-    from core.request_ids import RequestIdASGI
+    from operations.request_ids import RequestIdASGI
 
     seen_ids = []
 
     async def mcp_like(scope, receive, send):
-        seen_ids.append(get_guid())  # what its logs and problem JSON would carry
+        seen_ids.append(current_request_id())  # what its logs and problem JSON would carry
         await send({"type": "http.response.start", "status": 401, "headers": []})
         await send({"type": "http.response.body", "body": b"{}"})
 
@@ -172,3 +172,12 @@ def test_the_mcp_server_beside_django_gets_the_same_request_ids():
     made = dict(sent[0]["headers"])[b"x-request-id"].decode()
     assert made != "bad id with spaces"
     assert made == seen_ids[-1]
+
+
+def test_the_id_is_forgotten_once_the_response_is_closed(client):
+    # Django sends request_finished when the server closes the response; the next request
+    # this thread serves (or a task it runs between requests) must not inherit the id.
+    response = client.get("/healthz", HTTP_X_REQUEST_ID="trace-done-1")
+
+    assert response["X-Request-ID"] == "trace-done-1"
+    assert current_request_id() is None

@@ -1,7 +1,6 @@
-"""Driver and partner subscriptions, weekly invoices and credit notes (seed 1.7, 8).
+"""Weekly invoices, their lines and credit notes, numbered without gaps (seed 8).
 
-Drivers pay a flat weekly software subscription instead of a per-ride commission. Each
-billing week (Monday 00:00 to Sunday 24:00, Europe/London) gets at most one
+Each billing week (Monday 00:00 to Sunday 24:00, Europe/London) gets at most one
 :class:`Invoice` per driver, enforced by a unique constraint. Issued invoices never change
 their amounts or lines; corrections are :class:`CreditNote` rows. Invoice and credit note
 numbers come from :class:`NumberSequence` counter rows, allocated in the same transaction
@@ -23,144 +22,6 @@ class ImmutableBillingRecordError(Exception):
     """Raised when code tries to change an issued invoice amount, a line or a credit note."""
 
 
-class SubscriptionStage(models.TextChoices):
-    # Seed section 3: after approval an account is on a free trial, then billed.
-    TRIAL = "trial"
-    BILLED = "billed"
-    SUSPENDED = "suspended"
-
-
-class Subscription(models.Model):
-    """One per driver or per partner account (exactly one of the two is set)."""
-
-    driver = models.OneToOneField(
-        "drivers.Driver",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="subscription",
-    )
-    account = models.OneToOneField(
-        "partners.Account",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="subscription",
-    )
-    stage = models.CharField(
-        max_length=16, choices=SubscriptionStage.choices, default=SubscriptionStage.TRIAL
-    )
-    # Seed 8.2: drivers 90 days from approval, partners 30 days (an administrator may
-    # extend the latter; every extension leaves a SubscriptionAudit row).
-    trial_ends_at = models.DateTimeField()
-    created_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-        constraints = [
-            models.CheckConstraint(
-                condition=(Q(driver__isnull=False) & Q(account__isnull=True))
-                | (Q(driver__isnull=True) & Q(account__isnull=False)),
-                name="subscription_driver_xor_account",
-            ),
-        ]
-        indexes = [
-            models.Index(fields=["stage", "trial_ends_at"], name="subscription_stage_trial"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.subscriber} ({self.stage})"
-
-    @property
-    def subscriber(self):
-        return self.driver if self.driver_id else self.account
-
-    @property
-    def kind(self) -> str:
-        return "driver" if self.driver_id else "partner"
-
-    def in_trial_at(self, moment) -> bool:
-        return moment < self.trial_ends_at
-
-
-class SmsUsage(models.Model):
-    """One SMS sent for a driver (a job card the provider accepted), passed through at
-    SMS_PASS_THROUGH_GBP (seed 8.5). Dispatch records it by calling
-    ``billing.services.usage.sms_usage_record``: billing bills from rows it owns, not
-    from another app's log. ``reference`` names the message, so a retry records it once.
-    """
-
-    driver = models.ForeignKey("drivers.Driver", on_delete=models.CASCADE, related_name="+")
-    occurred_at = models.DateTimeField()
-    reference = models.CharField(max_length=64)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["reference"], name="sms_usage_once_per_message")
-        ]
-        indexes = [models.Index(fields=["occurred_at", "driver"], name="sms_usage_week")]
-
-    def __str__(self) -> str:
-        return f"SMS {self.reference} for driver {self.driver_id}"
-
-
-class SubscriptionAudit(models.Model):
-    """Append-only record of back-office changes to a subscription."""
-
-    class Action(models.TextChoices):
-        CREATED = "created"
-        TRIAL_EXTENDED = "trial_extended"
-        STAGE_CHANGED = "stage_changed"
-
-    subscription = models.ForeignKey(Subscription, on_delete=models.CASCADE, related_name="audit")
-    action = models.CharField(max_length=20, choices=Action.choices)
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    reason = models.CharField(max_length=500, blank=True)
-    before = models.JSONField(default=dict, blank=True)
-    after = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-
-    def __str__(self) -> str:
-        return f"{self.subscription_id} {self.action} at {self.created_at:%Y-%m-%d %H:%M}"
-
-
-class PartnerJobFee(models.Model):
-    """A partner platform named in the back office as charging a fee per job (seed 8.5).
-
-    Drivers pay ``fee_per_job`` for each of their completed bookings that came from this
-    account; it is a pass-through of what that platform charges, not a commission.
-    """
-
-    account = models.OneToOneField(
-        "partners.Account", on_delete=models.PROTECT, related_name="job_fee"
-    )
-    fee_per_job = models.DecimalField(max_digits=8, decimal_places=2)
-    active = models.BooleanField(default=True)
-    note = models.CharField(max_length=200, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        verbose_name = "partner job fee"
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(fee_per_job__gte=0), name="partner_job_fee_not_negative"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.account} £{self.fee_per_job}/job{'' if self.active else ' (inactive)'}"
-
-
 class NumberSequence(models.Model):
     """A gapless counter. Lock the row, take ``next_value``, bump it, all in the transaction
     that writes the numbered rows: a rollback returns the numbers with the rows."""
@@ -179,10 +40,24 @@ class InvoiceStatus(models.TextChoices):
     PAID = "paid"
     CREDITED = "credited"  # credit notes cover the whole total
     # A payment provider's outcomes (issue 36): the charge was declined (retried on
-    # BILLING_PAYMENT_RETRY_DAYS), refunded through the provider, or disputed by the driver.
+    # BILLING_PAYMENT_RETRY_DAYS), refunded through the provider, or disputed by the driver
+    # (billing.services.disputes).
     FAILED = "failed"
     REFUNDED = "refunded"
     DISPUTED = "disputed"
+    # The driver's bank decided a dispute for the driver: the money went back, the week is
+    # owed again and not charged again automatically (billing.services.disputes).
+    DISPUTE_LOST = "dispute_lost", "Dispute lost"
+
+
+# Weeks the driver still owes: shown as outstanding, settled by a payment recorded by staff
+# or by a credit note for the whole total.
+INVOICE_STATUSES_OWED = (
+    InvoiceStatus.ISSUED,
+    InvoiceStatus.DUE,
+    InvoiceStatus.FAILED,
+    InvoiceStatus.DISPUTE_LOST,
+)
 
 
 class FeeDecision(models.TextChoices):
@@ -235,7 +110,7 @@ class Invoice(models.Model):
     week_start = models.DateField(help_text="Monday of the billing week (Europe/London).")
     period_start = models.DateTimeField()
     period_end = models.DateTimeField()
-    status = models.CharField(max_length=10, choices=InvoiceStatus.choices)
+    status = models.CharField(max_length=12, choices=InvoiceStatus.choices)
     earnings = models.DecimalField(
         max_digits=12,
         decimal_places=2,
@@ -269,6 +144,10 @@ class Invoice(models.Model):
     attempted_at = models.DateTimeField(null=True, blank=True)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     failure_message = models.CharField(max_length=300, blank=True)
+    # The provider's dispute of this week's payment and its latest status (one per charge
+    # at Stripe); a closed dispute's outcome is final, so late events cannot reopen it.
+    dispute_id = models.CharField(max_length=100, blank=True)
+    dispute_status = models.CharField(max_length=30, blank=True)
 
     objects = InvoiceQuerySet.as_manager()
 
@@ -292,7 +171,14 @@ class Invoice(models.Model):
         return self.display_number or f"Free week {self.week_start} ({self.driver_id})"
 
     def save(self, *args, **kwargs):
-        if self.pk is not None and not kwargs.get("force_insert"):
+        update_fields = kwargs.get("update_fields")
+        # A save that names only collection fields writes nothing protected: no check (and
+        # no query) needed. The charge path saves twice per invoice (issue 36, benchmark).
+        only_collection = update_fields is not None and not (
+            {f.removesuffix("_id") for f in self.PROTECTED_FIELDS}
+            & {f.removesuffix("_id") for f in update_fields}
+        )
+        if self.pk is not None and not kwargs.get("force_insert") and not only_collection:
             stored = Invoice.objects.filter(pk=self.pk).values(*self.PROTECTED_FIELDS).first() or {}
             changed = [f for f in self.PROTECTED_FIELDS if stored.get(f) != getattr(self, f)]
             if changed:
@@ -428,85 +314,6 @@ class CreditNote(models.Model):
     @property
     def display_number(self) -> str:
         return f"CN-{self.number:07d}"
-
-
-class PaymentCustomer(models.Model):
-    """The driver's customer record at the payment provider (issue 36). The provider holds
-    the cards and Direct Debit mandates; we keep only its ids and what the driver is shown."""
-
-    driver = models.OneToOneField(
-        "drivers.Driver", on_delete=models.CASCADE, related_name="payment_customer"
-    )
-    provider = models.CharField(max_length=20, default="stripe")
-    customer_id = models.CharField(max_length=100, unique=True)
-    created_at = models.DateTimeField(default=timezone.now)
-
-    def __str__(self) -> str:
-        return f"{self.provider} {self.customer_id} ({self.driver_id})"
-
-
-class PaymentMethodKind(models.TextChoices):
-    CARD = "card"
-    BACS_DEBIT = "bacs_debit"
-
-
-class PaymentMethod(models.Model):
-    """A way to pay the driver added on the provider's page: a card (brand, last four) or a
-    Bacs Direct Debit mandate (sort code, last four of the account, the mandate reference
-    the bank shows). No card or account number is stored."""
-
-    driver = models.ForeignKey(
-        "drivers.Driver", on_delete=models.CASCADE, related_name="payment_methods"
-    )
-    provider_id = models.CharField(max_length=100, unique=True)
-    kind = models.CharField(max_length=12, choices=PaymentMethodKind.choices)
-    brand = models.CharField(max_length=30, blank=True)
-    last4 = models.CharField(max_length=4, blank=True)
-    sort_code = models.CharField(max_length=8, blank=True)
-    mandate_reference = models.CharField(max_length=100, blank=True)
-    mandate_status = models.CharField(max_length=20, blank=True)
-    active = models.BooleanField(default=True)
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["driver", "active"], name="payment_method_driver")]
-
-    def __str__(self) -> str:
-        return self.label
-
-    @property
-    def label(self) -> str:
-        if self.kind == PaymentMethodKind.BACS_DEBIT:
-            return (
-                f"Direct Debit, sort code {self.sort_code}, account ending {self.last4} "
-                f"(mandate {self.mandate_reference or 'pending'})"
-            )
-        return f"{(self.brand or 'card').title()} ending {self.last4}"
-
-
-class ProviderEvent(models.Model):
-    """Every webhook event the provider delivered, once: the unique event id makes a
-    redelivered event a no-op."""
-
-    event_id = models.CharField(max_length=100, unique=True)
-    type = models.CharField(max_length=100)
-    object_id = models.CharField(max_length=100, blank=True)
-    received_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["-received_at"]
-
-    def __str__(self) -> str:
-        return f"{self.type} {self.event_id}"
-
-
-class FailedPayment(Invoice):
-    """The staff queue of failed provider payments (an admin view of Invoice)."""
-
-    class Meta:
-        proxy = True
-        verbose_name = "failed payment"
 
 
 class InvoiceRunFailureQuerySet(models.QuerySet):
