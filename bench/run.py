@@ -29,7 +29,7 @@ FULL = [
     ("load: a busy city's hour (locust)", ["bench_load.py"]),
     ("dispatch: candidate selection", ["bench_dispatch.py"]),
     (
-        "dispatch: 20 bookings/s sustained, then a 1,000-booking burst (workers + dispatcher)",
+        "dispatch: 100 bookings/s for 60 s, then a 1,000-booking burst (2 workers + dispatcher)",
         ["bench_dispatch_burst.py"],
     ),
     ("dispatch: re-dispatch of 1,000 open bookings without a driver", ["bench_redispatch.py"]),

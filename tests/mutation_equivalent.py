@@ -166,4 +166,38 @@ EQUIVALENT: dict[str, str] = {
     "api.idempotency.x_idempotency_settle__mutmut_28": (
         "response.get('CONTENT-TYPE'): Django's response headers are a case-insensitive mapping"
     ),
+    # login throttles (make mutate FAMILY=tokens)
+    "config.logins.x_login_lockout_response__mutmut_17": (
+        "render(None, ...) for render(request, ...): login_locked.html and base.html read "
+        "nothing the request's context processors add (request, user, messages), so the "
+        "page is the same"
+    ),
+    "config.logins.x_login_lockout_response__mutmut_34": (
+        "response['retry-after']: header names are case-insensitive (RFC 9110 5.1), and so "
+        "are Django's response headers"
+    ),
+    "config.logins.x_login_lockout_response__mutmut_35": (
+        "response['RETRY-AFTER']: the same as x_login_lockout_response__mutmut_34"
+    ),
+    # postcodes (make mutate FAMILY=postcodes): postcode_areas_load reads the shipped file
+    "pricing.postcodes.x_postcode_areas_load__mutmut_8": (
+        'encoding="UTF-8" for "utf-8": the codec name is case-insensitive'
+    ),
+    "pricing.postcodes.x_postcode_areas_load__mutmut_18": (
+        "rstrip('XX\\nXX'): also strips a trailing capital X, and no line of the areas file "
+        "ends in one (a town ends in a lower-case letter, a sector row in a tab)"
+    ),
+    "pricing.postcodes.x_postcode_areas_load__mutmut_21": (
+        "code.split(None) for code.split(' '): a code is one outward part, one space and "
+        "one digit, so both splits give the same outward part"
+    ),
+    "pricing.postcodes.x_postcode_areas_load__mutmut_31": (
+        "every code, sectors too, recorded as a town's key: towns is read only by outward "
+        "code, which no sector code (it holds a space) equals"
+    ),
+    # the trip (make mutate FAMILY=trip)
+    "dispatch.services.jobs.x_settlement_require_within_fare__mutmut_8": (
+        "the sums without the kind filter: they are grouped by kind, and only the payment "
+        "and refund sums are read; the other kinds' sums are computed and ignored"
+    ),
 }

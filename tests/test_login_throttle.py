@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import override_settings
 
+from config.logins import cool_off_seconds, login_lockout_response, login_not_watched
 from core.testing.network import caches_unreachable
 from core.testing.places import LEEDS
 from drivers.tests.factories import UserFactory, driver_at
@@ -94,10 +95,14 @@ def test_failures_from_one_address_lock_out_no_other_user(client, driver_user):
     assert api_login(client, RIGHT).status_code == 200
 
 
-@THROTTLED
 def test_with_the_cache_down_the_login_throttle_still_locks(client, driver_user, settings):
     """Contract 6: limits that guard a secret never allow when their counter store is
-    down. Axes counts in the database, so Redis on a closed port changes nothing."""
+    down. Axes counts in the database, so Redis on a closed port changes nothing.
+
+    Throttled through the ``settings`` fixture, not ``THROTTLED``: the fixture's changes
+    are undone after the decorator's, and would then restore the throttled settings for
+    every later test."""
+    settings.AXES_ENABLED = True
     caches_unreachable(settings)
     statuses = [api_login(client, f"guess-{n}").status_code for n in range(11)]
     assert statuses[:9] == [401] * 9
@@ -131,3 +136,62 @@ def test_repeated_wrong_admin_passwords_lock_the_client_out(client):
     assert statuses[:4] == [200] * 4  # the form again, with an error
     assert set(statuses[5:]) == {429}
     assert admin_login("right-pw").status_code == 429
+
+
+# --- issue 37: config.logins itself, at the production cool-off (0.25 h) ------------------
+
+LOCKED_DETAIL = "Too many failed logins: try again in 15 minutes, or reset your password."
+
+
+def test_the_api_lockout_is_problem_json_with_the_cool_off_in_seconds_and_minutes(rf):
+    response = login_lockout_response(rf.post("/api/public/v1/driver/login"))
+    assert (response.status_code, response["Retry-After"]) == (429, "900")
+    assert response["Content-Type"].startswith("application/problem+json")
+    body = json.loads(response.content)
+    assert (body["code"], body["detail"], body["retryAfter"]) == (
+        "rate_limited",
+        LOCKED_DETAIL,
+        900,
+    )
+
+
+def test_a_page_lockout_is_the_lock_out_page_with_the_same_figures(rf):
+    response = login_lockout_response(rf.post("/driver/login/"), None, {"username": "asha"})
+    assert (response.status_code, response["Retry-After"]) == (429, "900")
+    assert response["Content-Type"].startswith("text/html")
+    page = response.content.decode()
+    assert LOCKED_DETAIL in page
+    assert "are paused for 15 minutes after repeated wrong passwords" in page
+
+
+@pytest.mark.parametrize(
+    ("hours", "seconds", "minutes"),
+    [
+        (0.01, 36, 1),  # part of a minute is told as a whole one
+        (61 / 3600, 61, 2),  # a minute and a second is two minutes
+        (0.5, 1800, 30),
+        (1.0, 3600, 60),
+        (0.0001, 1, 1),  # under half a second still asks for one second
+    ],
+)
+def test_the_cool_off_is_told_in_whole_seconds_and_minutes_rounded_up(rf, hours, seconds, minutes):
+    with override_settings(AXES_COOLOFF_TIME=hours):
+        assert cool_off_seconds() == seconds
+        response = login_lockout_response(rf.post("/operator/login/"))
+    assert response["Retry-After"] == str(seconds)
+    assert f"try again in {minutes} minutes," in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/admin/login/", "/driver/login/", "/operator/login/", "/api/public/v1/driver/login"],
+)
+def test_each_login_door_is_watched(rf, path):
+    assert login_not_watched(rf.post(path)) is False
+
+
+@pytest.mark.parametrize(
+    "path", ["/driver/logout/", "/api/public/v1/driver/jobs", "/admin/", "/driver/login"]
+)
+def test_every_other_request_is_left_alone(rf, path):
+    assert login_not_watched(rf.post(path)) is True

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import hashlib
+import itertools
 import json
 
 import pytest
@@ -192,3 +193,197 @@ def test_a_result_without_passenger_text_carries_no_untrusted_mark():
     result = _ok({"fareGBP": 38.2}, "£38.20").model_dump(by_alias=True, mode="json")
     assert result["_meta"] is None
     assert len(result["content"]) == 1
+
+
+# --- issue 37: every refusal of the door, in-process (make mutate FAMILY=mcp) --------------
+
+METADATA = "https://taxi.example/.well-known/oauth-protected-resource/mcp"
+ESTIMATE = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "estimate_fare"}}
+
+
+_serial = itertools.count()
+
+
+def _fresh_token(scopes: frozenset[str]) -> str:
+    """A token for the taxi.example resource, a new one at each call."""
+    raw = f"raw-{next(_serial)}"
+    AccessToken.objects.create(
+        token="",
+        token_checksum=hashlib.sha256(raw.encode()).hexdigest(),
+        application=ApplicationFactory(name="Some Assistant"),
+        user=get_user_model().objects.create_user(raw, email=f"{raw}@example.co.uk"),
+        expires=timezone.now() + dt.timedelta(hours=1),
+        scope=" ".join(sorted(scopes)),
+        resource=[TAXI],
+    )
+    return raw
+
+
+def _exchange(
+    body: bytes | None = None,
+    *,
+    method: str = "POST",
+    host: bytes = b"taxi.example",
+    authorization: str | None = "quotes",
+    extra: tuple[tuple[bytes, bytes], ...] = (),
+    content_type: bytes = b"application/json",
+):
+    """The gate's answer to one request: (status, headers, problem or None, what the server
+    got: its scope and the body it read). ``authorization`` names the scopes of a fresh
+    token, or is a whole header value when it has a space."""
+    if authorization and " " not in authorization:
+        authorization = f"Bearer {_fresh_token(frozenset(authorization.split(',')))}"
+    body = json.dumps(ESTIMATE).encode() if body is None else body
+    headers = [(b"host", host), (b"content-type", content_type), *extra]
+    if authorization:
+        headers.append((b"authorization", authorization.encode()))
+    scope = {"type": "http", "method": method, "scheme": "https", "path": "/mcp"}
+    reached: list = []
+
+    async def sdk(scope, receive, send):
+        reached.append((scope, (await receive())["body"]))
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    sent: list = []
+
+    async def receive():
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(gate.MCPGate(sdk)({**scope, "headers": headers}, receive, send))
+    status = sent[0]["status"]
+    answer_headers = {k.decode(): v.decode() for k, v in sent[0]["headers"]}
+    problem = None
+    if status != 200:
+        assert answer_headers["content-type"] == "application/problem+json"
+        assert answer_headers["content-length"] == str(len(sent[1]["body"]))
+        problem = json.loads(sent[1]["body"])
+        assert problem["status"] == status
+    assert bool(reached) == (status == 200)
+    return status, answer_headers, problem, (reached[0] if reached else None)
+
+
+@db
+def test_the_grant_and_the_whole_body_reach_the_server():
+    status, _, _, (scope, body) = _exchange()
+    assert status == 200
+    assert scope["agent_grant"].scopes == frozenset({"quotes"})
+    assert scope["path"] == "/mcp"
+    assert json.loads(body) == ESTIMATE
+
+
+@db
+def test_a_host_the_site_does_not_serve_is_400():
+    status, _, problem, _ = _exchange(host=b"evil.example")
+    assert (status, problem["code"]) == (400, "invalid_input")
+    assert _exchange(host=b"")[0] == 400
+
+
+@db
+@pytest.mark.parametrize(
+    ("origin", "status"),
+    [
+        (b"https://evil.example", 403),
+        (b"http://taxi.example", 403),  # the same host on another scheme
+        (b"https://book.example", 200),  # another connected domain
+        (b"HTTPS://TAXI.EXAMPLE/", 200),  # its own origin, however written
+    ],
+)
+def test_only_a_connected_origin_may_call(origin, status):
+    found, _, problem, _ = _exchange(extra=((b"origin", origin),))
+    assert found == status
+    if status == 403:
+        assert problem["code"] == "permission_denied"
+
+
+@db
+@pytest.mark.parametrize("method", ["GET", "DELETE", "PUT"])
+def test_anything_but_a_post_is_405_naming_post(method):
+    status, headers, problem, _ = _exchange(method=method)
+    assert (status, problem["code"], headers["allow"]) == (405, "method_not_allowed", "POST")
+
+
+@db
+@pytest.mark.parametrize(
+    ("content_type", "status"),
+    [(b"text/plain", 415), (b"", 415), (b"Application/JSON; charset=utf-8", 200)],
+)
+def test_only_json_is_read(content_type, status):
+    found, _, problem, _ = _exchange(content_type=content_type)
+    assert found == status
+    if status == 415:
+        assert problem["code"] == "unsupported_media_type"
+
+
+@db
+@pytest.mark.parametrize(
+    ("authorization", "challenge"),
+    [
+        (None, f'Bearer resource_metadata="{METADATA}"'),
+        ("Bearer ", f'Bearer resource_metadata="{METADATA}"'),
+        ("Bearer not-a-token", f'Bearer resource_metadata="{METADATA}", error="invalid_token"'),
+        ("Basic YTpi", f'Bearer resource_metadata="{METADATA}", error="invalid_token"'),
+    ],
+)
+def test_without_a_valid_token_the_answer_says_where_to_get_one(authorization, challenge):
+    status, headers, problem, _ = _exchange(authorization=authorization)
+    assert (status, problem["code"]) == (401, "unauthenticated")
+    assert headers["www-authenticate"] == challenge
+
+
+@db
+def test_the_bearer_keyword_is_read_in_any_case_and_spaces_around_the_token_are_not():
+    raw = _fresh_token(frozenset({"quotes"}))
+    assert _exchange(authorization=f"bearer  {raw} ")[0] == 200
+
+
+@db
+def test_a_body_over_a_mebibyte_is_413_and_one_at_it_is_read():
+    filler = b" " * (gate.MAX_BODY_BYTES - len(json.dumps(ESTIMATE)))
+    at_limit = json.dumps(ESTIMATE).encode() + filler
+    assert len(at_limit) == gate.MAX_BODY_BYTES
+    assert _exchange(at_limit)[0] == 200
+    status, _, problem, _ = _exchange(at_limit + b" ")
+    assert (status, problem["code"]) == (413, "payload_too_large")
+
+
+@db
+@pytest.mark.parametrize("body", [b'{"id": NaN}', b"[" * 2000 + b"]" * 2000, b"{"])
+def test_a_body_the_api_would_refuse_is_400(body):
+    status, _, problem, _ = _exchange(body)
+    assert (status, problem["code"]) == (400, "invalid_body")
+
+
+@db
+def test_a_missing_scope_is_named_in_the_challenge_with_the_scopes_held():
+    call = {**ESTIMATE, "params": {"name": "cancel_booking"}}
+    status, headers, problem, _ = _exchange(json.dumps(call).encode())
+    assert (status, problem["code"]) == (403, "insufficient_scope")
+    assert "needs the 'bookings' scope" in problem["detail"]
+    assert headers["www-authenticate"] == (
+        f'Bearer error="insufficient_scope", scope="bookings quotes", '
+        f'resource_metadata="{METADATA}"'
+    )
+
+
+@db
+def test_every_call_of_a_batch_is_checked():
+    batch = [ESTIMATE, {**ESTIMATE, "id": 2, "params": {"name": "get_booking"}}]
+    status, _, problem, _ = _exchange(json.dumps(batch).encode())
+    assert (status, problem["code"]) == (403, "insufficient_scope")
+    # messages that call no tool, or name none, need no scope
+    others = [{"jsonrpc": "2.0", "id": 3, "method": "tools/list"}, {"method": "tools/call"}]
+    assert _exchange(json.dumps([ESTIMATE, *others]).encode())[0] == 200
+
+
+def test_the_tools_a_message_calls():
+    def call(name):
+        return {"method": "tools/call", "params": {"name": name}}
+
+    assert gate._tools_called(call("a")) == ["a"]
+    assert gate._tools_called([call("a"), {"method": "tools/list"}, call("b")]) == ["a", "b"]
+    assert gate._tools_called([{"method": "tools/call", "params": {"name": 3}}, "x", 4]) == []
+    assert gate._tools_called({"method": "tools/call", "params": ["a"]}) == []

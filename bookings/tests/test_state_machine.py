@@ -118,3 +118,8 @@ def test_an_amendment_racing_a_cancellation_is_not_applied(booking_factory):
     assert booking.status == BookingStatus.CANCELLED
     assert booking.notes != "late change"
     assert not BookingEvent.objects.filter(booking=booking, type="booking.amended").exists()
+
+
+@pytest.mark.parametrize("current", ["", "pending", "CONFIRMED"])
+def test_a_status_the_table_does_not_know_may_become_nothing(current):
+    assert not any(transition_allowed(current, target) for target in BookingStatus.values)

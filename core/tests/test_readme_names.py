@@ -16,7 +16,11 @@ APPS = (
     "agents", "api", "billing", "bookings", "config", "core", "dispatch", "drivers", "guards",
     "partners", "pricing",
 )  # fmt: skip
-READMES = [ROOT / "README.md", *sorted(ROOT.glob("*/README.md"))]
+# Not the copies that `make mutate` leaves in mutants/ (stale once the project moves on).
+READMES = [
+    ROOT / "README.md",
+    *sorted(p for p in ROOT.glob("*/README.md") if p.parent.name != "mutants"),
+]
 # `app.module.name`, in backticks or in the diagrams of code blocks, not inside a path or
 # a URL (``pricing/data/x.json``, ``example.co.uk``).
 DOTTED = re.compile(r"(?<![\w/.-])((?:{})(?:\.[A-Za-z_][A-Za-z0-9_]*)+)".format("|".join(APPS)))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from bookings.tests.factories import BookingFactory
@@ -334,3 +337,28 @@ def test_national_tier_without_a_dropoff_has_no_candidates():
     CorridorFactory(driver=driver)
     booking = BookingFactory(dropoff_lat=None, dropoff_lng=None)
     assert best(booking, tier=Tier.NATIONAL) is None
+
+
+def test_a_driver_turned_down_in_one_ring_is_not_looked_at_again_in_the_next():
+    # given three at-capacity drivers within 300 m (inside every ring) and a free one 10 km
+    # away (in the third ring only)
+    taken = [driver_at(north_of(LEEDS, 0.1 * n), max_jobs=1) for n in (1, 2, 3)]
+    for driver in taken:
+        jobs_held(driver, 1)
+    free = driver_at(north_of(LEEDS, 10))
+    booking = BookingFactory()
+    # when the matcher searches ring after ring
+    with CaptureQueriesContext(connection) as statements:
+        candidate = best(booking)
+    # then the free driver is found, and each driver went through the filters once:
+    # the taken ones are not sent again with every wider ring
+    assert candidate.driver == free
+    sent = [
+        int(driver_id)
+        for statement in statements.captured_queries
+        if statement["sql"].lstrip().startswith("WITH near")
+        for driver_id in re.findall(r"\((\d+),\s*-?[\d.]+,\s*-?[\d.]+\)", statement["sql"])
+    ]
+    assert sorted(sent) == sorted(set(sent))
+    assert {driver.pk for driver in taken} <= set(sent)
+    assert free.pk in sent

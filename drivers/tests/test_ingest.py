@@ -3,17 +3,21 @@ buffered batch, the same answers from the Django view and the ingest's WSGI appl
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
-from datetime import timedelta
+import re
+from datetime import UTC, timedelta
 
 import pytest
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from core.errors import DomainError
 from core.testing.places import LEEDS, north_of
-from drivers.positions import FIX_MAX_AHEAD, position_latest, positions_backend
+from drivers.api.ingest import fix_parse, fix_time, fix_time_check
+from drivers.positions import FIX_MAX_AGE, FIX_MAX_AHEAD, position_latest, positions_backend
 from drivers.tests.factories import UserFactory, driver_at
 from drivers.tests.ingest_client import wsgi_call
 from guards import ratelimits
@@ -333,3 +337,46 @@ def test_the_token_of_a_deactivated_login_is_401_on_both_doors(token, driver):
     assert response.json()["code"] == "unauthenticated"
     assert post_wsgi(token, {"lat": 53.9, "lng": -1.55})[0] == 401
     assert position_latest(driver.pk).lat == pytest.approx(53.8)
+
+
+# --- issue 37: the fix's time and shape, as the ingest checks them ------------------------
+
+NOW = dt.datetime(2026, 11, 25, 14, 5, 9, tzinfo=UTC)
+TIME_HINT = "Give an ISO 8601 time, e.g. 2026-11-25T14:05:09Z."
+CLOCK_HINT = "More than a day old, or ahead of the server's clock: check the clock."
+
+
+def test_a_fix_time_naming_no_offset_is_utc_and_one_naming_an_offset_keeps_it():
+    assert fix_time("2026-11-25T14:00:00", now=NOW) == dt.datetime(2026, 11, 25, 14, tzinfo=UTC)
+    assert fix_time("2026-11-25T14:00:00+01:00", now=NOW) == dt.datetime(
+        2026, 11, 25, 13, tzinfo=UTC
+    )
+
+
+@pytest.mark.parametrize("value", [None, 1764079509, "2026-11-25T14:00:00.00000000000000+00:00+"])
+def test_a_fix_time_is_a_string_of_at_most_forty_characters(value):
+    with pytest.raises(ValueError, match=f"^{re.escape(TIME_HINT)}$"):
+        fix_time(value, now=NOW)
+
+
+def test_a_forty_character_fix_time_is_read():
+    value = "2026-11-25T14:00:00.00000000000000+00:00"
+    assert len(value) == 40
+    assert fix_time(value, now=NOW) == dt.datetime(2026, 11, 25, 14, tzinfo=UTC)
+
+
+def test_a_fix_time_may_be_a_day_old_or_five_minutes_ahead_and_no_more():
+    assert fix_time_check(NOW - FIX_MAX_AGE, now=NOW) == NOW - FIX_MAX_AGE
+    assert fix_time_check(NOW + FIX_MAX_AHEAD, now=NOW) == NOW + FIX_MAX_AHEAD
+    tick = dt.timedelta(microseconds=1)
+    for at in (NOW - FIX_MAX_AGE - tick, NOW + FIX_MAX_AHEAD + tick):
+        with pytest.raises(ValueError, match=f"^{re.escape(CLOCK_HINT)}$"):
+            fix_time_check(at, now=NOW)
+
+
+@pytest.mark.parametrize(("prefix", "field"), [("", "non_field_errors"), ("fixes.2", "fixes.2")])
+def test_a_fix_that_is_not_an_object_is_named_where_it_is(prefix, field):
+    with pytest.raises(DomainError) as refused:
+        fix_parse([53.8, -1.55], prefix=prefix, now=NOW, need_time=False)
+    assert refused.value.code == "invalid_input"
+    assert refused.value.errors == {field: ["Expected a JSON object."]}

@@ -7,11 +7,15 @@ import datetime as dt
 
 import pytest
 import time_machine
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from core.testing.places import LEEDS
 from drivers.tests.factories import UserFactory, driver_at
+from drivers.tokens import driver_token_issue, driver_tokens_end
 
 pytestmark = pytest.mark.django_db
 
@@ -130,3 +134,26 @@ def test_a_token_ends_at_its_expiry_instant_exactly(driver):
         assert (feed(token), report(token)) == (200, 200)
     with time_machine.travel(end, tick=False):
         assert (feed(token), report(token)) == (401, 401)
+
+
+def test_a_login_locks_its_own_row_while_its_token_is_replaced(driver):
+    """driver_token_issue's guarantee: concurrent logins of one driver queue on the login's
+    row, so each ends with one token (the race itself: a PostgreSQL-only test)."""
+    with CaptureQueriesContext(connection) as queries:
+        token = driver_token_issue(user=driver.user)
+    reads = [q["sql"] for q in queries.captured_queries if 'FROM "auth_user"' in q["sql"]]
+    assert len(reads) == 1
+    assert f'"auth_user"."id" = {driver.user.pk}' in reads[0]
+    if connection.features.has_select_for_update:
+        assert "FOR UPDATE" in reads[0]
+    assert list(Token.objects.filter(user=driver.user)) == [token]
+
+
+def test_ending_the_tokens_of_no_login_ends_nothing(driver):
+    """A log-out without a login (user_logged_out sends None) or of an unsaved user."""
+    token = driver_token_issue(user=driver.user)
+    assert driver_tokens_end(user=None) == 0
+    assert driver_tokens_end(user=UserFactory.build()) == 0
+    assert Token.objects.filter(pk=token.pk).exists()
+    assert driver_tokens_end(user=driver.user) == 1
+    assert not Token.objects.filter(pk=token.pk).exists()

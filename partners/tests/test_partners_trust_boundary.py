@@ -541,3 +541,21 @@ def test_copies_of_one_signed_amendment_at_the_same_instant_apply_once(make_acco
     booking = Booking.objects.get(job_ref="RACE-AM")
     assert booking.events.filter(detail__fields=["notes"]).count() == 1
     assert SignedRequest.objects.filter(account=partner).count() == 2
+
+
+def test_the_cap_counts_this_jobs_settlements_only_and_says_what_is_owed(driver_job):
+    """Issue 37 (make mutate FAMILY=trip): another job's settlements take nothing from
+    this one's cap, and the refusal names the job, the fare due and what is settled."""
+    client, booking = driver_job
+    Booking.objects.filter(pk=booking.pk).update(status=BookingStatus.COMPLETED, fare="30.00")
+    other = Booking.objects.get(pk=booking.pk)
+    other.pk, other.reference = None, booking.reference.lower()
+    other.save()
+    assert settle(client, other, "30.00").status_code == 201
+    assert settle(client, booking, "25.00").status_code == 201
+    body = assert_problem(settle(client, booking, "5.01"), 409, "settlement_exceeds_fare")
+    assert body["detail"] == (
+        f"Job {booking.reference}: the passenger owes GBP 30.00 and GBP 25.00 is already "
+        "settled; GBP 5.01 more would exceed the fare."
+    )
+    assert settle(client, booking, "5.00").status_code == 201

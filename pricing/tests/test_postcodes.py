@@ -16,6 +16,7 @@ from pricing.postcodes import (
     DATA_FILE,
     Postcode,
     PostcodeArea,
+    centroids_aggregate,
     postcode_areas_load,
     postcode_in,
     postcode_parse,
@@ -317,4 +318,51 @@ def test_a_csv_names_its_columns_as_any_of_the_usual_headers(tmp_path, header):
     path = tmp_path / "units.csv"
     rows = ["LS1 4DY,53.79518,-1.54772", "LS1,53.79,-1.54", "NOT A CODE,53.7,-1.5", "M1 1AE,x,1"]
     path.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    assert list(units_read(path)) == [("LS1 4DY", 53.79518, -1.54772)]
+
+
+def test_each_district_and_sector_is_the_mean_of_its_postcodes():
+    """pricing_build_postcodes builds the shipped file with this: a district's centre is
+    the mean of all its postcodes, a sector's of its own."""
+    units = [
+        ("LS1 4DY", 53.5, -1.5),
+        ("LS1 4AB", 54.0, -2.0),
+        ("LS1 5AA", 56.5, -1.0),
+        ("M1 1AE", 53.48, -2.24),
+    ]
+    areas = centroids_aggregate(units)
+    assert set(areas) == {"LS1", "LS1 4", "LS1 5", "M1", "M1 1"}
+    expected = {
+        "LS1": (164 / 3, -1.5, 3),
+        "LS1 4": (53.75, -1.75, 2),
+        "LS1 5": (56.5, -1.0, 1),
+        "M1": (53.48, -2.24, 1),
+        "M1 1": (53.48, -2.24, 1),
+    }
+    for code, (lat, lng, count) in expected.items():
+        assert areas[code] == (pytest.approx(lat), pytest.approx(lng), count), code
+
+
+# Sector centres near the northern and eastern edges, from the shipped file (OS Code-Point
+# Open 2025.4.0; pricing/data/uk_postcodes.tsv): Shetland's ZE2 9 and Lowestoft's NR32 1.
+NORTH_AND_EAST_EDGE = {"ZE2 9AA": (60.31131, -1.22745), "NR32 1AA": (52.4804, 1.75351)}
+
+
+def test_the_loader_keeps_points_strictly_inside_the_uk_box_only(tmp_path):
+    """The box is 49 < lat < 61.5 and -8.7 < lng < 2: a record a tenth of a degree past
+    any side, or exactly on one, is a misplaced record, not a UK postcode."""
+    outside = [(48.9, -3.0), (61.6, -1.0), (54.0, -8.8), (52.0, 2.1)]
+    on_the_edge = [(49.0, -3.0), (61.5, -1.0), (54.0, -8.7), (52.0, 2.0)]
+    path = tmp_path / "units.csv"
+    lines = ["postcode,lat,lng"]
+    lines += [f"{code},{lat},{lng}" for code, (lat, lng) in NORTH_AND_EAST_EDGE.items()]
+    lines += [f"LS1 {n}AA,{lat},{lng}" for n, (lat, lng) in enumerate(outside + on_the_edge)]
+    path.write_text("\n".join(lines) + "\n")
+    assert {code: (lat, lng) for code, lat, lng in units_read(path)} == NORTH_AND_EAST_EDGE
+
+
+def test_a_row_without_a_number_is_skipped_and_the_rows_after_it_are_read(tmp_path):
+    path = tmp_path / "units.csv"
+    rows = ["M1 1AE,x,1", "LS1 4DY,53.79518", "LS1 4DY,53.79518,-1.54772"]
+    path.write_text("\n".join(["pcds,lat,long", *rows]) + "\n", encoding="utf-8")
     assert list(units_read(path)) == [("LS1 4DY", 53.79518, -1.54772)]

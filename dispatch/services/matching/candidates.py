@@ -50,6 +50,9 @@ def driver_candidates(
     Searched ring by ring: a driver found inside a ring is nearer than anyone outside it,
     so the first ring with ``limit`` drivers (or the last ring) gives the answer. In each
     ring the index gives the nearest drivers seen recently, and the filters run on them.
+    A driver the filters turned down is not sent to them again in a wider ring: none of
+    them depends on the ring, so each driver costs one look per search, not one per ring
+    (when everyone near is taken, the search runs through every ring of the tier).
     """
     if not job.located:
         return []
@@ -77,9 +80,16 @@ def driver_candidates(
                     sql, params = _candidate_statement(tier=tier, job=job, near=pool, limit=limit)
                     cursor.execute(sql, params)
                     rows = cursor.fetchall()
-                if len(rows) >= limit or len(near) < count:
+                if len(rows) >= limit:
                     break
-                count *= NEAR_GROWTH
+                # Fewer than ``limit`` rows: every driver of the pool not among them failed
+                # a filter. Left out from here on (and counted in what the index is asked
+                # for, as the excluded are, so that each ask still brings new drivers).
+                eligible = {row[0] for row in rows}
+                excluded.update(f.driver_id for f in pool if f.driver_id not in eligible)
+                if len(near) < count:
+                    break  # the ring has no more to give
+                count = max(count * NEAR_GROWTH, limit + len(excluded))
             if len(rows) >= limit:
                 break
     return [_row_candidate(tier, row, job) for row in rows]
