@@ -56,12 +56,12 @@ demo: install
 	esac; \
 	if [ -n "$$REDIS_URL" ]; then \
 	  $(BIN)/celery -A config worker -B -l info & worker=$$!; \
-	  $(BIN)/python manage.py run_dispatcher --demo & dispatcher=$$!; \
+	  $(BIN)/python manage.py run_demo_dispatcher & dispatcher=$$!; \
 	  trap 'kill $$worker $$dispatcher $$stripe 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) \
 	    --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"; \
 	else \
-	  $(BIN)/python manage.py run_dispatcher --demo & dispatcher=$$!; \
+	  $(BIN)/python manage.py run_demo_dispatcher & dispatcher=$$!; \
 	  trap 'kill $$dispatcher $$stripe 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) \
 	    --forwarded-allow-ips="$${TRUSTED_PROXIES:-}"; \

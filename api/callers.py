@@ -11,8 +11,8 @@ from django.http import HttpRequest
 
 from api.principals import request_account_principal
 from core.callers import Caller
+from core.logs import account_bind
 from guards.ratelimits import limit_enforce
-from operations.logs import account_bind
 
 # Contract 1.2: a key may come in any of these; the first one present wins.
 KEY_HEADERS = ("HTTP_X_SERVICE_AI_KEY", "HTTP_X_API_KEY")

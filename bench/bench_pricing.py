@@ -108,11 +108,12 @@ def bench_fares() -> list[tuple[str, str, str]]:
     call_command("migrate", verbosity=0)
     from pricing.catalogue import tariff_catalogue_clear, tariff_catalogue_get
 
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     tariffs_load()
     tariff_catalogue_clear()
     tariff_catalogue_get()
     registry_s = time.perf_counter() - start
+    registry_cpu_s = time.process_time() - cpu_start
     registry = Tariff.objects.count()
     london = ZoneInfo("Europe/London")
     compiled = [
@@ -158,6 +159,9 @@ def bench_fares() -> list[tuple[str, str, str]]:
     rows.append(
         (f"registry load ({registry} tables, load + compile)", f"{registry_s:.2f} s", "< 2 s")
     )
+    # The wall clock counts time spent waiting for a core on a shared machine; this
+    # process's own CPU time is the comparable figure.
+    rows.append(("registry load, CPU seconds of this process", f"{registry_cpu_s:.2f} s", ""))
     rows += _bench_select_and_price()
     return rows
 

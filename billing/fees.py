@@ -1,5 +1,5 @@
 """The driver fee rules of seed section 8: dated schedules, read from settings (defaults
-in base.py).
+in config/settings/domains/billing.py).
 
 A schedule applies to the billing weeks that start on or after its ``effective_from``,
 until the next one: a change (a lower free-earnings threshold, a new weekly fee) is a new

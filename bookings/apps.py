@@ -2,10 +2,7 @@ from django.apps import AppConfig
 
 
 class BookingsConfig(AppConfig):
+    """Its signals (bookings.signals) are connected by the apps that subscribe to them."""
+
     default_auto_field = "django.db.models.BigAutoField"
     name = "bookings"
-
-    def ready(self) -> None:
-        from bookings.signals import booking_event_subscribers_connect
-
-        booking_event_subscribers_connect()

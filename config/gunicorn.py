@@ -33,11 +33,11 @@ def child_exit(server, worker):
 
 
 # gunicorn's own lines (start, worker boots and exits, timeouts) and uvicorn's, in the same
-# JSON as the application's (operations.logs, contract 10.1). LOG_FORMAT=console for text.
+# JSON as the application's (core.logs, contract 10.1). LOG_FORMAT=console for text.
 logconfig_dict = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"structured": {"()": "operations.logs.server_formatter"}},
+    "formatters": {"structured": {"()": "core.logs.server_formatter"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",

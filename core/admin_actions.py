@@ -5,7 +5,7 @@ turned into "no action selected".
 
 Django already hides such actions from the list (``ModelAdmin.get_actions`` filters by
 ``allowed_permissions``); the refusal makes a hand-made POST fail loudly too.
-``core/tests/test_admin_permissions.py`` walks every registered admin and fails on an
+``tests/test_admin_permissions.py`` walks every registered admin and fails on an
 action without declared permissions or on a custom admin URL."""
 
 from __future__ import annotations

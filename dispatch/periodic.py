@@ -17,6 +17,7 @@ in-process); with a broker, beat runs them instead.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from celery import current_app
@@ -25,7 +26,6 @@ from django.conf import settings
 from django.utils import timezone
 
 from dispatch.services import offers
-from drivers.demo import demo_drivers_presence_keep
 
 logger = logging.getLogger(__name__)
 
@@ -74,27 +74,25 @@ def periodic_tasks_in_dispatcher() -> bool:
     return bool(settings.DISPATCHER_RUNS_PERIODIC_TASKS)
 
 
-# How often the dispatcher refreshes the demo drivers' presence (well inside the 5
-# minutes after which a driver who has not reported is no longer offered jobs).
-DEMO_PRESENCE_EVERY_SECONDS = 60
-
-
 class DispatcherChores:
     """What the dispatcher does after each hand-over pass (``dispatch.relay``): the
-    periodic tasks when there is no beat, and with ``demo`` the demo drivers' presence."""
+    ``also`` chores the command adds (the demo's stand-in for its drivers' phones,
+    ``drivers.demo.DemoPresence``, from ``manage.py run_demo_dispatcher``), then the
+    periodic tasks when there is no beat. Dispatch itself knows no demo."""
 
-    def __init__(self, *, periodic: bool, demo: bool, now: datetime | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        periodic: bool,
+        also: Sequence[Callable[..., object]] = (),
+        now: datetime | None = None,
+    ) -> None:
         self._periodic = PeriodicTasks(now=now) if periodic else None
-        self._demo = demo
-        self._presence_kept_at: datetime | None = None
+        self._also = tuple(also)
 
     def __call__(self, *, now: datetime | None = None) -> None:
         now = now or timezone.now()
-        if self._demo and (
-            self._presence_kept_at is None
-            or (now - self._presence_kept_at).total_seconds() >= DEMO_PRESENCE_EVERY_SECONDS
-        ):
-            demo_drivers_presence_keep(now=now)
-            self._presence_kept_at = now
+        for chore in self._also:
+            chore(now=now)
         if self._periodic is not None:
             self._periodic.run_due(now=now)

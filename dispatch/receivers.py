@@ -1,4 +1,4 @@
-"""Dispatch listens to the booking engine (connected by bookings.signals)."""
+"""Dispatch listens to the booking engine, drivers and billing (connected in DispatchConfig.ready)."""
 
 from __future__ import annotations
 

@@ -8,6 +8,3 @@ class DriversConfig(AppConfig):
     def ready(self) -> None:
         from drivers import tokens  # noqa: F401  (connects the log-out and password receivers)
         from drivers.positions import revocations  # noqa: F401  (tells every process)
-        from drivers.signals import driver_signal_subscribers_connect
-
-        driver_signal_subscribers_connect()

@@ -2,8 +2,9 @@
 
 A driver counts as available only while their app keeps reporting
 (``DISPATCH_DRIVER_SEEN_WITHIN_SECONDS``, 5 minutes); the demo drivers have no phones, so
-``make demo`` runs the dispatcher with ``--demo``, which refreshes the presence of the
-demo drivers who are online, as their apps would. A demo driver who goes offline in the
+``make demo`` runs the dispatcher as ``manage.py run_demo_dispatcher``, which refreshes
+the presence of the demo drivers who are online, as their apps would (``DemoPresence``);
+the production dispatcher (``run_dispatcher``) knows nothing of it. A demo driver who goes offline in the
 driver app stays offline: only ``last_seen_at`` of online demo drivers is touched.
 """
 
@@ -130,3 +131,25 @@ def demo_drivers_presence_keep(*, now: datetime | None = None) -> int:
     for driver in drivers:
         driver_position_index(driver=driver, at=now)
     return len(drivers)
+
+
+# How often the demo dispatcher refreshes the demo drivers' presence (well inside the 5
+# minutes after which a driver who has not reported is no longer offered jobs).
+DEMO_PRESENCE_EVERY_SECONDS = 60
+
+
+class DemoPresence:
+    """A dispatcher chore (``dispatch.periodic.DispatcherChores``): every
+    ``DEMO_PRESENCE_EVERY_SECONDS``, the online demo drivers report in."""
+
+    describe = "keeping the demo drivers present"
+
+    def __init__(self) -> None:
+        self._kept_at: datetime | None = None
+
+    def __call__(self, *, now: datetime) -> None:
+        if self._kept_at is None or (now - self._kept_at).total_seconds() >= (
+            DEMO_PRESENCE_EVERY_SECONDS
+        ):
+            demo_drivers_presence_keep(now=now)
+            self._kept_at = now

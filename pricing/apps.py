@@ -9,6 +9,3 @@ class PricingConfig(AppConfig):
     def ready(self) -> None:
         # Connects the signals that invalidate compiled tariffs when a band changes.
         from pricing import catalogue  # noqa: F401
-        from pricing.signals import tariff_published_subscribers_connect
-
-        tariff_published_subscribers_connect()

@@ -44,6 +44,7 @@ import re
 import statistics
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cached_property
 
 from pricing.catalogue import tariff_compiled_get
 from pricing.fare_figures import (
@@ -103,7 +104,14 @@ class LooResult:
         return round(statistics.median(self._values(when)), 1)
 
     def p90(self, when: str | None = None) -> float:
-        return round(percentile(self._values(when), 0.9), 1)
+        return self._p90s[when]
+
+    @cached_property
+    def _p90s(self) -> dict[str | None, float]:
+        # Every calibrated record carries these: worked out once, not once per record.
+        return {
+            when: round(percentile(self._values(when), 0.9), 1) for when in (None, "day", "night")
+        }
 
     @property
     def error_pct(self) -> float:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from decimal import ROUND_CEILING, Decimal
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
 from django.conf import settings
@@ -47,6 +47,7 @@ from pricing.compiled_tariffs import (
 from pricing.tariff_windows import Windows, windows_compile
 
 CENT = Decimal("0.01")
+CENTIMETRE = Decimal("0.01")  # how finely a label shows a band's distances
 ZERO = Decimal(0)
 ONE = Decimal(1)
 HUNDRED = Decimal(100)
@@ -90,6 +91,11 @@ def _fmt(value: Decimal) -> str:
     # A table has a handful of figures, formatted for every line of every fare: cached.
     text = f"{value:f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _metres_fmt(value: Decimal) -> str:
+    # Distances are exact (a yard is 0.9144 m); a label shows them to the centimetre.
+    return _fmt(value.quantize(CENTIMETRE, rounding=ROUND_HALF_UP))
 
 
 def _ceil_units(units: Decimal) -> int:
@@ -171,7 +177,7 @@ def _meter(
         lines.append(
             (
                 "flag_fall",
-                f"{meter_band.name}: flag fall, first {_fmt(meter_band.flag_fall_distance)} m",
+                f"{meter_band.name}: flag fall, first {_metres_fmt(meter_band.flag_fall_distance)} m",
                 meter_band.flag_fall,
             )
         )
@@ -180,7 +186,7 @@ def _meter(
                 (
                     "metered",
                     f"{meter_band.name}: {count} x £{_fmt(meter_band.increment_price)} per "
-                    f"{_fmt(inc_d)} m",
+                    f"{_metres_fmt(inc_d)} m",
                     meter_band.increment_price * count,
                 )
             )
@@ -203,7 +209,7 @@ def _meter(
                 (
                     "metered_beyond",
                     f"{tail.name}: {count} x £{_fmt(tail.increment_price)} per "
-                    f"{_fmt(tail.increment_distance)} m",
+                    f"{_metres_fmt(tail.increment_distance)} m",
                     tail.increment_price * count,
                 )
             )

@@ -252,6 +252,10 @@ def _tariff_fields(record: dict, *, kind: str) -> dict:
 
 
 def _create_figures(tariff: Tariff, record: dict) -> None:
+    """The record's bands and extras, written in one insert each: a row saved one by one
+    would touch its tariff once per row (``pricing.catalogue``), three times a table. The
+    tariff is touched once instead, so every process still recompiles it."""
+    bands = []
     for position, band in enumerate(record["bands"]):
         if "applies" in band:
             windows, excludes, not_understood = _band_windows(band["applies"])
@@ -265,29 +269,35 @@ def _create_figures(tariff: Tariff, record: dict) -> None:
         for key in ("applies_after", "rates_equal_to"):
             if key in band:
                 applies_raw[key] = band[key]
-        TariffBand.objects.create(
-            tariff=tariff,
-            position=position,
-            name=band["name"],
-            windows=[] if band.get("applies_after_distance_m") is not None else windows,
-            excludes=excludes,
-            applies_after_distance_m=band.get("applies_after_distance_m"),
-            until_distance_m=band.get("until_distance_m"),
-            flag_fall_gbp=band.get("flag_fall_gbp"),
-            flag_fall_distance_m=band.get("flag_fall_distance_m"),
-            flag_fall_seconds=band.get("flag_fall_seconds"),
-            increment_distance_m=band.get("increment_distance_m"),
-            increment_price_gbp=band.get("increment_price_gbp"),
-            waiting_seconds_per_increment=band.get("waiting_seconds_per_increment"),
-            waiting_increment_price_gbp=band.get("waiting_increment_price_gbp"),
-            multiplier_of=band.get("multiplier_of") or "",
-            multiplier=band.get("multiplier"),
-            source_units=band.get("source_units") or "",
-            uncertain=[*(band.get("uncertain") or []), *not_understood],
-            applies_raw=json.loads(json.dumps(applies_raw, default=float)),
+        bands.append(
+            TariffBand(
+                tariff=tariff,
+                position=position,
+                name=band["name"],
+                windows=[] if band.get("applies_after_distance_m") is not None else windows,
+                excludes=excludes,
+                applies_after_distance_m=band.get("applies_after_distance_m"),
+                until_distance_m=band.get("until_distance_m"),
+                flag_fall_gbp=band.get("flag_fall_gbp"),
+                flag_fall_distance_m=band.get("flag_fall_distance_m"),
+                flag_fall_seconds=band.get("flag_fall_seconds"),
+                increment_distance_m=band.get("increment_distance_m"),
+                increment_price_gbp=band.get("increment_price_gbp"),
+                waiting_seconds_per_increment=band.get("waiting_seconds_per_increment"),
+                waiting_increment_price_gbp=band.get("waiting_increment_price_gbp"),
+                multiplier_of=band.get("multiplier_of") or "",
+                multiplier=band.get("multiplier"),
+                source_units=band.get("source_units") or "",
+                uncertain=[*(band.get("uncertain") or []), *not_understood],
+                applies_raw=json.loads(json.dumps(applies_raw, default=float)),
+            )
         )
-    for position, raw in enumerate(record.get("extras") or []):
-        TariffExtra.objects.create(tariff=tariff, position=position, **_extra_row(raw))
+    TariffBand.objects.bulk_create(bands)
+    TariffExtra.objects.bulk_create(
+        TariffExtra(tariff=tariff, position=position, **_extra_row(raw))
+        for position, raw in enumerate(record.get("extras") or [])
+    )
+    tariff.save(update_fields=["updated_at"])
 
 
 def _create_tariff(record: dict, *, kind: str) -> Tariff:

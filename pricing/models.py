@@ -164,21 +164,24 @@ class TariffBand(models.Model):
     name = models.CharField(max_length=120)
     windows = models.JSONField(default=list, blank=True)
     excludes = models.JSONField(default=list, blank=True)
+    # Distances are kept exact: a yard is 0.9144 m, so a table written in yards (to a
+    # hundredth of a yard) converts without rounding; a rounded yard puts a whole mile one
+    # step past the increment boundary the council's own examples sit on (issue 33).
     applies_after_distance_m = models.DecimalField(
-        max_digits=10,
-        decimal_places=2,
+        max_digits=13,
+        decimal_places=6,
         null=True,
         blank=True,
         help_text="Distance band: prices only the distance beyond this (e.g. TfL Tariff 4).",
     )
-    until_distance_m = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    until_distance_m = models.DecimalField(max_digits=13, decimal_places=6, null=True, blank=True)
     flag_fall_gbp = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
     flag_fall_distance_m = models.DecimalField(
-        max_digits=10, decimal_places=2, null=True, blank=True
+        max_digits=13, decimal_places=6, null=True, blank=True
     )
     flag_fall_seconds = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
     increment_distance_m = models.DecimalField(
-        max_digits=10, decimal_places=2, null=True, blank=True
+        max_digits=13, decimal_places=6, null=True, blank=True
     )
     increment_price_gbp = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
     waiting_seconds_per_increment = models.DecimalField(

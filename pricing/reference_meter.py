@@ -101,10 +101,18 @@ class TableShape:
     start_m: float
     waiting_per_hour: float  # £
     tariff: CompiledTariff = field(repr=False, compare=False)
+    # Its daytime fares by distance, once each: the fit asks every shape for the same few
+    # distances for each authority it fits (ratios_at), and the table never changes.
+    _fares: dict[str, float | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def fare(self, miles: float) -> float | None:
-        value = meter_fare(self.tariff, miles, DAY_PROBE)
-        return None if value is None else float(value)
+        key = str(miles)
+        if key not in self._fares:
+            value = meter_fare(self.tariff, miles, DAY_PROBE)
+            self._fares[key] = None if value is None else float(value)
+        return self._fares[key]
 
 
 def table_shape(tariff: CompiledTariff) -> TableShape | None:

@@ -13,6 +13,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.urls import reverse
 
 from core.admin_actions import ActionPermissionsMixin, admin_action_names
+from core.testing.sources import project_packages
 from partners.models import AccountKey
 from partners.tests.factories import AccountFactory
 
@@ -37,6 +38,25 @@ ACTIONS_NOT_ONLY_VIEW = [
 def test_every_admin_refuses_actions_it_does_not_allow(model, model_admin):
     assert isinstance(model_admin, ActionPermissionsMixin), (
         f"{type(model_admin).__name__} must derive from core.admin_actions.BackOfficeAdmin"
+    )
+
+
+def _as_written(model_admin) -> type:
+    """The admin class as its package wrote it: operations.admin registers each admin that
+    lacks the action rule again as a subclass of it, which would hide a project admin that
+    forgot it (EstimatedTariffAdmin did)."""
+    cls = type(model_admin)
+    return cls.__bases__[-1] if cls.__module__ == "operations.admin" else cls
+
+
+@pytest.mark.parametrize(("model", "model_admin"), REGISTERED, ids=lambda v: str(v))
+def test_every_project_admin_is_written_on_the_back_office_base(model, model_admin):
+    written = _as_written(model_admin)
+    if written.__module__.split(".")[0] not in project_packages():
+        return  # a third-party admin: operations.admin adds the rule to it
+    assert issubclass(written, ActionPermissionsMixin), (
+        f"{written.__module__}.{written.__name__} must derive from "
+        "core.admin_actions.BackOfficeAdmin"
     )
 
 

@@ -3,7 +3,7 @@ dispatching for as long as it runs (issue 23).
 
 Ten minutes of the demo are fast-forwarded one second at a time (time-machine). Each
 second does what the demo's dispatcher process does on its one-second poll
-(``manage.py run_dispatcher --demo``): hand over waiting bookings, then its chores (the
+(``manage.py run_demo_dispatcher``): hand over waiting bookings, then its chores (the
 periodic tasks, offer timeouts first, and the demo drivers' presence).
 """
 
@@ -21,7 +21,7 @@ from bookings.services import BookingDraft, PassengerDetails, booking_create
 from dispatch.models import Offer, OfferStatus
 from dispatch.periodic import DispatcherChores
 from dispatch.relay import bookings_dispatch_claim_all
-from drivers.demo import demo_licence_number
+from drivers.demo import DemoPresence, demo_licence_number
 from drivers.models import Driver
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -56,7 +56,7 @@ def test_ten_minutes_of_the_demo_expire_offers_on_time_and_keep_its_drivers(sett
     with time_machine.travel(timezone.now(), tick=False) as traveller:
         # given the demo as `make demo` starts it: seeded, and its dispatcher running
         call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
-        chores = DispatcherChores(periodic=True, demo=True)
+        chores = DispatcherChores(periodic=True, also=(DemoPresence(),))
         joe, sam = _demo_driver(11), _demo_driver(6)  # York's two drivers
 
         def demo_second() -> None:

@@ -113,7 +113,7 @@ def test_the_ingest_runs_under_granian_alike_from_the_procfile_and_the_makefile(
     log_config = from_procfile[from_procfile.index("--log-config") + 1]
     assert log_config == "config/granian-logging.json"
     config = json.loads((ROOT / log_config).read_text())
-    assert config["formatters"]["structured"]["()"] == "operations.logs.server_formatter"
+    assert config["formatters"]["structured"]["()"] == "core.logs.server_formatter"
     assert set(config["loggers"]) == {"_granian", "granian.access"}
 
 

@@ -24,15 +24,12 @@ OWN_TASKS = (
 # (file, function, imported module) -> why it is imported inside the function.
 FUNCTION_LEVEL_IMPORTS: dict[tuple[str, str, str], str] = {
     ("api/apps.py", "ready", "api.schema"): APP_REGISTRY,
-    ("bookings/apps.py", "ready", "bookings.signals"): APP_REGISTRY,
     ("drivers/apps.py", "ready", "drivers.tokens"): APP_REGISTRY,
-    ("drivers/apps.py", "ready", "drivers.signals"): APP_REGISTRY,
     ("drivers/apps.py", "ready", "drivers.positions.revocations"): APP_REGISTRY,
     ("operations/apps.py", "ready", "operations.request_ids"): APP_REGISTRY,
     ("partners/apps.py", "ready", "dispatch.signals"): APP_REGISTRY,
     ("partners/apps.py", "ready", "partners.receivers"): APP_REGISTRY,
     ("pricing/apps.py", "ready", "pricing.catalogue"): APP_REGISTRY,
-    ("pricing/apps.py", "ready", "pricing.signals"): APP_REGISTRY,
     ("api/parsers.py", "_refuse", "api.problems"): (
         "DRF reads DEFAULT_PARSER_CLASSES, this module, while rest_framework.views loads, "
         "and api.problems imports rest_framework.views"
@@ -45,6 +42,10 @@ FUNCTION_LEVEL_IMPORTS: dict[tuple[str, str, str], str] = {
     ),
     ("dispatch/apps.py", "ready", "billing.signals"): APP_REGISTRY,
     ("dispatch/apps.py", "ready", "dispatch.receivers"): APP_REGISTRY,
+    ("dispatch/apps.py", "ready", "bookings.signals"): APP_REGISTRY,
+    ("dispatch/apps.py", "ready", "drivers.signals"): APP_REGISTRY,
+    ("partners/apps.py", "ready", "bookings.signals"): APP_REGISTRY,
+    ("partners/apps.py", "ready", "pricing.signals"): APP_REGISTRY,
 }
 
 

@@ -285,8 +285,11 @@ def test_an_operator_sends_a_table_on_its_page(make_account):
     submission = TariffSubmission.objects.get()
     assert submission.account == operator
     assert submission.submitter_kind == "operator"
-    # Yards as the card prints them, kept in metres at 0.9144 m as the registry does.
-    assert submission.figures["bands"][0]["flag_fall_distance_m"] == "914.40"
+    # Yards as the card prints them, kept in metres at exactly 0.9144 m, unrounded, as the
+    # registry does (150 yd is 137.16 m, 1000 yd 914.4 m).
+    band = submission.figures["bands"][0]
+    assert Decimal(band["flag_fall_distance_m"]) == Decimal("914.4")
+    assert Decimal(band["increment_distance_m"]) == Decimal("137.16")
     page = client.get("/operator/tables/")
     assert "Pending" in page.content.decode()
     # A passenger's login (no operator account) is refused.

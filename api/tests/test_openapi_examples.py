@@ -138,9 +138,8 @@ def _png() -> bytes:
 def test_every_example_with_a_path_parameter_posts_once_it_is_filled_in(client, tariffs):
     """The examples of a path with a parameter post as they stand, with the parameter a
     reader fills in on ``make demo``: the booking just made, the driver's job, the tracker's
-    token, the supplier's slug, the booking a flight report names. Not tried: a driver job's
-    status examples (each is a moment of a trip, the on-board one with the passenger's own
-    code)."""
+    token, the supplier's slug, the booking a flight report names. A driver job's status
+    examples are tried at their moments of a trip by the next test."""
     from django.contrib.auth import get_user_model  # noqa: PLC0415  (test only)
 
     from bookings.models import Booking, BookingStatus  # noqa: PLC0415
@@ -285,3 +284,53 @@ def test_every_request_body_has_an_example(client):
         if not content.get("examples")
     ]
     assert not missing, missing
+
+
+def test_a_driver_jobs_status_examples_post_at_their_moment_of_the_trip(client, settings):
+    """The three status examples, each at the moment of a trip it is for: arrived at the
+    pickup (the app has just reported the example's position), on board with the
+    passenger's code (the example's "4821" stands for the one the passenger was sent),
+    and a no-show once the free waiting is over."""
+    import time_machine  # noqa: PLC0415  (test only)
+
+    from bookings.models import Booking, BookingStatus  # noqa: PLC0415
+    from bookings.tests.factories import BookingFactory  # noqa: PLC0415
+    from drivers.tests.factories import position_report  # noqa: PLC0415
+
+    document = _document(client)
+    path = "/api/public/v1/driver/jobs/{ref}/status"
+    arrived, on_board, no_show = (
+        _body(document, path, name)
+        for name in ("Arrived", "OnBoard,WithThePassenger'sCode", "No-show")
+    )
+    driver = driver_at(LEEDS, user=UserFactory())
+    app = APIClient()
+    app.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=driver.user).key}")
+    pickup = timezone.now().replace(microsecond=0) + dt.timedelta(hours=1)
+    boarding, missed = (
+        BookingFactory(status=BookingStatus.ACCEPTED, driver=driver, pickup_time=pickup)
+        for _ in range(2)
+    )
+    Booking.objects.filter(pk=boarding.pk).update(pickup_code=on_board["pickupCode"])
+
+    def post(booking, body, at):
+        with time_machine.travel(at, tick=False):
+            if "lat" in body:
+                position_report(driver, now=at, lat=body["lat"], lng=body["lng"])
+            return app.post(
+                f"/api/public/v1/driver/jobs/{booking.reference}/status", body, format="json"
+            )
+
+    free = dt.timedelta(minutes=settings.WAITING_FREE_MINUTES)
+    answers = {
+        "arrived": post(boarding, arrived, pickup),
+        "on board": post(boarding, on_board, pickup + dt.timedelta(minutes=2)),
+        "arrived again": post(missed, arrived, pickup + dt.timedelta(minutes=3)),
+        "no-show": post(missed, no_show, pickup + free + dt.timedelta(minutes=4)),
+    }
+    failed = {
+        k: (a.status_code, a.content[:300]) for k, a in answers.items() if a.status_code != 200
+    }
+    assert not failed, failed
+    assert Booking.objects.get(pk=boarding.pk).status == BookingStatus.ON_BOARD
+    assert Booking.objects.get(pk=missed.pk).status == BookingStatus.NO_SHOW

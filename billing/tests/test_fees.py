@@ -1,5 +1,5 @@
 """The fee schedule (seed 8.2, 8.3, 8.5): read from settings, whose defaults
-(config/settings/base.py) are the seed's figures."""
+(config/settings/domains/billing.py) are the seed's figures."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from billing.fees import FeeSchedule, fee_schedule_current
 
 
 def test_the_default_settings_are_the_seed_figures():
-    # Given the defaults of config/settings/base.py (the one home of setting defaults)
+    # Given the defaults of config/settings/domains/billing.py (the one home of billing defaults)
     # Then 20 GBP a week above 500 GBP, 0.02 per SMS, 90 and 30 trial days, 7 days to pay
     assert fee_schedule_current() == FeeSchedule(
         weekly_fee=Decimal("20.00"),

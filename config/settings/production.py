@@ -1,6 +1,6 @@
 """Production: PostgreSQL, Redis, real Celery workers, Twilio. Selected explicitly."""
 
-from operations.logs import logging_config
+from core.logs import logging_config
 
 from .base import *  # noqa: F403
 from .base import LOG_LEVEL, env

@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from billing.services.usage import sms_usage_record
 from bookings import policies
+from bookings.locks import booking_lock
 from bookings.models import Booking, FlightArrival, FlightStatus
 from bookings.services import booking_amend
 from bookings.transitions import AWAITING_PICKUP
@@ -104,7 +105,10 @@ def flight_update_apply(*, booking: Booking, report: FlightReport, actor: str) -
             f"Booking {booking.reference} meets flight {booking.flight_number}, not {number}.",
         )
     with transaction.atomic():
-        booking = Booking.objects.select_for_update(no_key=True).get(pk=booking.pk)
+        locked = booking_lock(pk=booking.pk)
+        if locked is None:
+            raise DomainError("booking_not_found", f"No booking {booking.reference}.")
+        booking = locked
         if booking.status not in AWAITING_PICKUP:
             raise DomainError(
                 "flight_update_closed",

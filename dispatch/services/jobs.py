@@ -9,6 +9,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from bookings.locks import booking_lock
 from bookings.models import Booking, BookingStatus, PaymentRecord
 from bookings.pickup_codes import pickup_code_require
 from bookings.services import booking_status_change, payment_record_append, payment_state
@@ -23,8 +24,10 @@ MAX_SETTLEMENT = Decimal("99999.99")
 
 
 def _driver_booking(*, driver: Driver, reference: str, lock: bool = False) -> Booking:
-    bookings = Booking.objects.select_for_update(no_key=True) if lock else Booking.objects
-    booking = bookings.filter(reference=reference, driver=driver).first()
+    if lock:
+        booking = booking_lock(reference=reference, driver_id=driver.pk)
+    else:
+        booking = Booking.objects.filter(reference=reference, driver=driver).first()
     if booking is None:
         raise DomainError("job_not_found", f"No job {reference} assigned to this driver.")
     return booking

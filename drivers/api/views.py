@@ -158,7 +158,7 @@ class DriverLocationView(APIView):
     configuration); the ingest process answers the same path alike without Django
     (``drivers.api.ingest_wsgi``). Limited per driver and once per Idempotency-Key as the
     other driver endpoints, through the cache rather than the database
-    (``drivers.api.ingest.report_limit_enforce``, ``report_once``)."""
+    (``drivers.services.report_limit``, ``drivers.api.ingest.report_once``)."""
 
     authentication_classes = [DriverPositionTokenAuthentication]
     permission_classes: list = []

@@ -59,7 +59,7 @@ class _Lines(logging.Handler):
     """Formats each record as it is logged, as the console handler does."""
 
     def __init__(self):
-        from operations.logs import json_formatter
+        from core.logs import json_formatter
 
         super().__init__(level=logging.DEBUG)
         self.setFormatter(json_formatter())

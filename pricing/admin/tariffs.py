@@ -146,7 +146,7 @@ class TariffAdmin(BackOfficeAdmin):
 
 
 @admin.register(EstimatedTariff)
-class EstimatedTariffAdmin(admin.ModelAdmin):
+class EstimatedTariffAdmin(BackOfficeAdmin):
     """Tables estimated from an authority's published figures (uprated, calibrated): the
     method's measured error, the age of the figures, and each figure checked against the
     meter. They are rebuilt by ``manage.py load_tariffs``; edit the figures, not these."""

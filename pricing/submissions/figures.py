@@ -84,7 +84,9 @@ def _text(errors: FieldErrors, field: str, value: Any, *, required: bool, max_le
 def _metres(value: Decimal | None, unit: str) -> Decimal | None:
     if value is None or unit == "m":
         return value
-    return (value * YARD_M).quantize(Decimal("0.01"))
+    # Exact, not rounded: the band's distances hold six decimal places, so a figure in
+    # hundredths of a yard converts without loss (issue 33).
+    return value * YARD_M
 
 
 def _band_clean(errors: FieldErrors, at: str, raw: Any, unit: str) -> dict | None:

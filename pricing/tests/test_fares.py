@@ -128,6 +128,65 @@ def test_published_example_fares_are_the_distance_part_of_the_quote(
     assert rules_sum(slow) == slow.fare
 
 
+# --- distances written in yards are kept exact (issue 33) ------------------------------------
+
+YARD = Decimal("0.9144")  # metres, exactly (the international yard)
+BAND_DISTANCES = (
+    "flag_fall_distance_m",
+    "increment_distance_m",
+    "until_distance_m",
+    "applies_after_distance_m",
+)
+
+
+def test_distances_written_in_yards_are_converted_without_rounding():
+    # Given every band whose source wrote its distances in yards...
+    registry = json.loads(
+        (Path(__file__).resolve().parents[1] / "data" / "council_tariffs.json").read_text(),
+        parse_float=Decimal,
+    )
+    rounded = [
+        (tariff["id"], band["name"], field, band[field])
+        for tariff in registry["tariffs"]
+        for band in tariff["bands"]
+        if "yd" in str(band.get("source_units") or "")
+        for field in BAND_DISTANCES
+        if band.get(field) is not None
+        and (band[field] / YARD) != (band[field] / YARD).quantize(Decimal("0.01"))
+    ]
+    # then each of its distances is a whole number of hundredths of a yard times 0.9144 m:
+    # 123.44 m for 135 yd (123.444 m) would be listed here
+    assert rounded == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("tariff_id", "miles", "published"),
+    [
+        # 415 yd + 23 x 135 yd = 3520 yd: £3.20 + 23 x 20p (with 123.44 m a 24th step
+        # began); PHTM's national table (August 2023) prints £7.80 for Bracknell Forest
+        ("bracknell-2022-06", 2, "7.80"),
+        # 880 yd + 22 x 120 yd = 3520 yd: £3.40 + 22 x 20p; PHTM prints £7.80 for South Hams
+        ("south-hams-2022", 2, "7.80"),
+        # 122.2 yd + 19 x 86.2 yd = 1760 yd: £2.00 + 19 x 20p, the council's "first mile"
+        ("nottingham-2022-06", 1, "5.80"),
+        # then 11 x 160 yd: + £2.20, PHTM's national table (August 2023) prints £8.00
+        ("nottingham-2022-06", 2, "8.00"),
+    ],
+)
+def test_a_whole_mile_on_a_step_boundary_charges_no_step_beyond_it(
+    compiled, tariff_id, miles, published
+):
+    # Given a table written in yards whose whole miles fall exactly on a step boundary,
+    tariff = compiled(tariff_id)
+    distance = miles * MILE
+    # when exactly that distance is priced by day, the fare is the council's own figure
+    assert price(tariff, distance, WEDNESDAY_NOON).fare == Decimal(published)
+    # and one centimetre more begins the next 20p step
+    beyond = price(tariff, distance + Decimal("0.01"), WEDNESDAY_NOON)
+    assert beyond.fare == Decimal(published) + Decimal("0.20")
+
+
 TFL_WHEN = {
     "t1": dt.datetime(2025, 6, 4, 11, 0, tzinfo=LONDON),  # Mon-Fri 05:00-20:00
     "t2": dt.datetime(2025, 6, 4, 21, 0, tzinfo=LONDON),  # Mon-Fri 20:00-22:00

@@ -5,7 +5,7 @@ Star-imported by ``config.settings.base``; a new operations setting goes here.
 """
 
 from config.settings.environment import env
-from operations.logs import logging_config
+from core.logs import logging_config
 
 # Request ids: operations.request_ids (first in MIDDLEWARE) echoes a caller's X-Request-ID
 # that is 1-200 of [A-Za-z0-9._-], else makes a new one.

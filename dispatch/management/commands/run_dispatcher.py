@@ -27,13 +27,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--once", action="store_true", help="hand over what is waiting now, then exit"
         )
-        parser.add_argument(
-            "--demo",
-            action="store_true",
-            help="keep the online demo drivers present, as their apps would (make demo)",
-        )
 
-    def handle(self, *args, poll: float, batch: int, once: bool, demo: bool, **options):
+    def chores_also(self) -> tuple:
+        """Chores run after each pass besides the periodic tasks: none in production
+        (``manage.py run_demo_dispatcher`` adds the demo drivers' presence)."""
+        return ()
+
+    def handle(self, *args, poll: float, batch: int, once: bool, **options):
         if once:
             claimed = bookings_dispatch_claim_all(limit=batch)
             self.stdout.write(f"handed {claimed} bookings to dispatch")
@@ -47,12 +47,13 @@ class Command(BaseCommand):
             # Run in-process, every task's success would be a log line (one every 2 s for
             # the live-trip tick); failures are still logged.
             logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
+        also = self.chores_also()
         self.stdout.write(
             f"dispatcher: waiting for bookings (poll every {poll}s)"
             + ("; running the periodic tasks (no beat)" if periodic else "")
-            + ("; keeping the demo drivers present" if demo else "")
+            + "".join(f"; {chore.describe}" for chore in also)
         )
-        chores = DispatcherChores(periodic=periodic, demo=demo)
+        chores = DispatcherChores(periodic=periodic, also=also)
         dispatcher_run(
             poll_seconds=poll, limit=batch, stopping=lambda: bool(stop), after_each_pass=chores
         )

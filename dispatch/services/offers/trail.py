@@ -8,6 +8,7 @@ from datetime import datetime
 
 from django.db.models import F
 
+from bookings.locks import booking_lock
 from bookings.models import Booking, BookingStatus
 from bookings.services import booking_status_change
 from core.errors import DomainError
@@ -26,7 +27,7 @@ DISPATCH_ACTOR = "dispatch"
 
 
 def _lock_booking(booking_id: int) -> Booking:
-    booking = Booking.objects.select_for_update(no_key=True).filter(pk=booking_id).first()
+    booking = booking_lock(pk=booking_id)
     if booking is None:
         raise DomainError("booking_not_found", f"No booking with id {booking_id}.")
     return booking

@@ -128,7 +128,7 @@ def logging_config(log_format: str, level: str) -> dict:
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"structured": {"()": f"operations.logs.{log_format}_formatter"}},
+        "formatters": {"structured": {"()": f"core.logs.{log_format}_formatter"}},
         "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "structured"}},
         "root": {"handlers": ["console"], "level": level},
         "loggers": {

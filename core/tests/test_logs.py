@@ -7,8 +7,8 @@ import logging
 
 import structlog
 
+from core.logs import json_formatter, logging_config, redact_text, server_formatter
 from core.request_ids import request_id_clear, request_id_set
-from operations.logs import json_formatter, logging_config, redact_text, server_formatter
 
 
 def _formatted(message: str, *args, exc_info=None) -> dict:
@@ -64,7 +64,7 @@ def test_ordinary_numbers_are_left_alone():
 def test_production_logs_json_and_local_logs_key_values(settings):
     assert settings.LOGGING["formatters"]["structured"]["()"].endswith("console_formatter")
     production = logging_config("json", "INFO")
-    assert production["formatters"]["structured"]["()"] == "operations.logs.json_formatter"
+    assert production["formatters"]["structured"]["()"] == "core.logs.json_formatter"
 
 
 def test_the_servers_own_lines_follow_log_format_from_the_environment(monkeypatch):
