@@ -200,4 +200,9 @@ EQUIVALENT: dict[str, str] = {
         "the sums without the kind filter: they are grouped by kind, and only the payment "
         "and refund sums are read; the other kinds' sums are computed and ignored"
     ),
+    # tariff lifecycle and selection (make mutate FAMILY=tariffs)
+    "pricing.loaders.x_lifecycle_from_status__mutmut_4": (
+        '(status or "XXXX") for (status or ""): a missing status reads as "xxxx", which '
+        "holds none of the words looked for, so it is current as before"
+    ),
 }

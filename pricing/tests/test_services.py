@@ -150,6 +150,9 @@ def test_account_rate_is_used_for_its_jobs(tariffs):
     )
     assert priced(account=operator).tariff_source["reference"] == "acme-rate"
     assert priced().tariff_source["reference"] == "manchester-2023-09"
+    # abroad too, the account's own rate comes before the worldwide rate
+    abroad = priced(account=operator, pickup="Paris", dropoff="CDG", worldwide=True)
+    assert abroad.tariff_source["reference"] == "acme-rate"
 
 
 @pytest.mark.django_db
@@ -456,3 +459,67 @@ def test_a_piccadilly_pickup_pays_the_station_barrier_and_others_do_not(tariffs)
     assert not any(r["code"] == "station_charge" for r in elsewhere.applied_rules)
     towards = priced(pickup="Old Trafford", dropoff="Manchester Piccadilly")
     assert not any(r["code"] == "station_charge" for r in towards.applied_rules)
+
+
+@pytest.mark.parametrize(
+    ("status", "lifecycle"),
+    [
+        ("Historical", TariffLifecycle.HISTORICAL),
+        ("superseded by the 2024 table", TariffLifecycle.HISTORICAL),
+        ("PROPOSED (consultation)", TariffLifecycle.PROPOSED),
+        ("partial: waiting time missing", TariffLifecycle.PARTIAL),
+        ("in force", TariffLifecycle.CURRENT),
+        ("", TariffLifecycle.CURRENT),
+        (None, TariffLifecycle.CURRENT),
+    ],
+)
+def test_the_data_s_status_wording_gives_the_lifecycle_in_any_case(status, lifecycle):
+    """The wording alone (no replacement date): each word, in any case, and no wording."""
+    assert lifecycle_from_status(status) == lifecycle
+
+
+@pytest.mark.django_db
+def test_an_account_whose_rate_cannot_price_gets_each_pickup_s_own_council_table(tariffs):
+    """The account's rate not yet in force: each pickup falls to its own council's table,
+    the first pickup's tables never carried into the next (the catalogue is shared)."""
+    operator = Account.objects.create(kind="operator", name="Acme Cars", slug="acme")
+    TariffBandFactory(
+        tariff__reference="acme-rate-2031",
+        tariff__name="Acme approved rate from 2031",
+        tariff__authority="Acme Cars",
+        tariff__kind="operator",
+        tariff__account=operator,
+        tariff__effective_from=dt.date(2031, 1, 1),
+        name="Flat",
+        flag_fall_gbp=Decimal("10"),
+        flag_fall_distance_m=Decimal(1),
+        increment_distance_m=Decimal(1000),
+        increment_price_gbp=Decimal("1.00"),
+        waiting_seconds_per_increment=Decimal(600),
+    )
+    first = priced(account=operator, pickup="Manchester", dropoff="York")
+    second = priced(account=operator, pickup="Glasgow", dropoff="York")
+    assert first.tariff_source["reference"] == "manchester-2023-09"
+    assert second.tariff_source["reference"] == "glasgow-2025"
+
+
+@pytest.mark.django_db
+def test_an_account_without_a_rate_of_its_own_is_priced_by_the_council_table(tariffs):
+    partner = Account.objects.create(kind="partner", name="Hotel Desk", slug="hotel-desk")
+    assert priced(account=partner).tariff_source["reference"] == "manchester-2023-09"
+
+
+@pytest.mark.django_db
+def test_with_no_table_that_can_price_the_refusal_is_tariff_incomplete_with_its_sentence(
+    tariffs,
+):
+    """Leeds has no current council table; without the network's rate nothing prices it."""
+    Tariff.objects.filter(reference="network-standard").update(is_active=False)
+    Tariff.objects.get(reference="network-standard").save()
+    with pytest.raises(DomainError) as refused:
+        priced(pickup="Leeds station", dropoff="York")
+    assert refused.value.code == "tariff_incomplete"
+    assert refused.value.detail == (
+        "No loaded tariff can price this journey at that time; the tables for this area "
+        "are missing figures."
+    )
