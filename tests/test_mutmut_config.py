@@ -9,12 +9,15 @@ them (0 of 47 recorded in the README before this).
 
 from __future__ import annotations
 
+import sysconfig
 import tomllib
 from pathlib import Path
 
 from django.apps import apps
 
 ROOT = Path(__file__).resolve().parent.parent
+# Installed packages: the virtualenv may sit inside the project folder (`make install`'s .venv).
+INSTALLED = Path(sysconfig.get_paths()["purelib"]).resolve()
 MUTMUT = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
 
 
@@ -23,6 +26,7 @@ def test_every_project_package_is_copied_for_the_mutants():
         app.name.split(".")[0]
         for app in apps.get_app_configs()
         if Path(app.path).resolve().is_relative_to(ROOT)
+        and not Path(app.path).resolve().is_relative_to(INSTALLED)
     }
     assert project_apps, "no project app found"
     assert project_apps | {"config"} <= set(MUTMUT["source_paths"])
