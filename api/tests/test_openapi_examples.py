@@ -17,6 +17,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from api.schema import DEPART_TOMORROW
+from core.localtime import local_zone
 from core.testing.places import LEEDS
 from drivers.tests.factories import UserFactory, driver_at
 from partners.models import Account
@@ -187,7 +188,8 @@ def test_every_example_with_a_path_parameter_posts_once_it_is_filled_in(client, 
 
     # A flight's examples: the partner's pickups at the airport tomorrow on that flight.
     airport = airport_get("LBA")
-    tomorrow = timezone.localdate() + dt.timedelta(days=1)
+    zone = local_zone()  # UK time, as examples_dated dates the flight
+    tomorrow = timezone.now().astimezone(zone).date() + dt.timedelta(days=1)
     for flight in ("BA1234", "EZY12"):
         on_flight = BookingFactory(
             account=partner_account,
@@ -196,9 +198,7 @@ def test_every_example_with_a_path_parameter_posts_once_it_is_filled_in(client, 
             pickup_lat=airport.lat,
             pickup_lng=airport.lng,
             flight_number=flight,
-            pickup_time=dt.datetime.combine(
-                tomorrow, dt.time(11), tzinfo=timezone.get_current_timezone()
-            ),
+            pickup_time=dt.datetime.combine(tomorrow, dt.time(11), tzinfo=zone),
         )
     delayed = _body(document, "/api/public/v1/flights/status", "Delayed,EveryPickupOnTheFlight")
     answers["flight delayed"] = partner.post(
