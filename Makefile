@@ -222,10 +222,14 @@ MUTATE_RULES ?= $(MUTATE_$(FAMILY))
 MUTATE_TESTS ?= $(MUTATE_TESTS_$(FAMILY))
 endif
 MUTATE_RULES ?= $(foreach family,$(MUTATE_FAMILIES),$(MUTATE_$(family)))
+# SQLite, not the shared PostgreSQL: mutmut's census migrates mutants/test_mutate.sqlite3
+# once and each child tests in its own copy of it (conftest.py), so two children never share
+# rows and no mutant pays for migrations. The tests marked postgres are left out anyway.
+MUTATE_DATABASE_URL ?= sqlite:///$(CURDIR)/mutants/mutate.sqlite3
 mutate: install
 	rm -rf mutants && mkdir mutants
 	@echo "mutmut: testing the mutants (progress in mutants/run.log)"
-	DATABASE_URL=$${DATABASE_URL-$(TEST_DATABASE_URL)} REDIS_URL= MUTATE_TESTS="$(MUTATE_TESTS)" \
+	DATABASE_URL=$(MUTATE_DATABASE_URL) REDIS_URL= MUTATE_TESTS="$(MUTATE_TESTS)" \
 	  nice -n 10 $(BIN)/mutmut run --max-children 2 $(MUTATE_RULES) > mutants/run.log 2>&1 \
 	  || { tail -n 40 mutants/run.log; exit 1; }
 	$(BIN)/python -m tests.mutation_score $(MUTATE_RULES)

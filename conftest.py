@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+import sqlite3
 
 import pytest
 from celery._state import _set_task_join_will_block
@@ -15,6 +16,37 @@ from rest_framework.test import APIClient
 
 # --clock / TEST_CLOCK: the suite with the clock moved (tests/moved_clock.py).
 pytest_plugins = ["tests.moved_clock"]
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """Under `make mutate` (MUTATE_TESTS set) on a SQLite file, each mutmut child tests in its
+    own copy of the migrated test database: two children sharing one would flush each
+    other's rows, and migrating a fresh one costs 15-35 s a mutant. The first run (mutmut's
+    test census, before any child) migrates the shared file; later ones copy it."""
+    database = settings.DATABASES["default"]
+    template = database.get("TEST", {}).get("NAME")
+    if not (
+        os.environ.get("MUTATE_TESTS")
+        and connection.vendor == "sqlite"
+        and template
+        and os.path.exists(template)
+    ):
+        yield
+        return
+    copy = f"{template}.{os.getpid()}"
+    # The backup API, not a file copy: the template is in WAL mode and its last writes may
+    # still be in the -wal file.
+    with sqlite3.connect(template) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    source.close()
+    target.close()
+    database["TEST"]["NAME"] = copy
+    yield
+    connection.close()
+    for path in (copy, f"{copy}-wal", f"{copy}-shm"):
+        if os.path.exists(path):
+            os.remove(path)
 
 
 @pytest.fixture(autouse=True)
