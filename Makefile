@@ -208,7 +208,9 @@ MUTATE_ingest := 'drivers.api.ingest.x_fix_time__*' 'drivers.api.ingest.x_fix_ti
   'drivers.api.ingest.x_fix_parse__*' 'drivers.api.ingest.x_location_credential__*' \
   'drivers.positions.credentials.x_app_token_credential__*' \
   'drivers.positions.credentials.x__app_token_read__*'
-MUTATE_TESTS_ingest := drivers/tests/test_ingest.py drivers/tests/test_osmand.py
+MUTATE_TESTS_ingest := drivers/tests/test_ingest.py drivers/tests/test_osmand.py \
+  drivers/tests/test_position_credentials.py drivers/tests/test_ingest_token_limit.py \
+  drivers/tests/test_position_revocations.py
 MUTATE_mcp := 'agents.grants.*' 'agents.mcp.gate.*'
 MUTATE_TESTS_mcp := agents/tests/test_grants.py agents/tests/test_mcp_gate.py \
   agents/tests/test_oauth.py

@@ -471,6 +471,10 @@ def test_a_fix_time_is_read_when_given_and_required_in_a_batch():
         "fixes[0].at": [TIME_HINT]
     }
     assert parse_errors({"lat": 1, "lng": 2, "at": "2001-01-01T00:00:00Z"}) == {"at": [CLOCK_HINT]}
+    assert parse_errors({"lat": 99, "lng": 200}) == {
+        "lat": ["Ensure this value is between -85.0511 and 85.0511."],
+        "lng": ["Ensure this value is between -180 and 180."],
+    }
     assert parse_errors({"lat": 99, "lng": 2, "at": 5}, prefix="fixes[2]") == {
         "fixes[2].lat": ["Ensure this value is between -85.0511 and 85.0511."],
         "fixes[2].at": [TIME_HINT],

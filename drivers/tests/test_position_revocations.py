@@ -132,6 +132,9 @@ def test_a_token_that_did_not_end_is_still_taken_from_memory(
         assert credentials.app_token_credential(token).driver_id == driver.pk
 
 
+# PostgreSQL (and Redis for the markers): the other process is given the database by URL,
+# and a SQLite test database or a per-process cache is not one it can share.
+@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_log_out_in_a_real_other_process_reaches_this_one():
     """Two processes for real: this one remembers the token; another Python process,
