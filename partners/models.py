@@ -241,6 +241,9 @@ class WebhookDelivery(models.Model):
     ``booking.offered``), or a version of a tariff to a connected dispatch platform
     (``tariff_publication``, type ``tariff.updated``, contract 5.3, no booking); exactly
     one of the three is set.
+    An account whose intake format has a protocol of its own (TOMP-API) hears in it: the
+    message goes to ``path`` under the account's URL (the provider's base URL), with the
+    format's ``headers`` besides the Standard Webhooks signature.
     The body is frozen when the message is created so that every retry sends the same
     bytes under the same ``webhook_id``; long waits between retries live in
     ``next_attempt_at`` and a periodic task picks them up, never in broker countdowns.
@@ -284,6 +287,19 @@ class WebhookDelivery(models.Model):
     sequence = models.PositiveIntegerField()
     body = models.TextField(help_text="The exact JSON bytes that are signed and sent.")
     url = models.URLField(max_length=500)
+    path = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text=(
+            "Appended to the account's webhook URL when the account's format addresses "
+            "each message to a path of its own (TOMP-API: /legs/{id}/events, ...)."
+        ),
+    )
+    headers = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Headers of the account's format sent besides the signature (TOMP's Api, ...).",
+    )
     status = models.CharField(
         max_length=16,
         choices=WebhookDeliveryStatus.choices,
