@@ -3,17 +3,13 @@ driver accepts, drives and completes it, and the provider reads each step as TOM
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import json
 import re
-from pathlib import Path
 
 import pytest
 import responses
 import time_machine
-import yaml
-from jsonschema import Draft4Validator
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -21,38 +17,11 @@ from bookings.models import Booking, BookingStatus
 from core.testing.places import LEEDS, north_of
 from dispatch.models import Offer, OfferStatus
 from drivers.tests.factories import UserFactory, driver_at
+from partners.intake_formats.tomp.tests.spec import assert_tomp
 from partners.models import WebhookDelivery, WebhookDeliveryStatus
 from partners.tests.factories import verify_by_hand
 
 pytestmark = pytest.mark.django_db
-
-SPEC = (
-    Path(__file__).resolve().parent.parent / "partners/intake_formats/tomp/spec/TOMP-API-1.6.1.yaml"
-)
-
-
-def tomp_components() -> dict:
-    """TOMP 1.6.1's components, with one correction: its ``coordinates`` give ``lng`` a
-    minimum of 0, which no place west of Greenwich (most of the UK) meets; we send the
-    true longitude."""
-    spec = yaml.safe_load(SPEC.read_text())
-    components = copy.deepcopy(spec["components"])
-    del components["schemas"]["coordinates"]["properties"]["lng"]["minimum"]
-    return components
-
-
-COMPONENTS = tomp_components()
-
-
-def assert_tomp(instance, component: str) -> None:
-    """The response body is a valid TOMP ``component`` (OpenAPI 3.0 schemas, Draft 4)."""
-    schema = {"components": COMPONENTS, "$ref": f"#/components/schemas/{component}"}
-    errors = [
-        f"{list(e.absolute_path)}: {e.message}"
-        for e in Draft4Validator(schema).iter_errors(instance)
-    ]
-    assert errors == []
-
 
 PROVIDER_BASE = "https://maas.example/tomp"
 # The request body each path of the provider's takes, in the specification.
