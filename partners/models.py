@@ -452,3 +452,35 @@ class IntakeDayCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.account_id} {self.day}: {self.jobs}"
+
+
+class SupportRequest(models.Model):
+    """A request for support a MaaS provider raised on one of its bookings (TOMP-API
+    ``POST /support``), kept as sent and answered by staff in the back office. Its
+    statuses are TOMP's; ``order`` counts its changes (TOMP: the highest is current)."""
+
+    class Status(models.TextChoices):
+        PROCESSING = "PROCESSING", "Processing"
+        UPDATE_REQUESTED = "UPDATE_REQUESTED", "Update requested from the provider"
+        RESOLVED = "RESOLVED", "Resolved"
+        CANCELLED = "CANCELLED", "Cancelled"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="support_requests")
+    booking = models.ForeignKey(
+        "bookings.Booking", on_delete=models.CASCADE, related_name="support_requests"
+    )
+    support_type = models.CharField(max_length=40)
+    priority = models.CharField(max_length=40, blank=True)
+    comment = models.TextField(blank=True, help_text="The provider's words, as sent.")
+    request = models.JSONField(help_text="The request as sent (TOMP supportRequest).")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PROCESSING)
+    reply = models.TextField(blank=True, help_text="Sent to the end user with the status.")
+    order = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Support {self.pk} on booking {self.booking_id} ({self.status})"
