@@ -1,5 +1,6 @@
 """Cross-app flow through TOMP-API: a MaaS provider plans, books and commits a taxi, our
-driver accepts, drives and completes it, and the provider reads each step as TOMP states."""
+driver accepts, drives and completes it, and the provider reads each step as TOMP states
+and is told each one by TOMP's messages (COMMIT, PREPARE, SET_IN_USE, FINISH) in order."""
 
 from __future__ import annotations
 
