@@ -56,6 +56,9 @@ def test_staff_answer_in_the_back_office_and_the_provider_reads_it(committed, ad
     listing = admin_client.get("/admin/partners/supportrequest/?status=PROCESSING")
     assert listing.status_code == 200
     assert f"/admin/partners/supportrequest/{support.pk}/change/" in listing.content.decode()
+    assert (
+        admin_client.get(f"/admin/partners/supportrequest/{support.pk}/change/").status_code == 200
+    )
     # when they resolve it with a reply
     saved = admin_client.post(
         f"/admin/partners/supportrequest/{support.pk}/change/",
