@@ -190,7 +190,8 @@ MUTATE_TESTS_tariffs := pricing/tests/test_services.py pricing/tests/test_licens
 MUTATE_meter := 'pricing.fares.x__meter__*' 'pricing.fares.x_time_in_traffic_s__*' \
   'pricing.waiting.*'
 MUTATE_TESTS_meter := pricing/tests/test_fares.py pricing/tests/test_fare_rules.py \
-  pricing/tests/test_time_model.py dispatch/tests/test_waiting.py
+  pricing/tests/test_time_model.py pricing/tests/test_waiting_rate.py \
+  dispatch/tests/test_waiting.py
 MUTATE_grid := 'pricing.licensing.*'
 MUTATE_TESTS_grid := pricing/tests/test_licensing_boundaries.py
 MUTATE_postcodes := 'pricing.postcodes.x_postcode_parse__*' 'pricing.postcodes.x_postcode_in__*' \

@@ -200,6 +200,30 @@ EQUIVALENT: dict[str, str] = {
         "the sums without the kind filter: they are grouped by kind, and only the payment "
         "and refund sums are read; the other kinds' sums are computed and ignored"
     ),
+    # the meter (make mutate FAMILY=meter)
+    "pricing.fares.x__meter__mutmut_8": (
+        "until_distance <= seg_end for <: when they are equal, seg_end is set to the value it "
+        "already has"
+    ),
+    "pricing.fares.x__meter__mutmut_12": (
+        "tails[0].after_distance <= seg_end for <: when they are equal, seg_end is set to the "
+        "value it already has"
+    ),
+    "pricing.fares.x__meter__mutmut_16": (
+        "waiting_here None for ZERO when there is no waiting: _steps reads it only for its "
+        "truth first (`if not waiting_s`), and None is as falsy as zero"
+    ),
+    "pricing.fares.x__meter__mutmut_36": (
+        "waiting_price * waited also when waited is 0: the meter band is complete (checked "
+        "before), so waiting_price is a Decimal and the product is zero"
+    ),
+    "pricing.fares.x__meter__mutmut_69": (
+        "waiting * (seg_len / distance_m) also when waiting is 0: zero, as falsy for _steps "
+        "as ZERO; distance_m > 0 wherever a distance band applies (after_distance < distance_m)"
+    ),
+    "pricing.fares.x_time_in_traffic_s__mutmut_6": (
+        "waiting >= ZERO for >: at exactly zero it returns that zero instead of ZERO, equal"
+    ),
     # tariff lifecycle and selection (make mutate FAMILY=tariffs)
     "pricing.loaders.x_lifecycle_from_status__mutmut_4": (
         '(status or "XXXX") for (status or ""): a missing status reads as "xxxx", which '
