@@ -200,6 +200,11 @@ EQUIVALENT: dict[str, str] = {
         "the sums without the kind filter: they are grouped by kind, and only the payment "
         "and refund sums are read; the other kinds' sums are computed and ignored"
     ),
+    # the position ingest (make mutate FAMILY=ingest)
+    "drivers.api.ingest.x_location_credential__mutmut_3": (
+        '(authorization or "XXXX") for (authorization or ""): no header reads as one word '
+        "instead of none, and either is not the two words asked for: the same refusal"
+    ),
     # the meter (make mutate FAMILY=meter)
     "pricing.fares.x__meter__mutmut_8": (
         "until_distance <= seg_end for <: when they are equal, seg_end is set to the value it "
