@@ -27,8 +27,8 @@ from api.schema import (
     problem_responses,
 )
 from api.views import PublicAPIView
-from dispatch.api.serializers import DriverJobsFeedOutputSerializer
-from dispatch.api.views import DriverJobsFeedView
+from driverapp.api.feed_serializers import DriverJobsFeedOutputSerializer
+from driverapp.api.jobs import DriverJobsFeedView
 from partners.api.serializers import (
     BookingStatusReportInputSerializer,
     BookingStatusReportOutputSerializer,

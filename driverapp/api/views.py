@@ -1,9 +1,10 @@
-"""Driver app API (contract 6): login, logout, availability and position reports.
+"""Driver app API (contract 6): login, logout, availability, position reports and fare
+table submissions, and ``DriverAPIView``, the base of the driver's own endpoints.
 
 Each view authenticates the driver's token, rate limits per driver (scope ``driver``),
 validates its input serializer and calls one service. The feed, offers, job status,
-settlement and earnings are dispatch's use cases, so their views are ``dispatch.api.views``
-(on ``DriverAPIView``, and at the same paths).
+settlement and earnings (dispatch's use cases) are ``driverapp.api.jobs``; the
+subscription (billing's) is ``driverapp.api.subscription``.
 """
 
 from __future__ import annotations
@@ -22,15 +23,14 @@ from api.idempotency import IdempotentViewMixin
 from api.input_serializers import validated_input
 from api.principals import request_driver
 from api.schema import FIX_FIVE_SECONDS_AGO, FIX_TEN_SECONDS_AGO, problem_responses
-from drivers import services
-from drivers.api import examples, ingest
-from drivers.api.authentication import (
+from driverapp.api import examples
+from driverapp.api.authentication import (
     DriverPositionTokenAuthentication,
     DriverTokenAuthentication,
     IsDriver,
     driver_login,
 )
-from drivers.api.serializers import (
+from driverapp.api.serializers import (
     DRIVER_LOCATION_REPORT,
     DriverAvailabilityInputSerializer,
     DriverAvailabilityOutputSerializer,
@@ -42,6 +42,8 @@ from drivers.api.serializers import (
     TariffSubmissionListOutputSerializer,
     TariffSubmissionOutputSerializer,
 )
+from drivers import services
+from drivers.api import ingest
 from drivers.tokens import driver_tokens_end
 from pricing.models import SubmitterKind
 from pricing.submissions.figures import authorities

@@ -11,9 +11,9 @@ from rest_framework.views import APIView
 from api.callers import ratelimit_enforce
 from api.principals import request_driver
 from api.schema import problem_responses
-from billing.api.serializers import DriverSubscriptionOutputSerializer
 from billing.services.overview import driver_subscription_overview
-from drivers.api.authentication import DriverTokenAuthentication, IsDriver
+from driverapp.api.authentication import DriverTokenAuthentication, IsDriver
+from driverapp.api.subscription_serializers import DriverSubscriptionOutputSerializer
 
 EXAMPLE = {
     "stage": "billed",
