@@ -9,10 +9,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.callers import ratelimit_enforce
+from api.permissions import IsDriver
 from api.principals import request_driver
 from api.schema import problem_responses
 from billing.services.overview import driver_subscription_overview
-from driverapp.api.authentication import DriverTokenAuthentication, IsDriver
+from driverapp.api.authentication import DriverTokenAuthentication
 from driverapp.api.subscription_serializers import DriverSubscriptionOutputSerializer
 
 EXAMPLE = {

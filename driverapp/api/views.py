@@ -21,13 +21,13 @@ from rest_framework.views import APIView
 from api.callers import client_ip, ratelimit_enforce
 from api.idempotency import IdempotentViewMixin
 from api.input_serializers import validated_input
+from api.permissions import IsDriver
 from api.principals import request_driver
 from api.schema import FIX_FIVE_SECONDS_AGO, FIX_TEN_SECONDS_AGO, problem_responses
 from driverapp.api import examples
 from driverapp.api.authentication import (
     DriverPositionTokenAuthentication,
     DriverTokenAuthentication,
-    IsDriver,
     driver_login,
 )
 from driverapp.api.serializers import (
