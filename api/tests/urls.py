@@ -3,9 +3,10 @@
 from django.urls import path
 from rest_framework.response import Response
 
-from api.callers import ratelimit_enforce
+from api.callers import caller_from_request
 from api.principals import request_account
 from api.views import PublicAPIView
+from guards.ratelimits import limit_enforce
 from partners.models import Account
 
 
@@ -14,12 +15,12 @@ class ProbeView(PublicAPIView):
     not limit)."""
 
     def get(self, request):
-        ratelimit_enforce(request, "probe")
+        limit_enforce(caller_from_request(request), "probe")
         account = request_account(request)
         return Response({"account": account.slug if account else None})
 
     def post(self, request):
-        ratelimit_enforce(request, "probe")
+        limit_enforce(caller_from_request(request), "probe")
         # Creates one row per call so that idempotency can be counted.
         Account.objects.create(kind="agent", name=request.data["name"], slug=request.data["name"])
         return Response({"created": request.data["name"]}, status=201)
@@ -30,7 +31,7 @@ class EchoView(PublicAPIView):
     what the idempotency machinery keeps of each kind of response can be observed."""
 
     def post(self, request):
-        ratelimit_enforce(request, "probe")
+        limit_enforce(caller_from_request(request), "probe")
         location = request.data.get("location")
         return Response(
             request.data.get("content"),

@@ -19,7 +19,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.callers import caller_from_request, ratelimit_enforce
+from api.callers import caller_from_request
 from api.input_serializers import validated_input
 from api.permissions import RequiresAccountKind
 from api.schema import (
@@ -57,6 +57,7 @@ from partners.intake_formats.partner_job.payload import partner_job_batch_read
 from partners.models import Account
 from partners.services.batches import IntakeReceipt, intake_batch_receive
 from partners.services.flights import flight_status_receive
+from partners.services.operator import operator_intake_guide_admit
 from partners.services.reconciliation import job_reconcile, jobs_changed_list
 from partners.services.status import booking_status_hook_receive
 
@@ -274,8 +275,7 @@ class OperatorJobsView(PublicAPIView):
         },
     )
     def get(self, request):
-        # Anyone may read the guide, as often as the lookups of one client IP may run.
-        ratelimit_enforce(request, "lookup")
+        operator_intake_guide_admit(caller=caller_from_request(request))
         return Response(OperatorIntakeGuideOutputSerializer(operator_intake_guide()).data)
 
     @extend_schema(
