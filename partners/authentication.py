@@ -28,6 +28,7 @@ from django.utils.encoding import escape_uri_path
 from rest_framework import authentication, exceptions
 
 from api.callers import presented_api_key, signer_slug
+from api.permissions import RequiresAccountKind
 from api.principals import AccountPrincipal, request_account
 from api.problems import Problem
 from api.signed_once import SignedRequestReplay
@@ -244,12 +245,11 @@ def _supplier_key(account: Account, raw_key: str) -> AccountKey:
 
 
 def account_require_kind(request, kinds: Iterable[str], *, hint: str) -> Account:
-    """The authenticated account when it is of one of ``kinds``; 401 otherwise: a key of
-    another kind of account is as good as no key at this door (contract 1.2)."""
-    account = request_account(request)
-    if account is None or account.kind not in kinds:
-        raise Problem(401, "unauthenticated", hint, headers={"WWW-Authenticate": "Bearer"})
-    return account
+    """The authenticated account when it is of one of ``kinds``, for a handler that
+    cannot declare it: a view declares ``api.permissions.RequiresAccountKind`` instead,
+    the one place the refusal is made."""
+    RequiresAccountKind(*kinds, hint=hint).has_permission(request, None)
+    return request_account(request)
 
 
 __all__ = [
