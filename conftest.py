@@ -5,7 +5,6 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
-import sqlite3
 
 import pytest
 from celery._state import _set_task_join_will_block
@@ -14,39 +13,23 @@ from django.core.cache import caches
 from django.db import connection
 from rest_framework.test import APIClient
 
+from tests.mutation_database import database_copy_for_process, database_copy_remove
+
 # --clock / TEST_CLOCK: the suite with the clock moved (tests/moved_clock.py).
 pytest_plugins = ["tests.moved_clock"]
 
 
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
-    """Under `make mutate` (MUTATE_TESTS set) on a SQLite file, each mutmut child tests in its
-    own copy of the migrated test database: two children sharing one would flush each
-    other's rows, and migrating a fresh one costs 15-35 s a mutant. The first run (mutmut's
-    test census, before any child) migrates the shared file; later ones copy it."""
-    database = settings.DATABASES["default"]
-    template = database.get("TEST", {}).get("NAME")
-    if not (
-        os.environ.get("MUTATE_TESTS")
-        and connection.vendor == "sqlite"
-        and template
-        and os.path.exists(template)
-    ):
-        yield
-        return
-    copy = f"{template}.{os.getpid()}"
-    # The backup API, not a file copy: the template is in WAL mode and its last writes may
-    # still be in the -wal file.
-    with sqlite3.connect(template) as source, sqlite3.connect(copy) as target:
-        source.backup(target)
-    source.close()
-    target.close()
-    database["TEST"]["NAME"] = copy
+    """Under `make mutate` (MUTATE_TESTS set), each mutmut child tests in its own copy of
+    the migrated SQLite test database (tests/mutation_database.py)."""
+    copy = None
+    if os.environ.get("MUTATE_TESTS"):
+        copy = database_copy_for_process(settings.DATABASES["default"])
     yield
-    connection.close()
-    for path in (copy, f"{copy}-wal", f"{copy}-shm"):
-        if os.path.exists(path):
-            os.remove(path)
+    if copy:
+        connection.close()
+        database_copy_remove(copy)
 
 
 @pytest.fixture(autouse=True)
