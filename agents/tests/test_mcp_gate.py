@@ -79,6 +79,8 @@ def _call(
         sent.append(message)
 
     asyncio.run(gate.MCPGate(sdk)(scope, receive, send))
+    # an ASGI server reads a response by its messages' types, the gate's own refusals too
+    assert [message["type"] for message in sent] == ["http.response.start", "http.response.body"]
     status = sent[0]["status"]
     assert bool(reached) == (status == 200)
     return status, (json.loads(sent[1]["body"]) if status != 200 else None)
@@ -254,6 +256,7 @@ def _exchange(
         sent.append(message)
 
     asyncio.run(gate.MCPGate(sdk)({**scope, "headers": headers}, receive, send))
+    assert [message["type"] for message in sent] == ["http.response.start", "http.response.body"]
     status = sent[0]["status"]
     answer_headers = {k.decode(): v.decode() for k, v in sent[0]["headers"]}
     problem = None
@@ -387,3 +390,39 @@ def test_the_tools_a_message_calls():
     assert gate._tools_called([call("a"), {"method": "tools/list"}, call("b")]) == ["a", "b"]
     assert gate._tools_called([{"method": "tools/call", "params": {"name": 3}}, "x", 4]) == []
     assert gate._tools_called({"method": "tools/call", "params": ["a"]}) == []
+
+
+def _read(*messages) -> bytes | None:
+    queue = list(messages)
+
+    async def receive():
+        return queue.pop(0)
+
+    return asyncio.run(gate._read_body(receive))
+
+
+def test_a_body_sent_in_parts_is_read_whole_and_a_part_may_carry_no_body():
+    assert (
+        _read(
+            {"type": "http.request", "body": b'{"id":', "more_body": True},
+            {"type": "http.request", "more_body": True},
+            {"type": "http.request", "body": b" 1}", "more_body": False},
+        )
+        == b'{"id": 1}'
+    )
+
+
+def test_a_body_over_a_mebibyte_in_parts_is_refused_however_it_is_split():
+    half = b"x" * (gate.MAX_BODY_BYTES // 2 + 1)
+    more = {"type": "http.request", "body": half, "more_body": True}
+    assert _read(more, {**more, "more_body": False}) is None
+
+
+def test_a_client_gone_before_the_end_leaves_what_came():
+    assert (
+        _read(
+            {"type": "http.request", "body": b'{"id"', "more_body": True},
+            {"type": "http.disconnect"},
+        )
+        == b'{"id"'
+    )
