@@ -229,6 +229,27 @@ EQUIVALENT: dict[str, str] = {
     "pricing.fares.x_time_in_traffic_s__mutmut_6": (
         "waiting >= ZERO for >: at exactly zero it returns that zero instead of ZERO, equal"
     ),
+    # the MCP gate (make mutate FAMILY=mcp)
+    "agents.mcp.gate.x__read_body__mutmut_8": (
+        "a disconnect not recognised by its type: an http.disconnect message carries no body "
+        "and no more_body, so the loop adds nothing and ends on `not more_body` all the same"
+    ),
+    "agents.mcp.gate.x__read_body__mutmut_9": (
+        "the same as x__read_body__mutmut_8 (the type compared in upper case)"
+    ),
+    "agents.mcp.gate.x__read_body__mutmut_25": (
+        'message.get("more_body", None) for False: read only for its truth, and None is as '
+        "falsy as False"
+    ),
+    "agents.mcp.gate.x__read_body__mutmut_27": (
+        'message.get("more_body") without a default: None, the same as x__read_body__mutmut_25'
+    ),
+    "agents.mcp.gate.x__header__mutmut_6": (
+        'value.decode("LATIN-1"): the codec name is case-insensitive'
+    ),
+    "agents.mcp.gate.x__origin_of__mutmut_9": (
+        "scope.get('scheme', 'HTTP'): the whole origin is lower-cased after"
+    ),
     # tariff lifecycle and selection (make mutate FAMILY=tariffs)
     "pricing.loaders.x_lifecycle_from_status__mutmut_4": (
         '(status or "XXXX") for (status or ""): a missing status reads as "xxxx", which '

@@ -229,6 +229,7 @@ def _exchange(
     authorization: str | None = "quotes",
     extra: tuple[tuple[bytes, bytes], ...] = (),
     content_type: bytes = b"application/json",
+    scheme: str | None = "https",
 ):
     """The gate's answer to one request: (status, headers, problem or None, what the server
     got: its scope and the body it read). ``authorization`` names the scopes of a fresh
@@ -239,7 +240,9 @@ def _exchange(
     headers = [(b"host", host), (b"content-type", content_type), *extra]
     if authorization:
         headers.append((b"authorization", authorization.encode()))
-    scope = {"type": "http", "method": method, "scheme": "https", "path": "/mcp"}
+    scope = {"type": "http", "method": method, "path": "/mcp"}
+    if scheme:
+        scope["scheme"] = scheme
     reached: list = []
 
     async def sdk(scope, receive, send):
@@ -282,6 +285,7 @@ def test_the_grant_and_the_whole_body_reach_the_server():
 def test_a_host_the_site_does_not_serve_is_400():
     status, _, problem, _ = _exchange(host=b"evil.example")
     assert (status, problem["code"]) == (400, "invalid_input")
+    assert problem["detail"] == "This host is not served here."
     assert _exchange(host=b"")[0] == 400
 
 
@@ -426,3 +430,17 @@ def test_a_client_gone_before_the_end_leaves_what_came():
         )
         == b'{"id"'
     )
+
+
+@db
+@pytest.mark.parametrize(
+    ("scheme", "origin"),
+    [("https", b"https://localhost"), (None, b"http://localhost")],  # ASGI's default: http
+)
+def test_a_page_of_the_requests_own_origin_may_call_on_a_host_that_is_not_connected(scheme, origin):
+    # localhost is served (ALLOWED_HOSTS) but not a connected domain: its own pages pass the
+    # origin check and meet the token check (no token here: 401, not 403)
+    status, _, problem, _ = _exchange(
+        host=b"localhost", scheme=scheme, extra=((b"origin", origin),), authorization=None
+    )
+    assert (status, problem["code"]) == (401, "unauthenticated")
