@@ -250,6 +250,35 @@ EQUIVALENT: dict[str, str] = {
     "agents.mcp.gate.x__origin_of__mutmut_9": (
         "scope.get('scheme', 'HTTP'): the whole origin is lower-cased after"
     ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_42": (
+        'rstrip("XX/XX") for rstrip("/"): the origin is lower-cased first, so no "X" is '
+        "left to strip"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_68": (
+        "body=None for b'': control_character_place_in returns before reading the body's "
+        "content type when the body is falsy, and the gate reads the body later"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_90": (
+        "content_type 'XXXX' for '': read only for a body, and the gate passes none here "
+        "(see xǁMCPGateǁ__call____mutmut_68)"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_74": (
+        "scope.get('path', None): an ASGI HTTP scope always has its path (the ASGI spec "
+        "requires it), so the default is never used"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_76": (
+        "scope.get('path') without a default: the same as xǁMCPGateǁ__call____mutmut_74"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_79": (
+        "scope.get('path', 'XXXX'): the same as xǁMCPGateǁ__call____mutmut_74"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_87": (
+        "query_string's default b'XXXX' for b'': only a scope without query_string uses it, "
+        "and 'XXXX' holds no control character, as the empty string holds none"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_89": (
+        'decode("LATIN-1"): the codec name is case-insensitive'
+    ),
     # tariff lifecycle and selection (make mutate FAMILY=tariffs)
     "pricing.loaders.x_lifecycle_from_status__mutmut_4": (
         '(status or "XXXX") for (status or ""): a missing status reads as "xxxx", which '

@@ -230,6 +230,7 @@ def _exchange(
     extra: tuple[tuple[bytes, bytes], ...] = (),
     content_type: bytes = b"application/json",
     scheme: str | None = "https",
+    path: str = "/mcp",
 ):
     """The gate's answer to one request: (status, headers, problem or None, what the server
     got: its scope and the body it read). ``authorization`` names the scopes of a fresh
@@ -240,7 +241,7 @@ def _exchange(
     headers = [(b"host", host), (b"content-type", content_type), *extra]
     if authorization:
         headers.append((b"authorization", authorization.encode()))
-    scope = {"type": "http", "method": method, "path": "/mcp"}
+    scope = {"type": "http", "method": method, "path": path}
     if scheme:
         scope["scheme"] = scheme
     reached: list = []
@@ -304,6 +305,7 @@ def test_only_a_connected_origin_may_call(origin, status):
     assert found == status
     if status == 403:
         assert problem["code"] == "permission_denied"
+        assert problem["detail"] == "Requests from this origin are not accepted."
 
 
 @db
@@ -444,3 +446,10 @@ def test_a_page_of_the_requests_own_origin_may_call_on_a_host_that_is_not_connec
         host=b"localhost", scheme=scheme, extra=((b"origin", origin),), authorization=None
     )
     assert (status, problem["code"]) == (401, "unauthenticated")
+
+
+@db
+def test_a_control_character_in_the_path_is_400_before_the_token():
+    # ASGI gives the path decoded: /mcp%07 arrives as "/mcp\x07"
+    status, _, problem, _ = _exchange(path="/mcp\x07", authorization=None)
+    assert (status, problem["code"]) == (400, "invalid_input")
