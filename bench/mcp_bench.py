@@ -9,18 +9,34 @@ the table gives medians. The MCP calls carry an OAuth access token (scope quotes
 bound to /mcp) and are stateless JSON-RPC ``tools/call`` POSTs, in both protocol modes.
 
     .venv/bin/python bench/mcp_bench.py [--duration 10] [--connections 8] [--rounds 3]
+
+``--profile N`` instead calls each target N times in one process, through the same ASGI
+app without the network (the lifespan run, as under uvicorn), and prints per call the
+wall and CPU time (``time.process_time``: every thread of the process), the queries, and
+the CPU by package (cProfile over every thread, ``time.thread_time``): this project's
+apps, the MCP SDK, anyio and starlette, Django, DRF, psycopg, asyncio and the rest. So a
+regression of the MCP path shows where it went (issue 41):
+
+    .venv/bin/python bench/mcp_bench.py --profile 300
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import cProfile
 import json
 import os
+import pstats
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from statistics import median
 
@@ -140,6 +156,192 @@ def targets(key: str, token: str) -> list[tuple[str, int, str, dict, dict]]:
     ]  # fmt: skip
 
 
+# --- --profile: one process, no network ---------------------------------------------
+
+
+def _asgi_call(application, path: str, body: dict, headers: dict):
+    """One POST through the ASGI app, as uvicorn would deliver it; (status, body)."""
+    raw_body = json.dumps(body).encode()
+    raw_headers = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+    raw_headers += [
+        (b"content-length", str(len(raw_body)).encode()),
+        (b"host", f"127.0.0.1:{ASGI_PORT}".encode()),
+    ]
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": raw_headers,
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", ASGI_PORT),
+    }
+
+    async def run():
+        answered = asyncio.Event()
+        pending = [{"type": "http.request", "body": raw_body, "more_body": False}]
+        out = {"status": 0, "body": b""}
+
+        async def receive():
+            if pending:
+                return pending.pop()
+            await answered.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message):
+            if message["type"] == "http.response.start":
+                out["status"] = message["status"]
+            elif message["type"] == "http.response.body":
+                out["body"] += message.get("body", b"")
+                if not message.get("more_body"):
+                    answered.set()
+
+        await application(scope, receive, send)
+        return out["status"], out["body"]
+
+    return run()
+
+
+class _Lifespan:
+    """The ASGI lifespan of the app (the MCP session manager runs in it)."""
+
+    def __init__(self, application):
+        self.application = application
+
+    async def __aenter__(self):
+        self.inbox: asyncio.Queue = asyncio.Queue()
+        self.outbox: asyncio.Queue = asyncio.Queue()
+        await self.inbox.put({"type": "lifespan.startup"})
+        self.task = asyncio.create_task(
+            self.application({"type": "lifespan"}, self.inbox.get, self.outbox.put)
+        )
+        started = await self.outbox.get()
+        if started["type"] != "lifespan.startup.complete":
+            raise RuntimeError(started)
+
+    async def __aexit__(self, *exc):
+        await self.inbox.put({"type": "lifespan.shutdown"})
+        await self.task
+
+
+def _package(filename: str) -> str:
+    """The package a profiled function belongs to, for the CPU table."""
+    if "site-packages/" in filename:
+        name = filename.split("site-packages/", 1)[1].split("/", 1)[0]
+        groups = {"anyio": "anyio, starlette", "starlette": "anyio, starlette"}
+        return groups.get(name, name.removesuffix(".py").split(".")[0])
+    if filename.startswith(str(ROOT)):
+        return "project: " + filename[len(str(ROOT)) + 1 :].split("/", 1)[0]
+    if "/asyncio/" in filename or "/concurrent/" in filename or "threading" in filename:
+        return "asyncio, threads"
+    return "python, other"
+
+
+def _profile_one(index: int, calls: int, key: str, token: str) -> dict:
+    """In this process: ``calls`` calls of target ``index``, unprofiled then profiled."""
+    os.environ.update(env(DATABASE_POOL="1"))
+    import django
+
+    django.setup()
+    from django.db.backends.signals import connection_created
+
+    queries = [0]
+
+    def count(execute, sql, params, many, context):
+        queries[0] += 1
+        return execute(sql, params, many, context)
+
+    def wrap(sender, connection, **kwargs):
+        if count not in connection.execute_wrappers:
+            connection.execute_wrappers.append(count)
+
+    connection_created.connect(wrap)
+    from config.asgi import application
+
+    label, _port, path, body, headers = targets(key, token)[index]
+    profilers: list[cProfile.Profile] = []
+    profiling = threading.Event()
+
+    def hook(*args):
+        # Threads started from here on profile themselves once the measured part begins.
+        if profiling.is_set():
+            profiler = cProfile.Profile(time.thread_time)
+            profilers.append(profiler)
+            profiler.enable()
+
+    threading.setprofile(hook)
+
+    async def run() -> dict:
+        async with _Lifespan(application):
+            for _ in range(20):
+                status, answer = await _asgi_call(application, path, body, headers)
+            if status != 200 or b'"isError":true' in answer:
+                raise RuntimeError(f"{label}: {status} {answer[:500]!r}")
+            queries[0] = 0
+            wall, cpu = time.perf_counter(), time.process_time()
+            for _ in range(calls):
+                await _asgi_call(application, path, body, headers)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            measured = {"wall": wall / calls, "cpu": cpu / calls, "queries": queries[0] / calls}
+            # Fresh worker threads, so that each profiles itself from its first call.
+            asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=8))
+            profiling.set()
+            main = cProfile.Profile(time.thread_time)
+            profilers.append(main)
+            main.enable()
+            for _ in range(calls):
+                await _asgi_call(application, path, body, headers)
+            main.disable()
+            return measured
+
+    measured = asyncio.run(run())
+    by_package: dict[str, float] = defaultdict(float)
+    for profiler in profilers:
+        stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+        for (filename, _line, _name), (_cc, _nc, tottime, _ct, _callers) in stats.items():
+            by_package[_package(filename)] += tottime
+    total = sum(by_package.values()) or 1.0
+    measured["packages"] = {name: spent / total for name, spent in by_package.items()}
+    return measured
+
+
+def profile(calls: int) -> int:
+    key, token = prepare()
+    plan = targets(key, token)[1:]
+    results = {}
+    for index, (label, *_rest) in enumerate(plan, start=1):
+        out = subprocess.run(
+            [PYTHON, __file__, "--profile-target", str(index), "--profile", str(calls)],
+            cwd=ROOT,
+            env=env(BENCH_MCP_KEY=key, BENCH_MCP_TOKEN=token),
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        results[label] = json.loads(out.strip().splitlines()[-1])
+    print(f"\nOne process, {calls} calls each, ASGI app in-process (pool on), per call")
+    print(f"{'target':36} {'wall ms':>8} {'CPU ms':>8} {'queries':>8}")
+    for label, row in results.items():
+        print(
+            f"{label:36} {row['wall'] * 1000:8.2f} {row['cpu'] * 1000:8.2f} {row['queries']:8.1f}"
+        )
+    packages = sorted({name for row in results.values() for name in row["packages"]})
+    print("\nCPU by package, share of each target's profiled CPU (cProfile, every thread)")
+    print(f"{'package':28}" + "".join(f" {label[:22]:>22}" for label in results))
+    for name in sorted(
+        packages, key=lambda n: -max(r["packages"].get(n, 0) for r in results.values())
+    ):
+        shares = [row["packages"].get(name, 0.0) for row in results.values()]
+        if max(shares) >= 0.01:
+            print(f"{name:28}" + "".join(f" {share:22.1%}" for share in shares))
+    return 0
+
+
 def wrk(script: Path, url: str, *, connections: int, duration: int) -> dict:
     out = subprocess.run(
         ["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", "-s", str(script), url],
@@ -162,7 +364,15 @@ def main() -> int:
         default="1",
         help="DATABASE_POOL for the ASGI server",
     )
+    parser.add_argument("--profile", type=int, default=0, help="calls per target, in-process")
+    parser.add_argument("--profile-target", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.profile_target:
+        key, token = os.environ["BENCH_MCP_KEY"], os.environ["BENCH_MCP_TOKEN"]
+        print(json.dumps(_profile_one(args.profile_target, args.profile, key, token)))
+        return 0
+    if args.profile:
+        return profile(args.profile)
     if not shutil.which("wrk"):
         print("wrk is needed: apt-get install -y wrk", file=sys.stderr)
         return 2
