@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from bench.common import database_recreate, database_url  # noqa: E402
-from bench.http_bench import parse_wrk, wait_ready  # noqa: E402
+from bench.http_bench import parse_wrk, wait_ready, workers_cpu_seconds  # noqa: E402
 
 ROOT = HERE.parent
 PG_ADMIN_URL = os.environ.get("BENCH_PG_ADMIN", "postgres://postgres@127.0.0.1:5432/postgres")
@@ -402,11 +402,16 @@ def main() -> int:
                 script.write_text(LUA % {"body": json.dumps(body), "headers": lines})
                 scripts.append((script, f"http://127.0.0.1:{port}{path}"))
                 wrk(script, scripts[-1][1], connections=2, duration=2)  # warm-up
+            masters = {ASGI_PORT: servers[0].pid, WSGI_PORT: servers[1].pid}
             for _ in range(args.rounds):
-                for (label, *_), (script, url) in zip(plan, scripts, strict=True):
-                    results[label].append(
-                        wrk(script, url, connections=args.connections, duration=args.duration)
-                    )
+                for (label, port, *_), (script, url) in zip(plan, scripts, strict=True):
+                    # The workers' CPU per request moves much less with the neighbours'
+                    # load than throughput does.
+                    spent = workers_cpu_seconds(masters[port])
+                    row = wrk(script, url, connections=args.connections, duration=args.duration)
+                    spent = workers_cpu_seconds(masters[port]) - spent
+                    row["cpu_ms"] = spent * 1000 / max(row["total"], 1)
+                    results[label].append(row)
     finally:
         for server in servers:
             server.send_signal(signal.SIGTERM)
@@ -420,17 +425,21 @@ def main() -> int:
         "medians"
     )
     print(
-        f"{'target':36} {'req/s':>8} {'vs ASGI quote':>14} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8}"
+        f"{'target':36} {'req/s':>8} {'vs ASGI quote':>14} {'rounds':>12} {'CPU ms/req':>11} "
+        f"{'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8}"
     )
     asgi_quote = plan[1][0]
     for label, *_ in plan:
         rows = results[label]
         ratios = [r["rps"] / q["rps"] for r, q in zip(rows, results[asgi_quote], strict=True)]
+        spread = f"{min(ratios):.0%}-{max(ratios):.0%}"
         print(
             f"{label:36} {median(r['rps'] for r in rows):8.0f} {median(ratios):14.0%} "
+            f"{spread:>12} {median(r['cpu_ms'] for r in rows):11.2f} "
             f"{median(r['p50'] for r in rows):8.1f} {median(r['p99'] for r in rows):8.1f} "
             f"{sum(r['errors'] for r in rows):8d}"
         )
+    print("CPU ms/req: user + system time of that server's gunicorn workers per request")
     print(
         "goal (issue 41): MCP estimate_fare at least as fast as POST /v1/quote on the same server"
     )
