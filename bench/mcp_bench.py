@@ -5,17 +5,18 @@ Two servers run side by side on PostgreSQL and Redis, rate limits on (the bench 
 limits are set high enough not to trip): the one ASGI app (``config.asgi``) under gunicorn
 with 2 uvicorn workers, and the WSGI app under gunicorn with 2 sync workers. wrk drives
 one target at a time over loopback, in interleaved rounds (this machine's speed drifts);
-the table gives medians. The MCP calls carry an OAuth access token (scope quotes bookings,
+the table gives medians, with each server's workers' CPU per request (which moves much less
+with the neighbours' load than req/s does). The MCP calls carry an OAuth access token (scope quotes bookings,
 bound to /mcp) and are stateless JSON-RPC ``tools/call`` POSTs, in both protocol modes.
 
     .venv/bin/python bench/mcp_bench.py [--duration 10] [--connections 8] [--rounds 3]
 
 ``--profile N`` instead calls each target N times in one process, through the same ASGI
 app without the network (the lifespan run, as under uvicorn), and prints per call the
-wall and CPU time (``time.process_time``: every thread of the process), the queries, and
-the CPU by package (cProfile over every thread, ``time.thread_time``): this project's
-apps, the MCP SDK, anyio and starlette, Django, DRF, psycopg, asyncio and the rest. So a
-regression of the MCP path shows where it went (issue 41):
+wall and CPU time (``time.process_time``: every thread of the process), the CPU of the
+event loop's thread apart from the worker threads' (the loop is what every request of a
+worker process shares: work on it delays all of them), and the queries. So a regression
+of the MCP path shows where it went (issue 41):
 
     .venv/bin/python bench/mcp_bench.py --profile 300
 """
@@ -24,10 +25,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import cProfile
 import json
 import os
-import pstats
 import shutil
 import signal
 import subprocess
@@ -35,8 +34,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from statistics import median
 
@@ -229,21 +226,20 @@ class _Lifespan:
         await self.task
 
 
-def _package(filename: str) -> str:
-    """The package a profiled function belongs to, for the CPU table."""
-    if "site-packages/" in filename:
-        name = filename.split("site-packages/", 1)[1].split("/", 1)[0]
-        groups = {"anyio": "anyio, starlette", "starlette": "anyio, starlette"}
-        return groups.get(name, name.removesuffix(".py").split(".")[0])
-    if filename.startswith(str(ROOT)):
-        return "project: " + filename[len(str(ROOT)) + 1 :].split("/", 1)[0]
-    if "/asyncio/" in filename or "/concurrent/" in filename or "threading" in filename:
-        return "asyncio, threads"
-    return "python, other"
+def _threads_cpu() -> tuple[float, float]:
+    """CPU seconds so far of the event loop's thread (this one) and of all the others."""
+    loop, others = time.thread_time(), 0.0
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and thread.ident is not None:
+            try:
+                others += time.clock_gettime(time.pthread_getcpuclockid(thread.ident))
+            except OSError:
+                continue  # a thread that ended meanwhile
+    return loop, others
 
 
 def _profile_one(index: int, calls: int, key: str, token: str) -> dict:
-    """In this process: ``calls`` calls of target ``index``, unprofiled then profiled."""
+    """In this process: ``calls`` calls of target ``index``, after 20 to warm up."""
     os.environ.update(env(DATABASE_POOL="1"))
     import django
 
@@ -264,17 +260,6 @@ def _profile_one(index: int, calls: int, key: str, token: str) -> dict:
     from config.asgi import application
 
     label, _port, path, body, headers = targets(key, token)[index]
-    profilers: list[cProfile.Profile] = []
-    profiling = threading.Event()
-
-    def hook(*args):
-        # Threads started from here on profile themselves once the measured part begins.
-        if profiling.is_set():
-            profiler = cProfile.Profile(time.thread_time)
-            profilers.append(profiler)
-            profiler.enable()
-
-    threading.setprofile(hook)
 
     async def run() -> dict:
         async with _Lifespan(application):
@@ -283,31 +268,19 @@ def _profile_one(index: int, calls: int, key: str, token: str) -> dict:
             if status != 200 or b'"isError":true' in answer:
                 raise RuntimeError(f"{label}: {status} {answer[:500]!r}")
             queries[0] = 0
-            wall, cpu = time.perf_counter(), time.process_time()
+            wall, cpu, threads = time.perf_counter(), time.process_time(), _threads_cpu()
             for _ in range(calls):
                 await _asgi_call(application, path, body, headers)
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-            measured = {"wall": wall / calls, "cpu": cpu / calls, "queries": queries[0] / calls}
-            # Fresh worker threads, so that each profiles itself from its first call.
-            asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=8))
-            profiling.set()
-            main = cProfile.Profile(time.thread_time)
-            profilers.append(main)
-            main.enable()
-            for _ in range(calls):
-                await _asgi_call(application, path, body, headers)
-            main.disable()
-            return measured
+            loop_after, others_after = _threads_cpu()
+            return {
+                "wall": (time.perf_counter() - wall) / calls,
+                "cpu": (time.process_time() - cpu) / calls,
+                "loop": (loop_after - threads[0]) / calls,
+                "threads": (others_after - threads[1]) / calls,
+                "queries": queries[0] / calls,
+            }
 
-    measured = asyncio.run(run())
-    by_package: dict[str, float] = defaultdict(float)
-    for profiler in profilers:
-        stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
-        for (filename, _line, _name), (_cc, _nc, tottime, _ct, _callers) in stats.items():
-            by_package[_package(filename)] += tottime
-    total = sum(by_package.values()) or 1.0
-    measured["packages"] = {name: spent / total for name, spent in by_package.items()}
-    return measured
+    return asyncio.run(run())
 
 
 def profile(calls: int) -> int:
@@ -324,21 +297,20 @@ def profile(calls: int) -> int:
             text=True,
         ).stdout
         results[label] = json.loads(out.strip().splitlines()[-1])
-    print(f"\nOne process, {calls} calls each, ASGI app in-process (pool on), per call")
-    print(f"{'target':36} {'wall ms':>8} {'CPU ms':>8} {'queries':>8}")
+    print(f"\nOne process, {calls} calls each, the ASGI app in-process (pool on), per call:")
+    print(
+        f"{'target':36} {'wall ms':>8} {'CPU ms':>8} {'event loop':>11} {'threads':>8} "
+        f"{'queries':>8}"
+    )
     for label, row in results.items():
         print(
-            f"{label:36} {row['wall'] * 1000:8.2f} {row['cpu'] * 1000:8.2f} {row['queries']:8.1f}"
+            f"{label:36} {row['wall'] * 1000:8.2f} {row['cpu'] * 1000:8.2f} "
+            f"{row['loop'] * 1000:11.2f} {row['threads'] * 1000:8.2f} {row['queries']:8.1f}"
         )
-    packages = sorted({name for row in results.values() for name in row["packages"]})
-    print("\nCPU by package, share of each target's profiled CPU (cProfile, every thread)")
-    print(f"{'package':28}" + "".join(f" {label[:22]:>22}" for label in results))
-    for name in sorted(
-        packages, key=lambda n: -max(r["packages"].get(n, 0) for r in results.values())
-    ):
-        shares = [row["packages"].get(name, 0.0) for row in results.values()]
-        if max(shares) >= 0.01:
-            print(f"{name:28}" + "".join(f" {share:22.1%}" for share in shares))
+    print(
+        "CPU ms: the whole process; event loop: its thread's CPU, which every request of a "
+        "worker shares; threads: the worker threads' (the use case, Django's handler)"
+    )
     return 0
 
 
