@@ -27,11 +27,14 @@ from partners.intake_formats.tomp.operations import (
     tomp_booking_get,
     tomp_booking_hold,
     tomp_planning_create,
+    tomp_support_list,
+    tomp_support_request_create,
 )
 from partners.intake_formats.tomp.payload import (
     tomp_booking_request_read,
     tomp_journey_read,
     tomp_operation_read,
+    tomp_support_request_read,
 )
 from partners.intake_formats.tomp.shapes import (
     tomp_booking,
@@ -40,6 +43,7 @@ from partners.intake_formats.tomp.shapes import (
     tomp_meta,
     tomp_option,
     tomp_planning,
+    tomp_support_status,
 )
 
 SPEC_FILE = Path(__file__).resolve().parent / "spec" / "TOMP-API-1.6.1.yaml"
@@ -128,6 +132,27 @@ class TompLegView(TompView):
         if state.booking is not None:
             return Response(tomp_leg(state.booking, option_id=leg_id))
         return Response(tomp_option(state.quote, state=state.pending_state)["legs"][0])
+
+
+class TompSupportView(TompView):
+    module = "support"
+    documented = frozenset({400, 401, 403, 404})
+
+    def post(self, request):
+        caller = self.caller(request)
+        support = tomp_support_request_create(
+            caller=caller, support=tomp_support_request_read(request.data)
+        )
+        return Response(tomp_support_status(support))
+
+
+class TompSupportStatusView(TompView):
+    module = "support"
+    documented = frozenset({400, 401, 403, 404})
+
+    def get(self, request, booking_id: str):
+        supports = tomp_support_list(caller=self.caller(request), option_id=booking_id)
+        return Response([tomp_support_status(support) for support in supports])
 
 
 class TompMetaView(TompView):
