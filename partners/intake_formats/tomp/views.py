@@ -17,9 +17,10 @@ from django.http import FileResponse
 from rest_framework.response import Response
 
 from api.callers import caller_from_request
+from api.permissions import RequiresAccountKind
 from api.problems import PROBLEM_CONTENT_TYPE
 from api.views import PublicAPIView
-from partners.authentication import AccountKeyAuthentication, account_require_kind
+from partners.authentication import AccountKeyAuthentication
 from partners.intake_formats.tomp.operations import (
     SENDER_KIND,
     TompBookingState,
@@ -58,12 +59,12 @@ def _booking_body(state: TompBookingState) -> dict:
 
 class TompView(PublicAPIView):
     authentication_classes = [AccountKeyAuthentication]
+    permission_classes = [RequiresAccountKind(SENDER_KIND, hint=HINT)]
     schema = None  # not part of the public API's description (see the module docstring)
     module = "booking"  # TOMP's module, the first digit of an errorcode
     documented: frozenset[int] = frozenset({400, 401, 403, 404})  # this path's errors
 
     def caller(self, request):
-        account_require_kind(request, [SENDER_KIND], hint=HINT)
         return caller_from_request(request, source=SENDER_KIND)
 
     def finalize_response(self, request, response, *args, **kwargs):
@@ -159,6 +160,7 @@ class TompMetaView(TompView):
     """What this operator implements: public, as TOMP documents no error for it."""
 
     authentication_classes: list = []
+    permission_classes: list = []
     module = "operator"
     documented = frozenset()
 
