@@ -279,6 +279,17 @@ EQUIVALENT: dict[str, str] = {
     "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_89": (
         'decode("LATIN-1"): the codec name is case-insensitive'
     ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_91": (
+        "body=b'XXXX' for b'': a body with no control character, as the empty one has none "
+        "(the real body is checked after it is read)"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_121": (
+        '{"allow": "POST"} for {"Allow": "POST"}: _send_problem lower-cases header names '
+        "(ASGI sends them lower-case)"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_122": (
+        '{"ALLOW": "POST"}: the same as xǁMCPGateǁ__call____mutmut_121'
+    ),
     # tariff lifecycle and selection (make mutate FAMILY=tariffs)
     "pricing.loaders.x_lifecycle_from_status__mutmut_4": (
         '(status or "XXXX") for (status or ""): a missing status reads as "xxxx", which '

@@ -315,6 +315,7 @@ def test_only_a_connected_origin_may_call(origin, status):
 def test_anything_but_a_post_is_405_naming_post(method):
     status, headers, problem, _ = _exchange(method=method)
     assert (status, problem["code"], headers["allow"]) == (405, "method_not_allowed", "POST")
+    assert problem["detail"] == "Send MCP messages as JSON-RPC in a POST."
 
 
 @db
@@ -327,6 +328,7 @@ def test_only_json_is_read(content_type, status):
     assert found == status
     if status == 415:
         assert problem["code"] == "unsupported_media_type"
+        assert problem["detail"] == "Send JSON-RPC as application/json."
 
 
 @db
@@ -424,6 +426,10 @@ def test_a_body_over_a_mebibyte_in_parts_is_refused_however_it_is_split():
     half = b"x" * (gate.MAX_BODY_BYTES // 2 + 1)
     more = {"type": "http.request", "body": half, "more_body": True}
     assert _read(more, {**more, "more_body": False}) is None
+
+
+def test_a_message_that_does_not_say_more_body_is_the_last():
+    assert _read({"type": "http.request", "body": b"{}"}) == b"{}"
 
 
 def test_a_client_gone_before_the_end_leaves_what_came():
