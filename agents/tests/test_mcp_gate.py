@@ -98,6 +98,10 @@ def test_a_tool_missing_from_tool_scopes_is_closed_to_every_token():
     token." A tool registered without a scope is refused, whatever the token holds."""
     status, problem = _call("export_all_bookings", frozenset({"quotes", "bookings"}))
     assert (status, problem["code"]) == (403, "permission_denied")
+    assert problem["detail"] == "The tool export_all_bookings is not offered to agents here."
+    # a long name is quoted up to its first hundred characters
+    status, problem = _call("t" * 150, frozenset({"quotes"}))
+    assert problem["detail"] == f"The tool {'t' * 100} is not offered to agents here."
 
 
 @db
@@ -344,6 +348,7 @@ def test_only_json_is_read(content_type, status):
 def test_without_a_valid_token_the_answer_says_where_to_get_one(authorization, challenge):
     status, headers, problem, _ = _exchange(authorization=authorization)
     assert (status, problem["code"]) == (401, "unauthenticated")
+    assert problem["detail"] == "A valid OAuth access token for this MCP server is required."
     assert headers["www-authenticate"] == challenge
 
 
@@ -351,6 +356,8 @@ def test_without_a_valid_token_the_answer_says_where_to_get_one(authorization, c
 def test_the_bearer_keyword_is_read_in_any_case_and_spaces_around_the_token_are_not():
     raw = _fresh_token(frozenset({"quotes"}))
     assert _exchange(authorization=f"bearer  {raw} ")[0] == 200
+    # under another keyword, a good token is no token
+    assert _exchange(authorization=f"Basic {raw}")[0] == 401
 
 
 @db
@@ -361,6 +368,7 @@ def test_a_body_over_a_mebibyte_is_413_and_one_at_it_is_read():
     assert _exchange(at_limit)[0] == 200
     status, _, problem, _ = _exchange(at_limit + b" ")
     assert (status, problem["code"]) == (413, "payload_too_large")
+    assert problem["detail"] == "The request body is too large."
 
 
 @db
