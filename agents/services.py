@@ -292,7 +292,9 @@ def agent_authorizations_list(*, user) -> list[AgentAuthorization]:
 def agent_authorization_revoke(*, user, application_id: int) -> int:
     """Withdraw every token this passenger gave this agent; the number of tokens removed.
 
-    Guarantees: the agent's next tool call is 401 (tokens are looked up on every call).
+    Guarantees: the agent's next tool call to this process is 401 (the tokens' deletion
+    empties its remembered grants, agents.grants); other processes refuse the tokens
+    within API_KEY_CACHE_SECONDS, as they do a revoked API key.
     """
     refreshes = get_refresh_token_model().objects.filter(
         user=user, application_id=application_id, revoked__isnull=True

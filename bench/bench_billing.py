@@ -7,18 +7,25 @@ payment records, SMS usage rows and partner job completions with COPY, then runs
 with 2,000,000 payment records invoiced in under 60 s; the second run creates nothing in
 under 10 s. The database is dropped afterwards unless --keep.
 
-Then charging (issue 36) against localstripe, started here on its own port and stopped by
-its PID, in memory (``billing.tests.localstripe_in_memory``; ``--localstripe-persist`` for
-the stock server that pickles its store on every write): ``--charge-sample`` drivers
-(default 1,000) get a Stripe customer and a card (set-up, timed apart: drivers add cards
-over weeks, not in the run), their invoices are handed to ``StripeCollection``, whose
-``payments_charge_due`` task hands them in chunks to ``--charge-workers`` real Celery
-worker processes (Redis at REDIS_URL is their broker, flushed first); then a second run
-must send nothing. Printed: time and charges/s, CPU per charge of the workers, their
-PostgreSQL backends and localstripe (from /proc), each process's peak RSS; the
-extrapolation to all the week's invoices is printed as such.
+Then charging (issue 36) against localstripe, several servers started here each on its
+own port and stopped by its PID, in memory (``billing.tests.localstripe_in_memory``;
+``--localstripe-persist`` for the stock server that pickles its store on every write).
+localstripe answers each charge by scanning everything it stores, so one server holding
+100,000 customers would measure that scan, not our charging: the drivers are sharded,
+``--shard-size`` (default 1,000) to a server, a driver's customer living on the shard its
+id maps to (``STRIPE_API_SHARDS``, benchmark only, see billing.provider); 100 shards of
+100,000 drivers start in about a minute and hold about 3.8 GB idle. ``--charge-sample``
+drivers (default: all the week's billed drivers) get a Stripe customer and a card
+(set-up, in parallel processes, timed apart: drivers add cards over weeks, not in the
+run), their invoices are handed to ``StripeCollection``, whose ``payments_charge_due``
+task hands them in chunks to ``--charge-workers`` real Celery worker processes (Redis at
+REDIS_URL is their broker, flushed first); then a second run must send nothing. Printed:
+time and charges/s, the load average, CPU per charge of the workers, their PostgreSQL
+backends and the shards (from /proc), each process's peak RSS; the extrapolation to all
+the week's invoices, when only a sample was charged, is printed as such.
 
     REDIS_URL=redis://127.0.0.1:6379/8 .venv/bin/python bench/bench_billing.py  # full size
+    REDIS_URL=... .venv/bin/python bench/bench_billing.py --charge-sample 20000  # a sample
     .venv/bin/python bench/bench_billing.py --drivers 10000 --records 200000 --charge-sample 0
 """
 
@@ -276,14 +283,32 @@ def main() -> None:
     parser.add_argument(
         "--charge-sample",
         type=int,
-        default=1000,
-        help="invoices charged against localstripe (0: skip charging)",
+        default=-1,
+        help="invoices charged against localstripe (default -1: all the week's; 0: none)",
     )
     parser.add_argument(
         "--charge-workers",
         type=int,
         default=2,
         help="Celery worker processes charging (REDIS_URL is their broker)",
+    )
+    parser.add_argument(
+        "--shard-size",
+        type=int,
+        default=1000,
+        help="drivers per localstripe shard (its cost per request grows with its store)",
+    )
+    parser.add_argument(
+        "--localstripe-shards",
+        type=int,
+        default=0,
+        help="localstripe processes (default: charge sample / shard size)",
+    )
+    parser.add_argument(
+        "--setup-processes",
+        type=int,
+        default=4,
+        help="processes adding the sample's customers and cards, shard by shard",
     )
     parser.add_argument(
         "--localstripe-persist",
@@ -307,10 +332,12 @@ def main() -> None:
     if args.charge_sample and not os.environ.get("REDIS_URL"):
         sys.exit("charging runs on Celery workers: set REDIS_URL (e.g. redis://127.0.0.1:6379/8)")
     if args.charge_sample:
-        from billing.tests.localstripe import PUBLISHABLE_KEY, SECRET_KEY, LocalStripe
+        from billing.tests.localstripe import PUBLISHABLE_KEY, SECRET_KEY
 
-        stripe_server = LocalStripe(in_memory=not args.localstripe_persist).start()
-        os.environ["STRIPE_API_BASE"] = stripe_server.base
+        stripe_server = shards_start(args)
+        # A driver's customer lives on the shard its id maps to (billing.provider.api_base).
+        os.environ["STRIPE_API_SHARDS"] = ",".join(server.base for server in stripe_server)
+        os.environ["STRIPE_API_BASE"] = stripe_server[0].base
         os.environ["STRIPE_SECRET_KEY"] = SECRET_KEY
         os.environ["STRIPE_PUBLISHABLE_KEY"] = PUBLISHABLE_KEY
         os.environ["EMAIL_BACKEND"] = "django.core.mail.backends.locmem.EmailBackend"
@@ -366,8 +393,8 @@ def main() -> None:
         connections.close_all()
         if not args.keep:
             database_recreate(base_url, db_name, drop_only=True)
-        if stripe_server is not None:
-            stripe_server.stop()
+        for server in stripe_server or []:
+            server.stop()
 
     print()
     print(
@@ -393,18 +420,22 @@ def main() -> None:
         print(
             f"charging    {charged['sent']:,} invoices in {charged['seconds']:.2f}s "
             f"({charged['ms_each']:.1f} ms each, {1000 / charged['ms_each']:.1f}/s, "
-            f"{args.charge_workers} workers, localstripe "
+            f"{args.charge_workers} workers, {charged['shards']} localstripe shards "
             f"{'stock' if args.localstripe_persist else 'in memory'}), second run sent "
-            f"{charged['again']}"
+            f"{charged['again']}; load average {charged['load'][0]:.1f} before, "
+            f"{charged['load'][1]:.1f} after"
         )
         print(
             f"CPU per charge: workers {charged['worker_cpu_ms']:.1f} ms, their PostgreSQL "
-            f"{charged['postgres_cpu_ms']:.1f} ms, localstripe {charged['localstripe_cpu_ms']:.1f} ms"
+            f"{charged['postgres_cpu_ms']:.1f} ms, localstripe {charged['localstripe_cpu_ms']:.1f} ms "
+            f"(all shards); set-up: localstripe {charged['setup_localstripe_cpu_ms']:.1f} ms "
+            f"per customer"
         )
         print(
             f"peak RSS: each worker process at most {charged['worker_rss_mb']:,.0f} MB, "
-            f"localstripe {charged['localstripe_rss_mb']:,.0f} MB; bench process Python peak "
-            f"during the charge {charged['peak_mb']:.1f} MB"
+            f"each localstripe shard at most {charged['localstripe_rss_mb']:,.0f} MB "
+            f"({charged['localstripe_rss_total_mb']:,.0f} MB all shards); bench process "
+            f"Python peak during the charge {charged['peak_mb']:.1f} MB"
         )
         if charged["sent"] < count:
             print(
@@ -417,36 +448,34 @@ def main() -> None:
     )
 
 
-def charge(args, timer: Timer, server, *, billed: int) -> dict:
-    """Charge the week's invoices (or ``--charge-sample`` of them) as production does:
-    ``StripeCollection.collect`` marks them due and queues ``payments_charge_due``, which
-    hands them out in chunks of ``CHARGE_CHUNK`` to ``invoices_charge`` tasks, run by
-    ``--charge-workers`` real Celery worker processes on Redis against localstripe."""
-    import tracemalloc
+def shards_start(args) -> list:
+    """``--localstripe-shards`` localstripe servers (each its own process and port),
+    started side by side."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from bench.bench_dispatch_burst import (
-        _cpu_seconds,
-        cpu_used,
-        process_stop,
-        worker_start,
-        worker_wait_ready,
-    )
-    from billing.collection import StripeCollection
-    from billing.models import Invoice, InvoiceStatus, PaymentCustomer, PaymentMethod
+    from billing.tests.localstripe import LocalStripe
+
+    # All the week's invoices: at most one a driver.
+    drivers = args.drivers if args.charge_sample < 0 else min(args.charge_sample, args.drivers)
+    count = args.localstripe_shards or max(1, -(-drivers // args.shard_size))
+    servers = [LocalStripe(in_memory=not args.localstripe_persist) for _ in range(count)]
+    # Threads only wait here: each start polls its server's port.
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(LocalStripe.start, servers))
+    print(f"{count} localstripe shards started", flush=True)
+    return servers
+
+
+def cards_add(driver_ids: list[int]) -> list[tuple[int, str, str]]:
+    """Give each driver a Stripe customer holding a test card, on the driver's shard, with
+    the production client: two requests a driver (the card, then the customer created
+    with it attached and as its default), the fewest Stripe's API allows, as it has no
+    bulk create. Runs in a forked process of the bench (settings already loaded)."""
     from billing.provider import stripe_client
-    from billing.services.payments import payments_charge_due
-    from config.celery import app
 
-    sample = list(
-        Invoice.objects.filter(week_start=WEEK, status=InvoiceStatus.DUE)
-        .order_by("number")
-        .values_list("pk", "driver_id")[: args.charge_sample]
-    )
-    client = stripe_client()
-
-    def card_for(driver_id: int) -> tuple[PaymentCustomer, PaymentMethod]:
-        customer = client.v1.customers.create(params={"metadata": {"driver_id": driver_id}})
+    made = []
+    for driver_id in driver_ids:
+        client = stripe_client(driver_id=driver_id)
         method = client.v1.payment_methods.create(
             params={
                 "type": "card",
@@ -458,24 +487,81 @@ def charge(args, timer: Timer, server, *, billed: int) -> dict:
                 },
             }
         )
-        client.v1.payment_methods.attach(method.id, params={"customer": customer.id})
-        return (
-            PaymentCustomer(driver_id=driver_id, customer_id=customer.id),
-            PaymentMethod(driver_id=driver_id, provider_id=method.id, kind="card", last4="4242"),
+        customer = client.v1.customers.create(
+            params={
+                "payment_method": method.id,
+                "invoice_settings": {"default_payment_method": method.id},
+                "metadata": {"driver_id": str(driver_id)},
+            }
         )
+        made.append((driver_id, customer.id, method.id))
+    return made
+
+
+def charge(args, timer: Timer, servers: list, *, billed: int) -> dict:
+    """Charge the week's invoices (or ``--charge-sample`` of them) as production does:
+    ``StripeCollection.collect`` marks them due and queues ``payments_charge_due``, which
+    hands them out in chunks of ``CHARGE_CHUNK`` to ``invoices_charge`` tasks, run by
+    ``--charge-workers`` real Celery worker processes on Redis against the localstripe
+    shards (each charge goes to its driver's shard: ``STRIPE_API_SHARDS``)."""
+    import multiprocessing
+    import tracemalloc
+    from concurrent.futures import ProcessPoolExecutor
+
+    from django.db import connections
+
+    from bench.bench_dispatch_burst import (
+        _cpu_seconds,
+        cpu_used,
+        process_stop,
+        worker_start,
+        worker_wait_ready,
+    )
+    from billing.collection import StripeCollection
+    from billing.models import Invoice, InvoiceStatus, PaymentCustomer, PaymentMethod
+    from billing.provider import api_base
+    from billing.services.payments import payments_charge_due
+    from config.celery import app
+
+    sample = list(
+        Invoice.objects.filter(week_start=WEEK, status=InvoiceStatus.DUE)
+        .order_by("number")
+        .values_list("pk", "driver_id")
+    )
+    if args.charge_sample >= 0:
+        sample = sample[: args.charge_sample]
+    server_pids = [server.process.pid for server in servers]
 
     def set_up_cards():
-        # Three requests a driver, a few at once (drivers add cards over weeks, not here).
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            made = list(pool.map(card_for, [driver_id for _, driver_id in sample]))
-        PaymentCustomer.objects.bulk_create([customer for customer, _ in made], batch_size=5000)
-        PaymentMethod.objects.bulk_create([method for _, method in made], batch_size=5000)
+        # Drivers add cards over weeks, not in the run: here all at once, one batch per
+        # shard, --setup-processes batches side by side (each shard serves one at a time).
+        by_shard: dict[str, list[int]] = {}
+        for _, driver_id in sample:
+            by_shard.setdefault(api_base(driver_id=driver_id), []).append(driver_id)
+        connections.close_all()  # the forked processes must not share our connection
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(args.setup_processes, mp_context=context) as pool:
+            made = [row for rows in pool.map(cards_add, by_shard.values()) for row in rows]
+        PaymentCustomer.objects.bulk_create(
+            [PaymentCustomer(driver_id=d, customer_id=c) for d, c, _ in made], batch_size=5000
+        )
+        PaymentMethod.objects.bulk_create(
+            [
+                PaymentMethod(driver_id=d, provider_id=m, kind="card", last4="4242")
+                for d, _, m in made
+            ],
+            batch_size=5000,
+        )
         return len(made)
 
+    setup_cpu_before = _cpu_seconds(server_pids)
     timer.run(
-        f"set-up: {len(sample):,} customers with a card at localstripe (not the run)",
+        f"set-up: {len(sample):,} customers with a card on {len(servers)} localstripe shards, "
+        f"{args.setup_processes} processes (not the run)",
         set_up_cards,
+        lambda n: f"{n:,} customers",
     )
+    setup_cpu = _cpu_seconds(server_pids) - setup_cpu_before
     ids = [pk for pk, _ in sample]
     # The manual backend made them due; the provider's collect is what the weekly run does.
     Invoice.objects.filter(pk__in=ids).update(status=InvoiceStatus.ISSUED)
@@ -490,7 +576,8 @@ def charge(args, timer: Timer, server, *, billed: int) -> dict:
         worker_wait_ready(app, worker)
         app.conf.task_always_eager = False  # from here the tasks go to the workers
         cpu_before = cpu_used([worker])
-        localstripe_before = _cpu_seconds([server.process.pid])
+        localstripe_before = _cpu_seconds(server_pids)
+        load_before = os.getloadavg()
         tracemalloc.start()
         started = time.perf_counter()
 
@@ -508,12 +595,13 @@ def charge(args, timer: Timer, server, *, billed: int) -> dict:
             lambda n: f"{n:,} paid",
         )
         seconds = time.perf_counter() - started
+        load_after = os.getloadavg()
         cpu_after = cpu_used([worker])
-        localstripe_cpu = _cpu_seconds([server.process.pid]) - localstripe_before
+        localstripe_cpu = _cpu_seconds(server_pids) - localstripe_before
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         worker_rss = worker_peak_rss_mb(worker.pid)
-        server_rss = worker_peak_rss_mb(server.process.pid)
+        server_rss = [worker_peak_rss_mb(pid) for pid in server_pids]
     finally:
         app.conf.task_always_eager = True
         process_stop(worker)
@@ -530,8 +618,12 @@ def charge(args, timer: Timer, server, *, billed: int) -> dict:
         "worker_cpu_ms": (cpu_after[0] - cpu_before[0]) * 1000 / max(sent, 1),
         "postgres_cpu_ms": (cpu_after[1] - cpu_before[1]) * 1000 / max(sent, 1),
         "worker_rss_mb": worker_rss,
-        "localstripe_rss_mb": server_rss,
+        "shards": len(servers),
+        "localstripe_rss_mb": max(server_rss),
+        "localstripe_rss_total_mb": sum(server_rss),
         "localstripe_cpu_ms": localstripe_cpu * 1000 / max(sent, 1),
+        "setup_localstripe_cpu_ms": setup_cpu * 1000 / max(len(sample), 1),
+        "load": (load_before[0], load_after[0]),
     }
 
 

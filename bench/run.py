@@ -34,7 +34,10 @@ FULL = [
     ),
     ("dispatch: re-dispatch of 1,000 open bookings without a driver", ["bench_redispatch.py"]),
     ("intake: partner batches", ["bench_intake.py"]),
-    ("billing: weekly invoicing, and charging a sample against localstripe", ["bench_billing.py"]),
+    (
+        "billing: weekly invoicing, and charging the week against localstripe shards",
+        ["bench_billing.py"],
+    ),
     (
         "privacy: the retention job over 1,000,000 bookings and 10,000,000 positions",
         ["bench_retention.py"],

@@ -22,11 +22,14 @@ def stripe_live_keys_need_webhook_signing(app_configs, **kwargs):
                 id="billing.E001",
             )
         )
-    if key.startswith(("sk_live_", "rk_live_")) and settings.STRIPE_API_BASE:
+    if key.startswith(("sk_live_", "rk_live_")) and (
+        settings.STRIPE_API_BASE or settings.STRIPE_API_SHARDS
+    ):
         errors.append(
             Error(
-                "A live Stripe key is sent to STRIPE_API_BASE instead of Stripe.",
-                hint="Unset STRIPE_API_BASE in production.",
+                "A live Stripe key is sent to STRIPE_API_BASE or STRIPE_API_SHARDS "
+                "instead of Stripe.",
+                hint="Unset STRIPE_API_BASE and STRIPE_API_SHARDS in production.",
                 id="billing.E002",
             )
         )

@@ -4,6 +4,13 @@ Every call to the provider goes through ``stripe_client()``: the official ``stri
 package's ``StripeClient`` with the secret key, a timeout and, when ``STRIPE_API_BASE`` is
 set, another API host (localstripe in tests and ``make demo``). No card number or bank
 account number reaches this service: the driver types them into Stripe's own fields.
+
+``STRIPE_API_SHARDS`` is for the billing benchmark only (production has one provider URL,
+and ``check --deploy`` refuses shards with a live key): several localstripe processes,
+each holding the customers of the drivers whose id maps to it, because localstripe's cost
+per request grows with everything it stores. Calls made for a driver
+(``stripe_client(driver_id=...)``: customers, ways to pay, charges, refunds) go to that
+driver's shard; the webhook flows, which know no driver, keep ``STRIPE_API_BASE``.
 """
 
 from __future__ import annotations
@@ -23,17 +30,26 @@ def provider_configured() -> bool:
     return bool(settings.STRIPE_SECRET_KEY)
 
 
-def stripe_client() -> stripe.StripeClient:
+def stripe_client(*, driver_id: int | None = None) -> stripe.StripeClient:
     """One client per configuration and process, so its HTTP connections are reused
-    (stripe's RequestsClient keeps a session per thread)."""
+    (stripe's RequestsClient keeps a session per thread). ``driver_id``: the driver the
+    call is for, which picks the shard when ``STRIPE_API_SHARDS`` is set."""
     return _client(
         settings.STRIPE_SECRET_KEY,
-        settings.STRIPE_API_BASE.rstrip("/"),
+        api_base(driver_id=driver_id).rstrip("/"),
         settings.STRIPE_TIMEOUT_SECONDS,
     )
 
 
-@functools.lru_cache(maxsize=4)
+def api_base(*, driver_id: int | None = None) -> str:
+    """The provider's URL for this driver's calls ("" for Stripe's own)."""
+    shards = settings.STRIPE_API_SHARDS
+    if shards and driver_id is not None:
+        return shards[driver_id % len(shards)]
+    return settings.STRIPE_API_BASE
+
+
+@functools.cache  # one entry per configured URL
 def _client(key: str, base: str, timeout: int) -> stripe.StripeClient:
     return stripe.StripeClient(
         key,

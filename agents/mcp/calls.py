@@ -113,9 +113,16 @@ def _refusal(error: DomainError) -> CallToolResult:
     )
 
 
+def _answered(work, summarize) -> CallToolResult:
+    body = work()
+    return _ok(body, summarize(body))
+
+
 async def _answer(work, summarize) -> CallToolResult:
+    # The result is built in the worker thread too: the event loop, which every request
+    # of the process shares, does only the protocol (issue 41).
     try:
-        body = await _run(work)
+        return await _run(_answered, work, summarize)
     except DomainError as error:
         return _refusal(error)
     except DatabaseError:
@@ -132,7 +139,6 @@ async def _answer(work, summarize) -> CallToolResult:
     except Exception:
         logger.exception("MCP tool failed")
         return _refusal(Problem(500, "server_error", "Something went wrong on our side."))
-    return _ok(body, summarize(body))
 
 
 def _body(serializer_class, instance) -> dict:

@@ -31,7 +31,9 @@ from django.http.request import split_domain_port, validate_host
 
 from agents.grants import (
     TOOL_SCOPES,
-    agent_grant_for_token,
+    GrantNotRemembered,
+    agent_grant_remembered,
+    agent_grant_verify,
     connected_origin_for,
     connected_origins,
     mcp_resource,
@@ -79,9 +81,19 @@ async def _send_problem(send, problem: Problem, headers: dict[str, str] | None =
 def _grant_lookup(raw_token: str, resource: str):
     close_old_connections()
     try:
-        return agent_grant_for_token(raw_token, resource=resource)
+        return agent_grant_verify(raw_token, resource=resource)
     finally:
         close_old_connections()
+
+
+async def _grant_for(raw_token: str, resource: str):
+    """The grant behind the token: from this process's memory in the event loop when it
+    verified the token lately (as the REST API remembers its keys), else read in a worker
+    thread."""
+    try:
+        return agent_grant_remembered(raw_token, resource=resource)
+    except GrantNotRemembered:
+        return await sync_to_async(_grant_lookup, thread_sensitive=False)(raw_token, resource)
 
 
 async def _read_body(receive) -> bytes | None:
@@ -161,9 +173,7 @@ class MCPGate:
         kind, _, raw_token = authorization.partition(" ")
         grant = None
         if kind.lower() == "bearer" and raw_token.strip():
-            grant = await sync_to_async(_grant_lookup, thread_sensitive=False)(
-                raw_token.strip(), mcp_resource(_origin_of(scope))
-            )
+            grant = await _grant_for(raw_token.strip(), mcp_resource(_origin_of(scope)))
         if grant is None:
             challenge = f'Bearer resource_metadata="{resource_metadata_url(scope)}"'
             if raw_token:

@@ -11,7 +11,9 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from oauth2_provider.models import AccessToken, Application
 
+from agents import grants
 from agents.grants import agent_grant_for_token, connected_origins, mcp_resource
+from agents.services import agent_authorization_revoke
 from agents.tests.factories import ApplicationFactory
 
 pytestmark = pytest.mark.django_db
@@ -97,3 +99,70 @@ def test_connected_origins_start_with_the_site_and_hold_each_origin_once(setting
     settings.SITE_URL = "https://taxi.example/"
     settings.CONNECTED_DOMAINS = ["https://book.example/app", "HTTPS://TAXI.EXAMPLE"]
     assert connected_origins() == ["https://taxi.example", "https://book.example"]
+
+
+# --- remembered grants (issue 41: the gate answers a known token as the REST API a key) ---
+
+
+@pytest.fixture
+def remembering(settings):
+    settings.API_KEY_CACHE_SECONDS = 10
+    grants.agent_grants_forget()
+    yield
+    grants.agent_grants_forget()
+
+
+def test_a_verified_grant_is_answered_from_memory_without_a_query(
+    remembering, django_assert_num_queries
+):
+    raw = token()
+    with pytest.raises(grants.GrantNotRemembered):
+        grants.agent_grant_remembered(raw, resource=MCP)
+    with django_assert_num_queries(1):
+        verified = grants.agent_grant_verify(raw, resource=MCP)
+    with django_assert_num_queries(0):
+        assert grants.agent_grant_remembered(raw, resource=MCP) == verified
+        assert grants.agent_grant_verify(raw, resource=MCP) == verified
+
+
+def test_nothing_is_remembered_without_the_setting_nor_for_a_refused_token(settings):
+    settings.API_KEY_CACHE_SECONDS = 0
+    raw = token()
+    assert grants.agent_grant_verify(raw, resource=MCP) is not None
+    with pytest.raises(grants.GrantNotRemembered):
+        grants.agent_grant_remembered(raw, resource=MCP)
+    settings.API_KEY_CACHE_SECONDS = 10
+    assert grants.agent_grant_verify("unknown-token", resource=MCP) is None
+    with pytest.raises(grants.GrantNotRemembered):
+        grants.agent_grant_remembered("unknown-token", resource=MCP)
+
+
+def test_a_grant_remembered_at_one_origin_counts_at_no_other(remembering):
+    book = "https://book.example/mcp"
+    raw = token()
+    assert grants.agent_grant_verify(raw, resource=MCP) is not None
+    with pytest.raises(grants.GrantNotRemembered):
+        grants.agent_grant_remembered(raw, resource=book)
+    assert grants.agent_grant_verify(raw, resource=book) is None
+
+
+def test_a_remembered_grant_ends_with_its_token(remembering):
+    now = timezone.now()
+    raw = token(expires=now + dt.timedelta(seconds=5))
+    assert grants.agent_grant_verify(raw, resource=MCP) is not None
+    with time_machine.travel(now + dt.timedelta(seconds=5), tick=False):
+        with pytest.raises(grants.GrantNotRemembered):
+            grants.agent_grant_remembered(raw, resource=MCP)
+        assert grants.agent_grant_verify(raw, resource=MCP) is None
+
+
+def test_a_revocation_in_this_process_is_seen_at_once(remembering):
+    raw = token()
+    grant = grants.agent_grant_verify(raw, resource=MCP)
+    passenger = get_user_model().objects.get()
+    application = Application.objects.get()
+    assert agent_authorization_revoke(user=passenger, application_id=application.pk) == 1
+    with pytest.raises(grants.GrantNotRemembered):
+        grants.agent_grant_remembered(raw, resource=MCP)
+    assert grants.agent_grant_verify(raw, resource=MCP) is None
+    assert grant is not None

@@ -17,7 +17,9 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from oauth2_provider.models import AccessToken
 
+from agents import grants
 from agents.mcp import gate
+from agents.services import agent_authorization_revoke
 from agents.tests.factories import ApplicationFactory
 
 TAXI = "https://taxi.example/mcp"
@@ -387,3 +389,23 @@ def test_the_tools_a_message_calls():
     assert gate._tools_called([call("a"), {"method": "tools/list"}, call("b")]) == ["a", "b"]
     assert gate._tools_called([{"method": "tools/call", "params": {"name": 3}}, "x", 4]) == []
     assert gate._tools_called({"method": "tools/call", "params": ["a"]}) == []
+
+
+@db
+def test_a_remembered_token_stops_at_the_gate_once_its_passenger_revokes_it(settings):
+    """Issue 41: the gate remembers a verified token (as the REST API a key), and forgets
+    it the moment the passenger revokes the agent in this process."""
+    settings.API_KEY_CACHE_SECONDS = 10
+    grants.agent_grants_forget()
+    authorization = f"Bearer {_fresh_token(frozenset({'quotes'}))}"
+    assert _exchange(authorization=authorization)[0] == 200
+    token = AccessToken.objects.get()
+    with pytest.raises(grants.GrantNotRemembered):  # remembered for this resource only
+        grants.agent_grant_remembered(authorization.split()[1], resource=BOOK)
+    assert grants.agent_grant_remembered(authorization.split()[1], resource=TAXI)
+
+    agent_authorization_revoke(user=token.user, application_id=token.application_id)
+
+    status, headers, problem, _ = _exchange(authorization=authorization)
+    assert (status, problem["code"]) == (401, "unauthenticated")
+    assert 'error="invalid_token"' in headers["www-authenticate"]

@@ -62,7 +62,7 @@ def credit_note_refund(*, note_id: int) -> str:
     """
     note = CreditNote.objects.select_related("invoice").get(pk=note_id)
     refund = plain(
-        stripe_client().v1.refunds.create(
+        stripe_client(driver_id=note.invoice.driver_id).v1.refunds.create(
             params={
                 "payment_intent": note.invoice.provider_payment_id,
                 "amount": pence(note.amount),

@@ -21,7 +21,7 @@ def payment_customer_ensure(*, driver) -> PaymentCustomer:
     if existing:
         return existing
     customer = plain(
-        stripe_client().v1.customers.create(
+        stripe_client(driver_id=driver.pk).v1.customers.create(
             params={
                 "name": driver.name,
                 "email": driver.email or None,
@@ -40,7 +40,7 @@ def card_setup_start(*, driver) -> str:
     """A SetupIntent for a card used off-session; returns its client secret for Stripe.js
     (the card is typed into Stripe's own fields and never reaches this service)."""
     customer = payment_customer_ensure(driver=driver)
-    intent = stripe_client().v1.setup_intents.create(
+    intent = stripe_client(driver_id=driver.pk).v1.setup_intents.create(
         params={
             "customer": customer.customer_id,
             "payment_method_types": ["card"],
@@ -56,7 +56,7 @@ def direct_debit_setup_start(*, driver, success_url: str, cancel_url: str) -> st
     URL of Stripe's hosted page (Stripe shows the mandate and the Direct Debit Guarantee).
     """
     customer = payment_customer_ensure(driver=driver)
-    session = stripe_client().v1.checkout.sessions.create(
+    session = stripe_client(driver_id=driver.pk).v1.checkout.sessions.create(
         params={
             "mode": "setup",
             "currency": "gbp",
@@ -73,7 +73,7 @@ def direct_debit_setup_start(*, driver, success_url: str, cancel_url: str) -> st
 def setup_complete(*, driver, setup_intent_id: str = "", session_id: str = "") -> PaymentMethod:
     """Record the way to pay a finished SetupIntent (or Checkout session) saved, after
     checking it belongs to this driver's customer. Raises ``LookupError`` otherwise."""
-    client = stripe_client()
+    client = stripe_client(driver_id=driver.pk)
     customer = PaymentCustomer.objects.filter(driver=driver).first()
     if customer is None:
         raise LookupError("No payment customer for this driver.")

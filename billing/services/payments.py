@@ -144,7 +144,7 @@ def invoice_charge(*, invoice_id: int, now: datetime | None = None) -> ChargeOut
     key = f"invoice-{invoice.pk}-attempt-{invoice.collection_attempts}"
     try:
         intent = plain(
-            stripe_client().v1.payment_intents.create(
+            stripe_client(driver_id=invoice.driver_id).v1.payment_intents.create(
                 params={
                     "amount": pence(invoice.total),
                     "currency": invoice.currency.lower(),
@@ -198,7 +198,7 @@ def _attempt_find(invoice: Invoice):
     customer = PaymentCustomer.objects.filter(driver_id=invoice.driver_id).first()
     if customer is None or invoice.attempted_at is None:
         return None
-    client = stripe_client()
+    client = stripe_client(driver_id=invoice.driver_id)
     charges = client.v1.charges.list(
         params={"customer": customer.customer_id, "limit": _LOOKUP_CHARGES}
     )
@@ -338,12 +338,12 @@ def payments_reconcile(*, now: datetime | None = None) -> int:
     before = now - timedelta(minutes=settings.BILLING_RECONCILE_AFTER_MINUTES)
     unknown = Invoice.objects.filter(
         collection_backend=BACKEND, status=InvoiceStatus.DUE, attempted_at__lte=before
-    ).values_list("pk", "provider_payment_id")
+    ).values_list("pk", "provider_payment_id", "driver_id")
     changed = 0
-    client = stripe_client()
-    for invoice_id, intent_id in list(unknown):
+    for invoice_id, intent_id, driver_id in list(unknown):
         try:
             if intent_id:
+                client = stripe_client(driver_id=driver_id)
                 intent = plain(client.v1.payment_intents.retrieve(intent_id))
             else:
                 intent = _attempt_find(Invoice.objects.get(pk=invoice_id))

@@ -13,6 +13,7 @@ from decimal import Decimal
 from unittest import mock
 
 import pytest
+import requests
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.core.management import call_command
@@ -37,6 +38,7 @@ from billing.tests.localstripe import (
     CARD_DECLINES_CHARGES,
     CARD_OK,
     WEBHOOK_SECRET,
+    LocalStripe,
     signed,
 )
 from billing.tests.records import after, at_london, payment
@@ -509,6 +511,54 @@ def test_check_deploy_refuses_live_keys_without_webhook_signing(settings):
 
     with pytest.raises(SystemCheckError, match="billing.E001"):
         call_command("check", "--deploy", "--fail-level", "ERROR", tags=["security"])
+
+
+def test_check_deploy_refuses_a_live_key_sent_to_benchmark_shards(settings):
+    settings.STRIPE_SECRET_KEY = "sk_live_example"
+    settings.STRIPE_WEBHOOK_SECRET = WEBHOOK_SECRET
+    settings.STRIPE_API_BASE = ""
+    settings.STRIPE_API_SHARDS = ["http://127.0.0.1:8420"]
+
+    with pytest.raises(SystemCheckError, match="billing.E002"):
+        call_command("check", "--deploy", "--fail-level", "ERROR", tags=["security"])
+
+
+@pytest.fixture
+def second_localstripe():
+    server = LocalStripe().start()
+    yield server
+    server.stop()
+
+
+def test_with_benchmark_shards_each_drivers_customer_and_charges_live_on_its_shard(
+    stripe_on, second_localstripe, settings
+):
+    # Given two localstripe shards and two drivers whose ids map to different ones
+    shards = [stripe_on, second_localstripe]
+    settings.STRIPE_API_SHARDS = [server.base for server in shards]
+    drivers = []
+    for i in range(2):
+        user = get_user_model().objects.create_user(f"s{i}", password="pw-123456!")
+        driver = BilledDriverFactory(user=user, name=f"Shard {i}")
+        server = shards[driver.pk % 2]
+        secret = payment_methods.card_setup_start(driver=driver)
+        intent = server.confirm_card_setup(secret, CARD_OK)
+        payment_methods.setup_complete(driver=driver, setup_intent_id=intent["id"])
+        drivers.append(driver)
+    assert {d.pk % 2 for d in drivers} == {0, 1}
+    invoices = [billed_week(driver) for driver in drivers]
+
+    # When the weekly run charges them
+    assert payments.payments_charge_due() == 2
+
+    # Then each was charged once on its own shard, which alone knows the customer
+    for driver, invoice in zip(drivers, invoices, strict=True):
+        invoice.refresh_from_db()
+        assert invoice.status == InvoiceStatus.PAID
+        own, other = shards[driver.pk % 2], shards[(driver.pk + 1) % 2]
+        assert [c["amount"] for c in charges_of(own, driver)] == [2000]
+        with pytest.raises(requests.HTTPError, match="404"):
+            other.get(f"/v1/customers/{driver.payment_customer.customer_id}")
 
 
 def test_a_payment_of_another_customer_naming_the_invoice_settles_nothing(client, stripe_on):

@@ -33,6 +33,9 @@ STRIPE_SECRET_KEY = env("STRIPE_SECRET_KEY", default="")
 STRIPE_PUBLISHABLE_KEY = env("STRIPE_PUBLISHABLE_KEY", default="")
 STRIPE_WEBHOOK_SECRET = env("STRIPE_WEBHOOK_SECRET", default="")
 STRIPE_API_BASE = env("STRIPE_API_BASE", default="")
+# Benchmark only (bench/bench_billing.py), never in production: several localstripe URLs,
+# a driver's calls going to the one its id maps to (billing.provider.api_base).
+STRIPE_API_SHARDS = env.list("STRIPE_API_SHARDS", default=[])
 # Ways to pay a driver may add: cards on our page with Stripe Elements; Bacs Direct Debit
 # on Stripe Checkout in setup mode (Stripe's own mandate pages).
 STRIPE_PAYMENT_METHOD_TYPES = env.list(
