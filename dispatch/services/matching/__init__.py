@@ -48,6 +48,7 @@ from dispatch.services.matching.requirements import (
     job_busy_window,
     jobs_overlapping,
 )
+from dispatch.services.matching.sql import driver_lock_if_free
 
 __all__ = [
     "ASSIGNMENT_REFUSAL_WORDS",
@@ -63,6 +64,7 @@ __all__ = [
     "assignment_refusal",
     "candidate_next",
     "driver_candidates",
+    "driver_lock_if_free",
     "driver_skipped",
     "fleet_candidates",
     "job_busy_window",

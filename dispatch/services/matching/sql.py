@@ -357,3 +357,51 @@ SELECT * FROM ({near}
 UNION ALL
 {sql}"""  # noqa: S608 (tables and constants only)
     return sql, params
+
+
+# Whether a candidate is still free, under their row's lock: their limit, whether a job
+# card of theirs is open, and the jobs they hold whose busy span overlaps this job's
+# (jobs_overlapping, as the trail counts them).
+_DRIVER_STATE_SQL = f"""
+SELECT
+    d.max_jobs,
+    EXISTS (
+        SELECT 1 FROM {_OFFER} o
+        WHERE o.driver_id = d.id AND o.status = {_sql_literal(OfferStatus.OPEN)}
+    ) AS card_pending,
+    (
+        SELECT COUNT(*) FROM {_OFFER} h
+        WHERE h.driver_id = d.id
+            AND h.status = {_sql_literal(OfferStatus.ACCEPTED)}
+            AND h.released_at IS NULL
+            {{overlapping}}
+    ) AS held_jobs
+FROM {_DRIVER} d
+WHERE d.id = %(driver_id)s
+{{lock}}"""  # noqa: S608 (tables and constants only; every value is a parameter)
+
+
+def driver_lock_if_free(driver_id: int, job: JobRequirements) -> bool:
+    """Lock the driver's row and tell whether they may take ``job``: below their limit of
+    jobs overlapping it, with no job card open. False when another transaction holds the
+    row (SKIP LOCKED: a driver another dispatch step is deciding about counts as taken)."""
+    ops = connection.ops
+    params: dict = {"driver_id": driver_id}
+    if job.busy_from is not None:
+        params["busy_from"] = ops.adapt_datetimefield_value(job.busy_from)
+        params["busy_until"] = ops.adapt_datetimefield_value(job.busy_until)
+    sql = _DRIVER_STATE_SQL.format(
+        overlapping=_OVERLAPPING_SQL if job.busy_from is not None else "",
+        lock=(
+            "FOR NO KEY UPDATE SKIP LOCKED"
+            if connection.features.has_select_for_update_skip_locked
+            else ""
+        ),
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        state = cursor.fetchone()
+    if state is None:
+        return False
+    max_jobs, card_pending, load = state
+    return load < max_jobs and not card_pending
