@@ -181,8 +181,7 @@ def _offer_make(
     DispatchAttempt.objects.bulk_create([*trail, offered])
     _enqueue("offer_expire", offer.pk, countdown=timeout)
     if offer.driver_id is not None:
-        _enqueue("job_card_send", offer.pk, "sms")
-        _enqueue("job_card_send", offer.pk, "whatsapp")
+        _enqueue("job_cards_send", offer.pk)
     else:
         transaction.on_commit(lambda: fleet_offer_made.send(sender=Offer, offer=offer), robust=True)
     return offer
