@@ -167,10 +167,12 @@ def job_cards_send(*, offer_id: int) -> list[NotificationLog]:
 
 
 def _offer_for_card(offer_id: int) -> Offer | None:
-    offer = Offer.objects.select_related("booking", "driver").filter(pk=offer_id).first()
-    if offer is None or offer.driver is None:
+    # get, not first: an ORDER BY over the joined rows cost more to build than to run.
+    try:
+        offer = Offer.objects.select_related("booking", "driver").get(pk=offer_id)
+    except Offer.DoesNotExist:
         return None
-    return offer
+    return offer if offer.driver is not None else None
 
 
 def _card_send(offer: Offer, channel: str, *, body: str | None = None) -> NotificationLog | None:
