@@ -130,10 +130,16 @@ def driver_skipped(
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    skipped = [_skipped_candidate(tier, row, job) for row in rows]
-    skipped = [c for c in skipped if c.dead_km <= radius_km]
-    skipped.sort(key=lambda c: (c.dead_km, c.driver.pk, c.vehicle.pk))
-    return skipped[:limit]
+    # Nearest first (then driver, then vehicle), within the radius; only the ``limit``
+    # kept become candidates (with no driver free near a busy pickup, hundreds fail).
+    measured = []
+    for row in rows:
+        vehicle_id, driver_id, _, lat, lng, _, _ = row
+        dead_km = haversine_km(lat, lng, job.pickup_lat, job.pickup_lng)
+        if dead_km <= radius_km:
+            measured.append(((dead_km, driver_id, vehicle_id), row))
+    measured.sort(key=lambda m: m[0])
+    return [_skipped_candidate(tier, row, job) for _, row in measured[:limit]]
 
 
 def _fleet_reason(fleet: PartnerFleet, job: JobRequirements) -> str:
