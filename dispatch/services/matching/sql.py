@@ -68,7 +68,7 @@ _APPROVED_STAGES_SQL = ", ".join(_sql_literal(stage) for stage in APPROVED_STAGE
 # driver's lowest-id eligible vehicle, as ordering the ORM's (driver, vehicle) rows by
 # (dead mileage, load, driver, vehicle) did.
 _CANDIDATES_SQL = f"""
-WITH near (driver_id, lat, lng) AS (VALUES {{near}})
+WITH near (driver_id, lat, lng) AS ({{near}})
 SELECT driver_id, vehicle_id, lat, lng, approved_by_id
 FROM (
     SELECT
@@ -152,6 +152,32 @@ def _point_params(name: str, lat: float, lng: float) -> dict:
     }
 
 
+def _near_rows(near: list[NearDriver], params: dict, stale: list[bool] | None = None) -> str:
+    """The rows of the CTE ``near`` (driver id, indexed position, and whether the fix is
+    too old when ``stale`` is given). On PostgreSQL, arrays unnested: three or four
+    parameters whatever the number of drivers, so the statement's text is the same each
+    time and psycopg converts it once (as a VALUES list of hundreds of drivers, parsing
+    its placeholders cost more than running it). Elsewhere a VALUES list."""
+    if connection.vendor == "postgresql":
+        params["near_id"] = [found.driver_id for found in near]
+        params["near_lat"] = [found.lat for found in near]
+        params["near_lng"] = [found.lng for found in near]
+        arrays = ["%(near_id)s::bigint[]", "%(near_lat)s::float8[]", "%(near_lng)s::float8[]"]
+        if stale is not None:
+            params["near_stale"] = stale
+            arrays.append("%(near_stale)s::boolean[]")
+        return f"SELECT * FROM unnest({', '.join(arrays)})"  # noqa: S608 (placeholders only)
+    rows = []
+    for i, found in enumerate(near):
+        params.update({f"n{i}": found.driver_id, f"n{i}_lat": found.lat, f"n{i}_lng": found.lng})
+        row = [f"%(n{i})s", f"%(n{i}_lat)s", f"%(n{i}_lng)s"]
+        if stale is not None:
+            params[f"n{i}_stale"] = stale[i]
+            row.append(f"%(n{i}_stale)s")
+        rows.append(f"({', '.join(row)})")
+    return f"VALUES {', '.join(rows)}"
+
+
 def _candidate_statement(
     *, tier: int, job: JobRequirements, near: list[NearDriver], limit: int
 ) -> tuple[str, dict]:
@@ -167,12 +193,8 @@ def _candidate_statement(
     }
     if tier == Tier.NATIONAL:
         params.update(_point_params("dropoff", job.dropoff_lat, job.dropoff_lng))
-    rows = []
-    for i, found in enumerate(near):
-        params.update({f"n{i}": found.driver_id, f"n{i}_lat": found.lat, f"n{i}_lng": found.lng})
-        rows.append(f"(%(n{i})s, %(n{i}_lat)s, %(n{i}_lng)s)")
     sql = _CANDIDATES_SQL.format(
-        near=", ".join(rows),
+        near=_near_rows(near, params),
         vehicle_class_in=_sql_in("v.vehicle_class", sorted(classes), "vehicle_class", params),
         wheelchair="AND v.wheelchair_accessible = TRUE" if job.wheelchair else "",
         tier=_LOCAL_TIER_SQL if tier == Tier.LOCAL else _NATIONAL_TIER_SQL,
@@ -336,13 +358,7 @@ def _skipped_statement(
     LIMIT %(limit)s
 ) AS unindexed"""  # noqa: S608 (tables and constants only)
     if indexed:
-        rows = []
-        for i, (found, stale) in enumerate(indexed):
-            params.update(
-                {f"n{i}": found.driver_id, f"n{i}_lat": found.lat, f"n{i}_lng": found.lng}
-            )
-            params[f"n{i}_stale"] = stale
-            rows.append(f"(%(n{i})s, %(n{i}_lat)s, %(n{i}_lng)s, %(n{i}_stale)s)")
+        rows = _near_rows([found for found, _ in indexed], params, [s for _, s in indexed])
         near = _SKIP_REASON_ROWS_SQL.format(
             **shared,
             position_lat="near.lat",
@@ -351,7 +367,7 @@ def _skipped_statement(
             join="JOIN near ON near.driver_id = d.id",
             where="",
         )
-        sql = f"""WITH near (driver_id, lat, lng, stale) AS (VALUES {", ".join(rows)})
+        sql = f"""WITH near (driver_id, lat, lng, stale) AS ({rows})
 SELECT * FROM ({near}
 ) AS indexed WHERE reason <> ''
 UNION ALL
