@@ -12,7 +12,6 @@ from django.http import HttpRequest
 from api.principals import request_account_principal
 from core.callers import Caller
 from core.logs import account_bind
-from guards.ratelimits import limit_enforce
 
 # Contract 1.2: a key may come in any of these; the first one present wins.
 KEY_HEADERS = ("HTTP_X_SERVICE_AI_KEY", "HTTP_X_API_KEY")
@@ -98,8 +97,3 @@ def caller_from_request(request, *, source: str = "api", agent: str = "") -> Cal
         agent=agent,
         path=request.path,
     )
-
-
-def ratelimit_enforce(request: HttpRequest, scope: str, **kwargs) -> None:
-    """The edge's shorthand: :func:`guards.ratelimits.limit_enforce` for an HTTP request."""
-    limit_enforce(caller_from_request(request), scope, **kwargs)

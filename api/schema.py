@@ -190,9 +190,9 @@ class AccountKeyScheme(OpenApiAuthenticationExtension):
 
 class DriverPositionTokenScheme(OpenApiAuthenticationExtension):
     """The driver app's token on POST /v1/driver/location: the same token as ``tokenAuth``,
-    checked by a narrower, cached class of its own (drivers.api.authentication)."""
+    checked by a narrower, cached class of its own (driverapp.api.authentication)."""
 
-    target_class = "drivers.api.authentication.DriverPositionTokenAuthentication"
+    target_class = "driverapp.api.authentication.DriverPositionTokenAuthentication"
     name = "driverPositionTokenAuth"
 
     def get_security_definition(self, auto_schema):

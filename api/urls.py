@@ -11,7 +11,5 @@ urlpatterns = [
     path("", include("bookings.api.urls")),
     path("", include("pricing.api.urls")),
     path("", include("partners.api.urls")),
-    path("", include("drivers.api.urls")),
-    path("", include("billing.api.urls")),
-    path("", include("dispatch.api.urls")),
+    path("", include("driverapp.api.urls")),
 ]

@@ -11,14 +11,14 @@ from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
-from api.callers import ratelimit_enforce
 from api.idempotency import IdempotentViewMixin
 from api.problems import TITLES
 from api.signed_once import SignedOnceMixin
 
 
 class PublicAPIView(SignedOnceMixin, IdempotentViewMixin, APIView):
-    """Anonymous or keyed (contract 1.2); rate limited per key or IP under ``ratelimit_scope``.
+    """Anonymous or keyed (contract 1.2). Rate limits are the services' (``guards.ratelimits``
+    called by the use case), never this base's.
 
     A signed (HMAC) request is good once: a repeat gets the first outcome (SignedOnceMixin).
     An Idempotency-Key is scoped to the authenticated caller (contract 1.3).
@@ -32,14 +32,11 @@ class PublicAPIView(SignedOnceMixin, IdempotentViewMixin, APIView):
     # Anonymous calls are welcome (limited per IP); the schema says so with an empty
     # security requirement beside the key schemes.
     permission_classes = [AllowAny]
-    ratelimit_scope: str | None = None
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
         # Authentication is lazy in DRF; touch it so a bad key is 401 before anything else.
         request.auth  # noqa: B018
-        if self.ratelimit_scope:
-            ratelimit_enforce(request, self.ratelimit_scope)
         self.idempotency_begin(request)
 
 

@@ -46,7 +46,7 @@ echo "== fuzz the TOMP door against TOMP-API 1.6.1"
   --url "http://127.0.0.1:$port/api/tomp" \
   --checks not_a_server_error,response_schema_conformance \
   --workers 1 --max-examples "${1:-40}" -H "Authorization: Bearer $tomp_key" \
-  --include-name-regex '^(POST /plannings|POST /bookings|POST /bookings/\{id\}/events|GET /bookings/\{id\}|GET /legs/\{id\}|GET /operator/meta)$'
+  --include-name-regex '^(POST /plannings|POST /bookings|POST /bookings/\{id\}/events|GET /bookings/\{id\}|GET /legs/\{id\}|GET /operator/meta|POST /support/|GET /support/\{id\}/status)$'
 
 # Authenticated passes (FUZZ_AUTH=1; CI sets it): each kind of caller with real
 # credentials, over the operations it may call, so the fuzzer gets past authentication

@@ -83,9 +83,32 @@ class PhoneVerdict:
     mobile: bool
 
 
+class AssessedPhone(str):
+    """A number in E.164 that carries the verdict it was found valid with
+    (:func:`phone_assessed`): a booking's input serializer assesses the passenger's phone,
+    and the admission then reads that verdict instead of parsing the number a second time
+    (issue 41). Anything that stores or compares it sees the plain E.164 string."""
+
+    verdict: PhoneVerdict
+
+
+def phone_assessed(raw: str, region: str = "GB") -> AssessedPhone | None:
+    """:func:`phone_assess` of ``raw`` as its E.164 string carrying the verdict; None when
+    it is not a valid number."""
+    verdict = phone_assess(raw, region)
+    if verdict is None:
+        return None
+    phone = AssessedPhone(verdict.e164)
+    phone.verdict = verdict
+    return phone
+
+
 def phone_assess(raw: str, region: str = "GB") -> PhoneVerdict | None:
     """The number in E.164 and whether it is a mobile; None when it is not a valid number
-    for its region (``12345`` is possible in length but allocated to nobody; contract 3)."""
+    for its region (``12345`` is possible in length but allocated to nobody; contract 3).
+    An :class:`AssessedPhone` is E.164, whatever the region: its own verdict answers."""
+    if isinstance(raw, AssessedPhone):
+        return raw.verdict
     try:
         number = phonenumbers.parse(raw, region)
     except phonenumbers.NumberParseException:

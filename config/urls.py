@@ -20,11 +20,10 @@ urlpatterns = [
     path("api/tomp/", include("partners.intake_formats.tomp.urls")),
     path("problems/", problem_index_page, name="problem-index"),
     path("problems/<slug:slug>", problem_type_page, name="problem-type"),
-    path("driver/billing/", include("billing.urls")),
     # Stripe's webhook (issue 36): signed events, no session, no CSRF token.
     path("billing/stripe/webhook", stripe_webhook, name="stripe-webhook"),
-    path("driver/", include("drivers.urls")),
-    path("driver/", include("dispatch.driver_urls")),
+    # The driver pages, the subscription's among them (driverapp.urls).
+    path("driver/", include("driverapp.urls")),
     path("dispatch/", include("dispatch.urls")),
     path("operator/", include("partners.urls")),
     # OAuth 2.1 for AI agents (the MCP server itself is mounted in config.asgi).

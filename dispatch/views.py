@@ -1,11 +1,10 @@
 """Dispatch's pages: the signed accept/decline page linked from job cards, for drivers
-without the app; the passenger's tracking page (statusUrl), which shows the booking with
-where its driver is (``dispatch.selectors.booking_tracking_state``); and the driver's
-dashboard (``dispatch.selectors.driver_dashboard``: offers, jobs, earnings)."""
+without the app; and the passenger's tracking page (statusUrl), which shows the booking
+with where its driver is (``dispatch.selectors.booking_tracking_state``). The driver's
+dashboard is ``driverapp.views``."""
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
@@ -15,10 +14,8 @@ from api.problems import http_status
 from bookings.services import booking_pay_driver_url
 from bookings.views import booking_page_or_404
 from core.errors import DomainError
-from dispatch.selectors import booking_tracking_state, driver_dashboard
+from dispatch.selectors import booking_tracking_state
 from dispatch.services.offer_links import OfferLinkVisit, offer_link_visit
-from drivers.selectors import driver_maps_key_state
-from drivers.views import LOGIN_URL
 
 # How often the tracking page asks for news (milliseconds); the page stops once finished.
 TRACKING_POLL_MS = 4000
@@ -71,16 +68,3 @@ def booking_status_page(request: HttpRequest, reference: str, token: str) -> Htt
 def booking_status_json(request: HttpRequest, reference: str, token: str) -> JsonResponse:
     """The tracking page's live updates: the same state the page was rendered from."""
     return JsonResponse(booking_tracking_state(booking_page_or_404(reference, token)))
-
-
-@login_required(login_url=LOGIN_URL)
-def driver_dashboard_page(request: HttpRequest) -> HttpResponse:
-    driver = getattr(request.user, "driver", None)
-    if driver is None:
-        return render(request, "drivers/not_a_driver.html", status=403)
-    context = {
-        "driver": driver,
-        "dashboard": driver_dashboard(driver=driver),
-        "maps_key_state": driver_maps_key_state(driver),
-    }
-    return render(request, "drivers/dashboard.html", context)

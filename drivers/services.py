@@ -14,6 +14,7 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from core.callers import Caller
 from core.encryption import secret_encrypt
 from core.errors import DomainError
 from drivers import positions
@@ -21,7 +22,7 @@ from drivers.models import APPROVED_STAGES, Driver, DriverStage, NetworkTier, Ve
 from drivers.positions import Fix, PositionsUnavailable, Recorded, ReportLimit
 from drivers.positions.plausibility import fixes_plausible_check
 from drivers.signals import driver_became_available
-from guards.ratelimits import rate_parse
+from guards.ratelimits import limit_enforce, rate_parse
 
 # What a 503 from the position store asks the device to wait, in seconds.
 POSITIONS_RETRY_AFTER_SECONDS = 5
@@ -289,3 +290,16 @@ def driver_location_report(
             "Positions cannot be recorded right now; send them again shortly.",
             extra={"retryAfter": POSITIONS_RETRY_AFTER_SECONDS},
         ) from exc
+
+
+def driver_request_admit(*, driver: Driver) -> None:
+    """A driver's own call to the driver app API, whichever endpoint: counted per driver
+    against RATELIMIT_DRIVER (429 ``rate_limited`` beyond it). The position reports count
+    against their own limit instead (:func:`report_limit`)."""
+    limit_enforce(Caller(), "driver", value=f"driver:{driver.pk}")
+
+
+def driver_login_admit(*, caller: Caller) -> None:
+    """A login to the driver app, before the password is checked: counted per client (its
+    address) against RATELIMIT_DRIVER (429 ``rate_limited`` beyond it)."""
+    limit_enforce(caller, "driver")

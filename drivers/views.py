@@ -1,6 +1,6 @@
 """Server-rendered driver pages: sign-up, login and the dashboard's settings forms; and the
 driver app (a progressive web app at ``driver/app/``: its page, manifest and service
-worker). The dashboard itself shows dispatch's offers, so it is ``dispatch.views``."""
+worker). The dashboard itself shows dispatch's offers, so it is ``driverapp.views``."""
 
 from __future__ import annotations
 

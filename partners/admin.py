@@ -5,12 +5,14 @@ from django.utils.html import format_html
 from rest_framework_api_key.admin import APIKeyModelAdmin
 
 from core.admin_actions import ActionPermissionsMixin, BackOfficeAdmin
+from partners.intake_formats.tomp.operations import tomp_support_answer
 from partners.models import (
     Account,
     AccountKey,
     DriverLocationFeed,
     IntakeFormat,
     OperatorUser,
+    SupportRequest,
     WebhookAttempt,
     WebhookDelivery,
     signing_secret_is_legacy,
@@ -356,3 +358,36 @@ class DriverLocationFeedAdmin(BackOfficeAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(SupportRequest)
+class SupportRequestAdmin(BackOfficeAdmin):
+    """Requests for support from MaaS providers (TOMP ``POST /support``): staff set the
+    status and a reply for the end user, which the provider reads on its next
+    ``GET /support/{id}/status``."""
+
+    list_display = ("pk", "booking", "account", "support_type", "priority", "status", "created_at")
+    list_filter = ("status", "support_type", "priority")
+    search_fields = ("booking__reference", "account__slug", "comment")
+    list_select_related = ("booking", "account")
+    fields = (
+        "booking",
+        "account",
+        "support_type",
+        "priority",
+        "comment",
+        "request",
+        "created_at",
+        "status",
+        "reply",
+        "order",
+        "updated_at",
+    )
+    readonly_fields = tuple(f for f in fields if f not in ("status", "reply"))
+
+    def has_add_permission(self, request) -> bool:
+        return False  # raised by providers only
+
+    def save_model(self, request, obj, form, change) -> None:
+        stored = SupportRequest.objects.get(pk=obj.pk)
+        tomp_support_answer(support=stored, status=obj.status, reply=obj.reply)

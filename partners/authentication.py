@@ -18,7 +18,6 @@ import hashlib
 import hmac
 import re
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -28,7 +27,7 @@ from django.utils.encoding import escape_uri_path
 from rest_framework import authentication, exceptions
 
 from api.callers import presented_api_key, signer_slug
-from api.principals import AccountPrincipal, request_account
+from api.principals import AccountPrincipal
 from api.problems import Problem
 from api.signed_once import SignedRequestReplay
 from core.credential_cache import CredentialCache
@@ -243,19 +242,9 @@ def _supplier_key(account: Account, raw_key: str) -> AccountKey:
     return key
 
 
-def account_require_kind(request, kinds: Iterable[str], *, hint: str) -> Account:
-    """The authenticated account when it is of one of ``kinds``; 401 otherwise: a key of
-    another kind of account is as good as no key at this door (contract 1.2)."""
-    account = request_account(request)
-    if account is None or account.kind not in kinds:
-        raise Problem(401, "unauthenticated", hint, headers={"WWW-Authenticate": "Bearer"})
-    return account
-
-
 __all__ = [
     "AccountKeyAuthentication",
     "HmacSignatureAuthentication",
     "SupplierAuthentication",
-    "account_require_kind",
     "hmac_verify",
 ]

@@ -241,6 +241,9 @@ class WebhookDelivery(models.Model):
     ``booking.offered``), or a version of a tariff to a connected dispatch platform
     (``tariff_publication``, type ``tariff.updated``, contract 5.3, no booking); exactly
     one of the three is set.
+    An account whose intake format has a protocol of its own (TOMP-API) hears in it: the
+    message goes to ``path`` under the account's URL (the provider's base URL), with the
+    format's ``headers`` besides the Standard Webhooks signature.
     The body is frozen when the message is created so that every retry sends the same
     bytes under the same ``webhook_id``; long waits between retries live in
     ``next_attempt_at`` and a periodic task picks them up, never in broker countdowns.
@@ -284,6 +287,19 @@ class WebhookDelivery(models.Model):
     sequence = models.PositiveIntegerField()
     body = models.TextField(help_text="The exact JSON bytes that are signed and sent.")
     url = models.URLField(max_length=500)
+    path = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text=(
+            "Appended to the account's webhook URL when the account's format addresses "
+            "each message to a path of its own (TOMP-API: /legs/{id}/events, ...)."
+        ),
+    )
+    headers = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Headers of the account's format sent besides the signature (TOMP's Api, ...).",
+    )
     status = models.CharField(
         max_length=16,
         choices=WebhookDeliveryStatus.choices,
@@ -436,3 +452,35 @@ class IntakeDayCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.account_id} {self.day}: {self.jobs}"
+
+
+class SupportRequest(models.Model):
+    """A request for support a MaaS provider raised on one of its bookings (TOMP-API
+    ``POST /support``), kept as sent and answered by staff in the back office. Its
+    statuses are TOMP's; ``order`` counts its changes (TOMP: the highest is current)."""
+
+    class Status(models.TextChoices):
+        PROCESSING = "PROCESSING", "Processing"
+        UPDATE_REQUESTED = "UPDATE_REQUESTED", "Update requested from the provider"
+        RESOLVED = "RESOLVED", "Resolved"
+        CANCELLED = "CANCELLED", "Cancelled"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="support_requests")
+    booking = models.ForeignKey(
+        "bookings.Booking", on_delete=models.CASCADE, related_name="support_requests"
+    )
+    support_type = models.CharField(max_length=40)
+    priority = models.CharField(max_length=40, blank=True)
+    comment = models.TextField(blank=True, help_text="The provider's words, as sent.")
+    request = models.JSONField(help_text="The request as sent (TOMP supportRequest).")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PROCESSING)
+    reply = models.TextField(blank=True, help_text="Sent to the end user with the status.")
+    order = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Support {self.pk} on booking {self.booking_id} ({self.status})"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from partners.intake_formats.tomp.messages import tomp_event_delivery_create
 from partners.services.tariff_fanout import tariff_update_deliveries_create
 from partners.services.webhooks import (
     fleet_job_delivery_create,
@@ -23,9 +24,14 @@ def _delivery_send_on_commit(delivery_id: int) -> None:
 
 
 def booking_event_webhook_enqueue(sender, event, **kwargs) -> None:
-    """Runs after the event's transaction committed (bookings.signals): the sender's copy,
-    and the holding fleet's copy of the events a fleet must hear of (contract 5.1)."""
-    for delivery in (webhook_delivery_create(event=event), fleet_job_delivery_create(event=event)):
+    """Runs after the event's transaction committed (bookings.signals): the sender's copy
+    (in TOMP-API's messages for a TOMP provider), and the holding fleet's copy of the
+    events a fleet must hear of (contract 5.1)."""
+    for delivery in (
+        webhook_delivery_create(event=event),
+        tomp_event_delivery_create(event=event),
+        fleet_job_delivery_create(event=event),
+    ):
         if delivery is not None:
             _delivery_send_on_commit(delivery.pk)
 

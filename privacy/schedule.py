@@ -80,7 +80,8 @@ def retention_schedule() -> list[Retention]:
         Retention(
             "bookings",
             "Bookings",
-            "the passenger's name, phone and email, the journey, notes and flight number",
+            "the passenger's name, phone and email, the journey, notes and flight number, "
+            "and the support requests a partner raised on it",
             "to carry out the journey, and the booking record a licensing authority requires "
             "a private hire operator to keep",
             "contract (the journey) and legal obligation (the authority's record-keeping rules)",
@@ -89,7 +90,7 @@ def retention_schedule() -> list[Retention]:
             "months",
             "minimised: the statutory fields stay (reference, times, places, fare, driver, "
             "vehicle, licensing authority); the passenger's name, phone, email, notes and "
-            "flight number are removed",
+            "flight number are removed, and the partners' support requests on it deleted",
             None,
         ),
         Retention(

@@ -1,16 +1,16 @@
 """Cross-app flow through TOMP-API: a MaaS provider plans, books and commits a taxi, our
-driver accepts, drives and completes it, and the provider reads each step as TOMP states."""
+driver accepts, drives and completes it, and the provider reads each step as TOMP states
+and is told each one by TOMP's messages (COMMIT, PREPARE, SET_IN_USE, FINISH) in order."""
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
-from pathlib import Path
+import json
+import re
 
 import pytest
+import responses
 import time_machine
-import yaml
-from jsonschema import Draft4Validator
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -18,35 +18,37 @@ from bookings.models import Booking, BookingStatus
 from core.testing.places import LEEDS, north_of
 from dispatch.models import Offer, OfferStatus
 from drivers.tests.factories import UserFactory, driver_at
+from partners.intake_formats.tomp.tests.spec import assert_tomp
+from partners.models import WebhookDelivery, WebhookDeliveryStatus
+from partners.tests.factories import verify_by_hand
 
 pytestmark = pytest.mark.django_db
 
-SPEC = (
-    Path(__file__).resolve().parent.parent / "partners/intake_formats/tomp/spec/TOMP-API-1.6.1.yaml"
-)
+PROVIDER_BASE = "https://maas.example/tomp"
+# The request body each path of the provider's takes, in the specification.
+MESSAGE_SCHEMAS = {"events": "bookingOperation", "notifications": "notification"}
 
 
-def tomp_components() -> dict:
-    """TOMP 1.6.1's components, with one correction: its ``coordinates`` give ``lng`` a
-    minimum of 0, which no place west of Greenwich (most of the UK) meets; we send the
-    true longitude."""
-    spec = yaml.safe_load(SPEC.read_text())
-    components = copy.deepcopy(spec["components"])
-    del components["schemas"]["coordinates"]["properties"]["lng"]["minimum"]
-    return components
+def provider_recording(signing_secret: str) -> list[tuple[str, dict]]:
+    """The provider's TOMP API: every message it receives, as (path, body), checked
+    against the specification's request body for its path, TOMP's headers and our
+    Standard Webhooks signature with the account's secret."""
+    received = []
 
+    def receive(request):
+        path = request.path_url.removeprefix("/tomp")
+        body = json.loads(request.body)
+        schema = "legEvent" if path.startswith("/legs/") else MESSAGE_SCHEMAS[path.split("/")[-1]]
+        assert_tomp(body, schema)
+        assert (request.headers["Api"], request.headers["Api-Version"]) == ("TOMP", "1.6.1")
+        assert request.headers["Accept-Language"] == "en"
+        assert request.headers["maas-id"]
+        assert verify_by_hand(signing_secret, request.headers, request.body)
+        received.append((path, body))
+        return (204, {}, "")
 
-COMPONENTS = tomp_components()
-
-
-def assert_tomp(instance, component: str) -> None:
-    """The response body is a valid TOMP ``component`` (OpenAPI 3.0 schemas, Draft 4)."""
-    schema = {"components": COMPONENTS, "$ref": f"#/components/schemas/{component}"}
-    errors = [
-        f"{list(e.absolute_path)}: {e.message}"
-        for e in Draft4Validator(schema).iter_errors(instance)
-    ]
-    assert errors == []
+    responses.add_callback(responses.POST, re.compile(re.escape(PROVIDER_BASE) + "/.*"), receive)
+    return received
 
 
 TOMP_HEADERS = {"HTTP_ACCEPT_LANGUAGE": "en", "HTTP_API": "TOMP", "HTTP_API_VERSION": "1.6.1"}
@@ -58,12 +60,17 @@ def tomp_client(key: str) -> APIClient:
     return client
 
 
+@responses.activate
 @time_machine.travel(dt.datetime(2026, 11, 18, 9, 0, tzinfo=dt.UTC), tick=True)
 def test_a_taxi_goes_from_planning_to_finished_through_tomp(
     tariffs, make_account, django_capture_on_commit_callbacks
 ):
-    # given a MaaS provider whose account speaks TOMP, and a driver online near Leeds
-    provider = make_account("partner", name="MaaS One", intake_format="tomp")
+    # given a MaaS provider whose account speaks TOMP, with its TOMP API's base URL, and a
+    # driver online near Leeds
+    provider = make_account(
+        "partner", name="MaaS One", intake_format="tomp", webhook_url=PROVIDER_BASE
+    )
+    received = provider_recording(provider.signing_secret)
     maas = tomp_client(provider.raw_key)
     driver = driver_at(north_of(LEEDS, 1), user=UserFactory())
     app = APIClient()
@@ -142,18 +149,24 @@ def test_a_taxi_goes_from_planning_to_finished_through_tomp(
         assert_tomp(leg, "leg")
         return booking["state"], leg["state"]
 
+    # and nothing was sent to the provider: no driver has it yet
+    assert received == []
+
     # when the driver accepts, drives to the pickup, takes the passenger and completes
-    assert app.post(f"/api/public/v1/driver/offers/{offer.pk}/accept").status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        accepted = app.post(f"/api/public/v1/driver/offers/{offer.pk}/accept")
+    assert accepted.status_code == 200
     assert states() == ("CONFIRMED", "NOT_STARTED")
     location = {"lat": booking.pickup_lat, "lng": booking.pickup_lng}
     assert app.post("/api/public/v1/driver/location", location, format="json").status_code == 200
     seen = {}
     for status in ("en_route", "arrived", "on_board", "completed"):
-        response = app.post(
-            f"/api/public/v1/driver/jobs/{booking.reference}/status",
-            {"status": status, "pickupCode": booking.pickup_code},
-            format="json",
-        )
+        with django_capture_on_commit_callbacks(execute=True):
+            response = app.post(
+                f"/api/public/v1/driver/jobs/{booking.reference}/status",
+                {"status": status, "pickupCode": booking.pickup_code},
+                format="json",
+            )
         assert response.status_code == 200, response.content
         seen[status] = states()
 
@@ -168,3 +181,23 @@ def test_a_taxi_goes_from_planning_to_finished_through_tomp(
     assert booking.status == BookingStatus.COMPLETED
     leg = maas.get(f"/api/tomp/legs/{option_id}").json()
     assert leg["asset"]["licensePlate"] == booking.vehicle.registration
+
+    # and the provider was told each step as it happened, in TOMP's messages, in order:
+    # the postponed commit confirmed, the leg prepared (en route, arrived), in use, finished
+    booking_events = f"/bookings/{option_id}/events"
+    leg_events = f"/legs/{option_id}/events"
+    assert [(path, body.get("operation") or body.get("event")) for path, body in received] == [
+        (booking_events, "COMMIT"),
+        (leg_events, "PREPARE"),
+        (leg_events, "PREPARE"),
+        (leg_events, "SET_IN_USE"),
+        (leg_events, "FINISH"),
+    ]
+    assert received[0][1]["origin"] == "TO"
+    assert received[1][1]["asset"]["licensePlate"] == booking.vehicle.registration
+    times = [body["time"] for _, body in received[1:]]
+    assert times == sorted(times)
+    # and each was delivered once
+    assert set(
+        WebhookDelivery.objects.filter(account=provider).values_list("status", flat=True)
+    ) == {WebhookDeliveryStatus.DELIVERED}

@@ -253,7 +253,7 @@ def test_the_hint_is_the_same_words_in_the_other_convention_or_the_closest_spell
 def test_every_request_body_serializer_derives_from_the_input_base():
     """A new input serializer that forgets the base would silently ignore unknown fields."""
     from bookings.api import serializers as bookings_serializers
-    from drivers.api import serializers as drivers_serializers
+    from driverapp.api import serializers as drivers_serializers
     from partners.api import serializers as partners_serializers
     from pricing.api import serializers as pricing_serializers
 

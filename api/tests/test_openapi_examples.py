@@ -146,7 +146,7 @@ def test_every_example_with_a_path_parameter_posts_once_it_is_filled_in(client, 
     from bookings.models import Booking, BookingStatus  # noqa: PLC0415
     from bookings.tests.factories import BookingFactory  # noqa: PLC0415
     from dispatch.airports import airport_get  # noqa: PLC0415
-    from drivers.api.examples import (  # noqa: PLC0415
+    from driverapp.api.examples import (  # noqa: PLC0415
         DEMO_DRIVER_PASSWORD,
         DEMO_DRIVER_USERNAME,
         TRACKER_DEVICE_ID,

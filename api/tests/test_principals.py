@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
 from api.principals import AccountPrincipal, DriverPrincipal
-from drivers.api.authentication import DriverTokenAuthentication
+from driverapp.api.authentication import DriverTokenAuthentication
 from drivers.tests.factories import DriverFactory, UserFactory
 from partners.authentication import AccountKeyAuthentication, HmacSignatureAuthentication
 from partners.models import AccountKey

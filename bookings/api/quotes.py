@@ -18,11 +18,23 @@ from bookings import actions
 from bookings.api import examples
 from pricing.api import serializers as s
 
+# What both quote operations have always published: drf-spectacular took it from the
+# shared base's docstring while these views had none of their own (until issue 38, which
+# removed the dead ``ratelimit_scope`` hook it names). Kept word for word so the published
+# description does not change; the quote's limit is ``bookings.policies``' (RATELIMIT_QUOTE).
+PUBLISHED_DESCRIPTION = (
+    "Anonymous or keyed (contract 1.2); rate limited per key or IP under ``ratelimit_scope``."
+    "\n\nA signed (HMAC) request is good once: a repeat gets the first outcome "
+    "(SignedOnceMixin).\nAn Idempotency-Key is scoped to the authenticated caller "
+    "(contract 1.3)."
+)
+
 
 class QuoteV1View(PublicAPIView):
     @extend_schema(
         operation_id="quote_v1",
         summary="Price a journey (current form)",
+        description=PUBLISHED_DESCRIPTION,
         request=s.QuoteV1RequestSerializer,
         examples=examples.QUOTE_V1,
         responses={
@@ -63,6 +75,7 @@ class QuoteEstimateView(PublicAPIView):
     @extend_schema(
         operation_id="quote_estimate",
         summary="Price a journey (simple alias form, snake_case)",
+        description=PUBLISHED_DESCRIPTION,
         request=s.QuoteEstimateRequestSerializer,
         examples=examples.QUOTE_ESTIMATE,
         responses={200: s.QuoteEstimateResponseSerializer, **problem_responses(400, 401, 422, 429)},

@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.input_serializers import InputSerializer
-from bookings.passengers import phone_to_e164
+from bookings.passengers import phone_assessed
 from bookings.selectors import dispatch_opens_at, driver_public_summary
 from bookings.services import booking_pay_driver_url, booking_status_url, payment_state
 from pricing.api.serializers import ResolvedPlaceSerializer
@@ -26,16 +26,17 @@ V1_QUOTE_PAYMENT_METHODS = [*V1_PAYMENT_METHODS, "direct_to_driver", *ALIAS_PAYM
 
 class PhoneField(serializers.CharField):
     """A phone number, returned in E.164 (contract 3: not a valid number is 400). The
-    booking actions apply the same rule (and, on the current form, require a mobile)."""
+    booking actions apply the same rule (and, on the current form, require a mobile),
+    reading the verdict the returned number carries instead of parsing it again."""
 
     default_error_messages = {"phone": "Enter a valid phone number in international format."}
 
     def to_internal_value(self, data):
         value = super().to_internal_value(data)
-        e164 = phone_to_e164(value)
-        if e164 is None:
+        phone = phone_assessed(value)
+        if phone is None:
             self.fail("phone")
-        return e164
+        return phone
 
 
 # --- simple alias forms (snake_case) ---------------------------------------------------

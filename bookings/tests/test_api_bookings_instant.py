@@ -1,5 +1,6 @@
 """POST /api/public/bookings/instant: price and book in one step (seed 2.6)."""
 
+import phonenumbers
 import pytest
 from django.test import override_settings
 
@@ -58,6 +59,22 @@ def test_invalid_input_is_400(api_client):
 def test_unparseable_phone_is_400(api_client):
     response = api_client.post(URL, body(passenger_phone_whatsapp="call me"), format="json")
     assert "passenger_phone_whatsapp" in assert_problem(response, 400, "invalid_input")["errors"]
+
+
+def test_the_passengers_phone_is_parsed_once_and_stored_in_e164(api_client, monkeypatch):
+    # The input serializer and the admission apply the same rule; the admission reads the
+    # verdict the serializer's number carries (bookings.passengers.AssessedPhone).
+    parsed = []
+    parse = phonenumbers.parse
+    monkeypatch.setattr(phonenumbers, "parse", lambda *a, **k: parsed.append(a) or parse(*a, **k))
+
+    response = api_client.post(URL, body(passenger_phone_whatsapp="07911 123456"), format="json")
+
+    assert response.status_code == 200, response.content
+    assert parsed == [("07911 123456", "GB")]
+    booking = Booking.objects.get(reference=response.json()["booking_reference"])
+    assert booking.passenger_phone == "+447911123456"
+    assert type(booking.passenger_phone) is str
 
 
 def test_body_that_is_not_an_object_is_400(api_client):

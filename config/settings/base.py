@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "drivers",
     "dispatch",
     "billing",
+    "driverapp",
     "oauth2_provider",
     "agents",
     "operations",

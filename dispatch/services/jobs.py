@@ -15,6 +15,7 @@ from bookings.pickup_codes import pickup_code_require
 from bookings.services import booking_status_change, payment_record_append, payment_state
 from bookings.transitions import DRIVER_MOVES, SETTLEABLE, TERMINAL
 from core.errors import DomainError, field_error
+from core.money import gbp
 from dispatch.services import waiting
 from dispatch.services.offers import driver_job_release
 from drivers.models import Driver
@@ -109,8 +110,10 @@ def settlement_require_within_fare(*, booking: Booking, amount: Decimal) -> None
         .values_list("kind")
         .annotate(total=Sum("amount"))
     )
-    settled = totals.get(PaymentRecord.Kind.PAYMENT, Decimal(0)) - totals.get(
-        PaymentRecord.Kind.REFUND, Decimal(0)
+    # gbp: SQLite's SUM of a decimal column comes back as Decimal("25"), not "25.00".
+    settled = gbp(
+        totals.get(PaymentRecord.Kind.PAYMENT, Decimal(0))
+        - totals.get(PaymentRecord.Kind.REFUND, Decimal(0))
     )
     owed = booking.fare_due
     if settled + amount > owed:

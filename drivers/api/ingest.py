@@ -1,5 +1,5 @@
 """The position ingest's HTTP edge (issue 27): the lean path every car hits every few
-seconds, shared by the Django views (``drivers.api.views``) and the ingest process's own
+seconds, shared by the Django views (``driverapp.api.views``) and the ingest process's own
 WSGI application (``drivers.api.ingest_wsgi``), so both answer byte for byte alike.
 
 No session, no ORM, no DRF on the way: the token is checked from the per-process

@@ -13,7 +13,7 @@ processes are added behind the proxy as cars are: route ``POST
 /api/public/v1/driver/location`` and ``/api/public/v1/osmand/`` to them. Nothing of
 Django's request handling runs here (no middleware, session, URL resolver or DRF): the
 request is read, ``drivers.api.ingest`` answers it. The web process serves the same paths
-through Django (``drivers.api.views``) with the same answers, for the local configuration.
+through Django (``driverapp.api.views``) with the same answers, for the local configuration.
 """
 
 from __future__ import annotations

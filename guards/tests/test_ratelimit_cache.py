@@ -65,7 +65,7 @@ def test_concurrent_requests_from_many_threads_are_all_counted(counters):
 
 
 def _counted(group: str, rate: str) -> dict:
-    """Count one request the way ratelimit_enforce does: in the blocks the rate allows."""
+    """Count one request the way limit_enforce does: in the blocks the rate allows."""
     request = RequestFactory().post("/")
     with counting_in_blocks(counting_block(rate)):
         return get_usage(

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from api.callers import caller_from_request
+from api.permissions import RequiresAccountKind
 from api.schema import problem_responses
 from api.views import PublicAPIView
-from partners.authentication import account_require_kind
 from partners.models import Account
 from partners.services.tariff_fanout import tariff_get_for_platform
 from pricing.api.serializers import EstimateSerializer
@@ -130,6 +131,14 @@ EXAMPLE = {
 class TariffDetailView(PublicAPIView):
     """A tariff for a connected dispatch platform that missed an event or joins later."""
 
+    # Any account's key gets in; the service then lets only dispatch platforms read.
+    permission_classes = [
+        AllowAny,
+        RequiresAccountKind(
+            *Account.Kind.values, hint="Send a connected dispatch platform's API key."
+        ),
+    ]
+
     @extend_schema(
         operation_id="tariff_get",
         summary="Read a council tariff or operator rate (connected dispatch platforms)",
@@ -164,8 +173,5 @@ class TariffDetailView(PublicAPIView):
         examples=[OpenApiExample("Operator rate", value=EXAMPLE, response_only=True)],
     )
     def get(self, request, tariffId: str):  # noqa: N803 (the contract's path parameter)
-        account_require_kind(
-            request, Account.Kind.values, hint="Send a connected dispatch platform's API key."
-        )
         data = tariff_get_for_platform(caller=caller_from_request(request), tariff_id=tariffId)
         return Response(data)

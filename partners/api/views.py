@@ -15,11 +15,13 @@ from drf_spectacular.utils import (
     PolymorphicProxySerializer,
     extend_schema,
 )
+from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.callers import caller_from_request, ratelimit_enforce
+from api.callers import caller_from_request
 from api.input_serializers import validated_input
+from api.permissions import RequiresAccountKind
 from api.schema import (
     JUST_NOW,
     LANDING_TOMORROW,
@@ -27,8 +29,8 @@ from api.schema import (
     problem_responses,
 )
 from api.views import PublicAPIView
-from dispatch.api.serializers import DriverJobsFeedOutputSerializer
-from dispatch.api.views import DriverJobsFeedView
+from driverapp.api.feed_serializers import DriverJobsFeedOutputSerializer
+from driverapp.api.jobs import DriverJobsFeedView
 from partners.api.serializers import (
     BookingStatusReportInputSerializer,
     BookingStatusReportOutputSerializer,
@@ -45,7 +47,6 @@ from partners.authentication import (
     AccountKeyAuthentication,
     HmacSignatureAuthentication,
     SupplierAuthentication,
-    account_require_kind,
 )
 from partners.intake_formats.partner_job.guide import (
     INTAKE_EXAMPLES,
@@ -56,14 +57,21 @@ from partners.intake_formats.partner_job.payload import partner_job_batch_read
 from partners.models import Account
 from partners.services.batches import IntakeReceipt, intake_batch_receive
 from partners.services.flights import flight_status_receive
+from partners.services.operator import operator_intake_guide_admit
 from partners.services.reconciliation import job_reconcile, jobs_changed_list
 from partners.services.status import booking_status_hook_receive
 
+# The senders of jobs: they push, reconcile, report statuses and flights. An agent's key
+# has no jobs, so at these doors it is no key (or, for flights, partner_not_allowed).
 INTAKE_KINDS = frozenset({Account.Kind.PARTNER, Account.Kind.OPERATOR, Account.Kind.SUPPLIER})
 SIGNED_HINT = (
     "Send the account's API key (Bearer or x-api-key) or sign the request "
     "(x-partner / x-operator and x-signature)."
 )
+# Every door below keeps PublicAPIView's AllowAny first, so the schema still lists the
+# anonymous caller beside the key schemes as it always has; RequiresAccountKind then
+# answers 401 to anyone who is not one of the door's senders.
+SENDERS = RequiresAccountKind(*INTAKE_KINDS, hint=SIGNED_HINT)
 
 
 def intake_outcome_responses(*statuses: int, **descriptions: str) -> dict:
@@ -83,9 +91,8 @@ def intake_response(receipt: IntakeReceipt) -> Response:
 
 
 def intake_receive(request, sender_kind: str) -> Response:
-    """The PartnerJob door of ``sender_kind``: the account authenticated, the body read
-    by the native format."""
-    account_require_kind(request, [sender_kind], hint=SIGNED_HINT)
+    """The PartnerJob door of ``sender_kind`` (the view requires an account of that
+    kind): the body read by the native format."""
     caller = caller_from_request(request, source=sender_kind)
     receipt = intake_batch_receive(
         caller=caller, sender_kind=sender_kind, body=request.data, read=partner_job_batch_read
@@ -104,7 +111,19 @@ def wants_driver_feed(request) -> bool:
 
 class PartnerJobsView(PublicAPIView):
     """POST: partner intake. GET with updatedSince: the sender's reconciliation feed.
-    GET without: the driver-scoped job feed, served by the drivers app."""
+    GET without: the driver-scoped job feed, served by the driver app's view."""
+
+    permission_classes = [
+        AllowAny,
+        RequiresAccountKind(Account.Kind.PARTNER, hint=SIGNED_HINT, methods=["POST"]),
+        RequiresAccountKind(*INTAKE_KINDS, hint=SIGNED_HINT, methods=SAFE_METHODS),
+    ]
+
+    def get_permissions(self):
+        # The driver's feed is handed over whole: its view requires a driver (IsDriver).
+        if self.request is not None and wants_driver_feed(self.request):
+            return []
+        return super().get_permissions()
 
     def get_authenticators(self):
         if self.request is not None and wants_driver_feed(self.request):
@@ -153,7 +172,6 @@ class PartnerJobsView(PublicAPIView):
     def get(self, request, *args, **kwargs):
         if wants_driver_feed(request):
             return DriverJobsFeedView.as_view()(request._request)
-        account_require_kind(request, INTAKE_KINDS, hint=SIGNED_HINT)
         query = validated_input(JobsChangedQuerySerializer, request.query_params.dict())
         page = jobs_changed_list(
             caller=caller_from_request(request),
@@ -195,6 +213,11 @@ class PartnerJobsView(PublicAPIView):
 class PartnerJobDetailView(PublicAPIView):
     """Reconciliation read of one pushed job (contract 4.2)."""
 
+    permission_classes = [
+        AllowAny,
+        RequiresAccountKind(*INTAKE_KINDS, hint="Send the credentials the job was pushed with."),
+    ]
+
     @extend_schema(
         operation_id="partner_job_get",
         summary="Reconcile one pushed job by the sender's jobRef",
@@ -217,15 +240,17 @@ class PartnerJobDetailView(PublicAPIView):
         },
     )
     def get(self, request, job_ref: str):
-        account_require_kind(
-            request, INTAKE_KINDS, hint="Send the credentials the job was pushed with."
-        )
         booking = job_reconcile(caller=caller_from_request(request), job_ref=job_ref)
         return Response(JobReconciliationOutputSerializer(booking).data)
 
 
 class OperatorJobsView(PublicAPIView):
     """GET: how to connect (no key). POST: operator bridge intake into its own queue."""
+
+    permission_classes = [
+        AllowAny,
+        RequiresAccountKind(Account.Kind.OPERATOR, hint=SIGNED_HINT, methods=["POST"]),
+    ]
 
     def get_authenticators(self):
         if self.request is not None and self.request.method in SAFE_METHODS:
@@ -250,8 +275,7 @@ class OperatorJobsView(PublicAPIView):
         },
     )
     def get(self, request):
-        # Anyone may read the guide, as often as the lookups of one client IP may run.
-        ratelimit_enforce(request, "lookup")
+        operator_intake_guide_admit(caller=caller_from_request(request))
         return Response(OperatorIntakeGuideOutputSerializer(operator_intake_guide()).data)
 
     @extend_schema(
@@ -284,6 +308,7 @@ class SupplierHookView(PublicAPIView):
     """POST /hooks/{supplier}-booking: a corporate supplier's single or batch jobs."""
 
     authentication_classes = [SupplierAuthentication]
+    permission_classes = [AllowAny, RequiresAccountKind(Account.Kind.SUPPLIER, hint=SIGNED_HINT)]
 
     @extend_schema(
         operation_id="supplier_booking_hook",
@@ -317,6 +342,8 @@ class SupplierHookView(PublicAPIView):
 
 class BookingStatusHookView(PublicAPIView):
     """POST /hooks/booking-status: status from the platform or fleet holding a job."""
+
+    permission_classes = [AllowAny, SENDERS]
 
     @extend_schema(
         operation_id="booking_status_hook",
@@ -353,7 +380,6 @@ class BookingStatusHookView(PublicAPIView):
         },
     )
     def post(self, request):
-        account_require_kind(request, INTAKE_KINDS, hint=SIGNED_HINT)
         report = validated_input(BookingStatusReportInputSerializer, request.data)
         receipt = booking_status_hook_receive(
             caller=caller_from_request(request),
@@ -414,6 +440,17 @@ FLIGHT_EXAMPLES = [
 class FlightStatusView(PublicAPIView):
     """POST /v1/flights/status: a flight's arrival, from the sender of airport pickups."""
 
+    permission_classes = [
+        AllowAny,
+        RequiresAccountKind(
+            *INTAKE_KINDS,
+            hint=SIGNED_HINT,
+            other_kind="partner_not_allowed",
+            other_kind_detail="Flight updates come from the partner, operator or supplier "
+            "that sent the booking.",
+        ),
+    ]
+
     @extend_schema(
         operation_id="flight_status_report",
         summary="Report a flight's arrival: the airport pickups on it follow it",
@@ -447,7 +484,6 @@ class FlightStatusView(PublicAPIView):
         examples=FLIGHT_EXAMPLES,
     )
     def post(self, request):
-        account_require_kind(request, Account.Kind.values, hint=SIGNED_HINT)
         report = validated_input(FlightStatusReportInputSerializer, request.data)
         receipt = flight_status_receive(
             caller=caller_from_request(request),

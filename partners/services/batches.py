@@ -153,11 +153,10 @@ def _refusal(result: JobResult) -> DomainError:
 def intake_sender_admit(
     *, caller: Caller, sender_kind: str, intake_format: str = IntakeFormat.PARTNER_JOB
 ) -> None:
-    """Who may push here: an account of this kind that pushes in this door's format, its
-    bridge not paused (an operator approved), within its request rate."""
+    """Who may push here: the sender's account (of ``sender_kind``: its door requires that
+    kind, ``api.permissions.RequiresAccountKind``) pushes in this door's format, its bridge
+    not paused (an operator approved), within its request rate."""
     account = caller.account
-    if account is None or account.kind != sender_kind:
-        raise DomainError("unauthenticated", f"Send the credentials of a {sender_kind} account.")
     if account.intake_format != intake_format:
         raise DomainError(
             "partner_not_allowed",

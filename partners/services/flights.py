@@ -24,11 +24,8 @@ from dispatch.flight_status import FlightReport
 from dispatch.services.flights import FlightUpdate, flight_update_apply
 from guards.ratelimits import limit_enforce
 from guards.screening import text_screen
-from partners.models import Account
 from partners.selectors import booking_get_for_holder
 
-# Who may report flights: the senders of jobs (an agent key has no bookings to report on).
-REPORTER_KINDS = frozenset({Account.Kind.PARTNER, Account.Kind.OPERATOR, Account.Kind.SUPPLIER})
 # A flight arriving late in the evening may be collected after midnight.
 PICKUP_SPILL = dt.timedelta(hours=6)
 
@@ -53,17 +50,13 @@ def flight_status_receive(
 ) -> FlightStatusReceipt:
     """Apply a sender's flight report to its airport pickups on that flight.
 
-    403 ``partner_not_allowed`` for an account that sends no jobs (an agent); 404
+    The caller is a sender of jobs (its door requires one, answering an agent's key 403
+    ``partner_not_allowed``: ``api.permissions.RequiresAccountKind``). 404
     ``booking_not_found`` when the sender has no such booking or no pickup on that
     flight and date awaiting its passenger; otherwise what ``flight_update_apply``
     refuses. Rate limited as intake; the terminal text is screened (contract 1.5).
     """
     account = caller.account
-    if account is None or account.kind not in REPORTER_KINDS:
-        raise DomainError(
-            "partner_not_allowed",
-            "Flight updates come from the partner, operator or supplier that sent the booking.",
-        )
     limit_enforce(caller, "intake")
     text_screen(caller, {"terminal": terminal}, ("terminal",))
     number = policies.flight_number_normalise(flight_number, field="flightNumber")

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from bookings.models import Booking, DispatchQueue
+from core.callers import Caller
 from core.errors import DomainError
 from dispatch.services.offers import booking_assign_manual
+from guards.ratelimits import limit_enforce
 from partners.models import Account
+
+
+def operator_intake_guide_admit(*, caller: Caller) -> None:
+    """Who may read how an operator connects its bridge
+    (``partners.intake_formats.partner_job.guide``): anyone, no key, as often as the
+    lookups of one client may run (429 ``rate_limited`` beyond RATELIMIT_LOOKUP)."""
+    limit_enforce(caller, "lookup")
 
 
 def operator_job_assign(

@@ -44,14 +44,6 @@ def test_each_kind_of_sender_gets_its_jobs_booked(make_account, kind):
     assert {b.job_ref for b in Booking.objects.filter(account=account)} == {"A", "B"}
 
 
-def test_a_caller_of_another_kind_is_refused(make_account):
-    partner = make_account("partner")
-    with pytest.raises(DomainError) as refused:
-        receive(partner, partner_job(), kind="operator")
-    assert refused.value.code == "unauthenticated"
-    assert Booking.objects.count() == 0
-
-
 @pytest.mark.parametrize(
     ("kind", "state", "code"),
     [

@@ -32,7 +32,7 @@ from guards.email_keys import email_key_domains, email_limit_key
 from pricing.submissions.sending import submissions_of
 from privacy.models import DataRequest, DataRequestKind, DataRequestSubject, Hold
 from privacy.schedule import booking_kept_until, request_deadline
-from privacy.services.retention import CONTACT_FIELDS, _district_code
+from privacy.services.retention import _district_code, contact_remove
 
 
 def _hash(token: str) -> str:
@@ -138,6 +138,16 @@ def _booking_data(booking: Booking) -> dict:
             {"kind": r.kind, "amountGBP": str(r.amount), "occurredAt": r.occurred_at.isoformat()}
             for r in PaymentRecord.objects.filter(booking=booking).order_by("occurred_at")
         ],
+        "supportRequests": [
+            {
+                "type": r.support_type,
+                "comment": r.comment,
+                "status": r.status,
+                "reply": r.reply,
+                "createdAt": r.created_at.isoformat(),
+            }
+            for r in booking.support_requests.order_by("created_at")
+        ],
     }
 
 
@@ -214,9 +224,7 @@ def passenger_erase(email: str, *, now: dt.datetime) -> dict:
                 )
             )
         else:
-            Booking.objects.filter(pk=booking.pk).update(
-                **dict.fromkeys(CONTACT_FIELDS, ""), updated_at=now
-            )
+            contact_remove([booking.pk], now=now)
             erased.append(f"Your details on booking {booking.reference}")
     passenger = Passenger.objects.filter(email__iexact=email).first()
     if passenger is not None:

@@ -28,7 +28,7 @@ from bookings.models import Booking, EmailConfirmation, Passenger
 from dispatch.models import NotificationLog
 from drivers.models import PositionSample
 from guards.models import ScreeningRejection
-from partners.models import WebhookDelivery, WebhookDeliveryStatus
+from partners.models import SupportRequest, WebhookDelivery, WebhookDeliveryStatus
 from pricing.licensing import district_at
 from pricing.models import SubmissionStatus, TariffSubmission
 from privacy.models import DataRequest, Hold, StaffView
@@ -115,6 +115,15 @@ def _delete_in_batches(queryset, batch: int) -> int:
     return sum(_bounded(delete, ids) for ids in _batches(queryset, batch))
 
 
+def contact_remove(ids: list[int], *, now: dt.datetime) -> int:
+    """The passenger's details go from these bookings (those under no open hold), and with
+    them the support requests MaaS providers raised on them, which may name the traveller
+    (TOMP's ``contactInformationEndUser``). Returns how many bookings were minimised."""
+    due = Booking.objects.filter(pk__in=ids).exclude(_open_holds())
+    SupportRequest.objects.filter(booking__in=due).delete()
+    return due.update(**dict.fromkeys(CONTACT_FIELDS, ""), updated_at=now)
+
+
 def bookings_minimise(now: dt.datetime, batch: int, report: RetentionReport) -> int:
     """Bookings past their pickup authority's record-keeping period lose the passenger's
     contact details; the statutory fields stay (contract 11)."""
@@ -145,14 +154,7 @@ def bookings_minimise(now: dt.datetime, batch: int, report: RetentionReport) -> 
             if booking_kept_until(pickup_time, _district_code(lat, lng)) <= now
         ]
         if due:
-            minimised += _bounded(
-                lambda ids: (
-                    Booking.objects.filter(pk__in=ids)
-                    .exclude(_open_holds())
-                    .update(**dict.fromkeys(CONTACT_FIELDS, ""), updated_at=now)
-                ),
-                due,
-            )
+            minimised += _bounded(lambda ids: contact_remove(ids, now=now), due)
 
 
 def passengers_delete(now: dt.datetime, batch: int, report: RetentionReport) -> int:

@@ -18,6 +18,8 @@ from bookings.models import Passenger
 from bookings.tests.factories import BookingFactory, PassengerFactory
 from core.testing.places import LEEDS
 from drivers.tests.factories import DriverFactory, UserFactory
+from partners.models import SupportRequest
+from partners.tests.factories import AccountFactory
 from privacy.models import DataRequest, Hold, HoldReason, StaffView
 
 pytestmark = pytest.mark.django_db
@@ -81,6 +83,7 @@ def test_an_access_request_gives_the_data_as_a_page_and_as_json(client, ask):
     assert download["Content-Disposition"].startswith("attachment")
     data = json.loads(download.content)
     assert data["bookings"][0]["reference"] == booking.reference
+    assert data["bookings"][0]["supportRequests"] == []
     assert data["passenger"]["email"] == EMAIL
     assert DataRequest.objects.get().completed_at is not None
 
@@ -109,6 +112,31 @@ def test_erasure_erases_what_it_may_and_says_what_is_kept_why_and_until_when(cli
     outcome = DataRequest.objects.get().outcome
     assert any(k["until"] == kept_until.isoformat() for k in outcome["kept"])
     assert Passenger.objects.filter(email=EMAIL).exists()  # kept with its bookings
+
+
+def test_a_partners_support_request_is_in_the_copy_and_goes_with_the_erasure(client, ask):
+    old = BookingFactory(
+        passenger_email=EMAIL,
+        pickup_time=timezone.now() - relativedelta(months=13),
+        status="completed",
+    )
+    SupportRequest.objects.create(
+        account=AccountFactory(),
+        booking=old,
+        support_type="LOST_ITEM",
+        comment="Jo left a phone on the back seat",
+        request={},
+    )
+    ask("access")
+    link = _link()
+    client.post(link)
+    data = json.loads(client.get(link + "data.json").content)
+    assert data["bookings"][0]["supportRequests"][0]["comment"] == (
+        "Jo left a phone on the back seat"
+    )
+    ask("erasure")
+    client.post(_link())
+    assert not SupportRequest.objects.filter(booking=old).exists()
 
 
 def test_an_erasure_with_nothing_kept_removes_the_passenger(client, ask):

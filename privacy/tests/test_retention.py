@@ -32,7 +32,7 @@ from dispatch.models import NotificationLog
 from drivers.models import PositionSample
 from drivers.tests.factories import DriverFactory
 from guards.models import ScreeningRejection
-from partners.models import WebhookAttempt, WebhookDelivery
+from partners.models import SupportRequest, WebhookAttempt, WebhookDelivery
 from partners.tests.factories import AccountFactory
 from privacy.models import Hold, HoldReason, StaffView
 from privacy.schedule import booking_record_months, retention_schedule
@@ -108,6 +108,28 @@ def test_bookings_are_minimised_after_their_pickup_authoritys_period_and_not_bef
     with time_machine.travel(pickup + relativedelta(months=24, days=1)):
         retention_apply()
     assert set(_contact(chorley).values()) == {""}
+
+
+def test_a_partners_support_requests_go_with_the_passengers_details_and_not_before():
+    """A TOMP provider's support request may name the traveller: it is deleted when the
+    booking is minimised, and kept while the booking keeps its passenger."""
+    pickup = timezone.now() - dt.timedelta(days=3)
+    leeds = _booking(LEEDS, pickup)
+    chorley = _booking(CHORLEY, pickup)
+    for booking in (leeds, chorley):
+        SupportRequest.objects.create(
+            account=AccountFactory(),
+            booking=booking,
+            support_type="LOST_ITEM",
+            comment="Jo left a phone",
+            request={"contactInformationEndUser": {"phone": "+447700900123"}},
+        )
+    with time_machine.travel(pickup + relativedelta(months=12) - dt.timedelta(hours=1)):
+        retention_apply()
+    assert SupportRequest.objects.count() == 2
+    with time_machine.travel(pickup + relativedelta(months=12, days=1)):
+        retention_apply()
+    assert list(SupportRequest.objects.values_list("booking_id", flat=True)) == [chorley.pk]
 
 
 def test_a_held_booking_keeps_its_passenger_and_its_trail_until_the_hold_is_released():

@@ -7,7 +7,9 @@
   (``partners.services.batches.intake_batch_receive``: who may push, rate, admission,
   daily limit, idempotency on the jobRef, dispatch), all-or-nothing;
 - CANCEL: a pending option released, a committed one cancelled through the same service;
-- reading: the sender's own job (``partners.selectors.job_get_for_sender``).
+- reading: the sender's own job (``partners.selectors.job_get_for_sender``);
+- support: a request on a committed booking, kept for staff, who answer it in the back
+  office (:func:`tomp_support_answer`); the provider reads its status.
 
 The hold lives in the cache (Redis in production), not the database: a TOMP booking
 that is PENDING is an offer the operator keeps for a while, and one whose hold is lost
@@ -29,11 +31,12 @@ from core.errors import DomainError, field_error
 from guards.ratelimits import limit_enforce
 from partners.intake_formats.tomp.payload import (
     TompJourney,
+    TompSupportRequest,
     tomp_cancel_batch,
     tomp_commit_batch,
     tomp_job_ref,
 )
-from partners.models import Account, IntakeFormat
+from partners.models import Account, IntakeFormat, SupportRequest
 from partners.selectors import job_get_for_sender
 from partners.services.batches import intake_batch_receive, intake_sender_admit
 from pricing.models import Quote
@@ -183,3 +186,49 @@ def tomp_booking_get(*, caller: Caller, option_id: str, counted: bool = True) ->
     held = cache.get(_hold_key(account, option_id)) or {}
     state = held.get("state") or ("EXPIRED" if quote.is_expired() else "NEW")
     return TompBookingState(option_id=option_id, quote=quote, pending_state=state)
+
+
+def _committed(account: Account, option_id: str) -> Booking:
+    _option_get(account, option_id)
+    booking = _booked(account, option_id)
+    if booking is None:
+        raise DomainError(
+            "booking_not_found", f"Booking {option_id!r} is not committed: nothing to support."
+        )
+    return booking
+
+
+def tomp_support_request_create(*, caller: Caller, support: TompSupportRequest) -> SupportRequest:
+    """Keep the provider's request for support on its committed booking, PROCESSING,
+    for staff to answer (the back office lists them)."""
+    tomp_sender_admit(caller)
+    booking = _committed(caller.account, support.option_id)
+    return SupportRequest.objects.create(
+        account=caller.account,
+        booking=booking,
+        support_type=support.support_type,
+        priority=support.priority,
+        comment=support.comment,
+        request=support.request,
+    )
+
+
+def tomp_support_list(*, caller: Caller, option_id: str) -> list[SupportRequest]:
+    """The provider's support requests on its booking, oldest first."""
+    tomp_sender_admit(caller)
+    booking = _committed(caller.account, option_id)
+    return list(
+        SupportRequest.objects.filter(account=caller.account, booking=booking).order_by("pk")
+    )
+
+
+def tomp_support_answer(*, support: SupportRequest, status: str, reply: str) -> SupportRequest:
+    """Staff's answer: a new status or reply is one more step (``order``), which the
+    provider reads on ``GET /support/{id}/status``; the same answer again is no step."""
+    if (status, reply) == (support.status, support.reply):
+        return support
+    support.status, support.reply = status, reply
+    support.order += 1
+    support.updated_at = timezone.now()
+    support.save(update_fields=["status", "reply", "order", "updated_at"])
+    return support

@@ -166,3 +166,65 @@ def tomp_commit_batch(*, quote: Quote, passenger: PassengerDetails) -> IntakeBat
 def tomp_cancel_batch(*, option_id: str) -> IntakeBatch:
     job = IntakeJob(index=0, job_ref=tomp_job_ref(option_id), action=JobAction.CANCEL)
     return IntakeBatch(jobs=[job], single=True)
+
+
+SUPPORT_TYPES = (
+    "BROKEN_DOWN",
+    "NOT_AT_LOCATION",
+    "MISSING_AFTER_PAUSE",
+    "NOT_CLEAN",
+    "NOT_AVAILABLE",
+    "UNABLE_TO_OPEN",
+    "UNABLE_TO_CLOSE",
+    "API_TECHNICAL",
+    "API_FUNCTIONAL",
+    "ACCIDENT",
+    "OTHER",
+)
+SUPPORT_PRIORITIES = (
+    "ERROR_CANNOT_CONTINUE",
+    "ERROR_CAN_CONTINUE",
+    "DISTURBING_ISSUE",
+    "QUESTION",
+    "OTHER",
+)
+
+
+class TompSupportRequestInputSerializer(TompInputSerializer):
+    # The specification makes every member optional; a taxi operator helps on a booking,
+    # so its id is required here (a damage report on an asset never booked is not ours).
+    id = serializers.CharField(max_length=100)
+    supportType = serializers.ChoiceField(choices=SUPPORT_TYPES, required=False)
+    priority = serializers.ChoiceField(choices=SUPPORT_PRIORITIES, required=False)
+    time = serializers.DateTimeField(required=False)
+    comment = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+    contactInformationEndUser = serializers.CharField(
+        max_length=200, required=False, allow_blank=True
+    )
+    requestedResponseTime = serializers.FloatField(min_value=0, required=False)
+
+
+@dataclass(frozen=True)
+class TompSupportRequest:
+    """A supportRequest as we keep it: the booking it is on, and the members we read,
+    in TOMP's names (``request``), to answer them back in its supportStatus."""
+
+    option_id: str
+    support_type: str
+    priority: str
+    comment: str
+    request: dict[str, Any]
+
+
+def tomp_support_request_read(body: Any) -> TompSupportRequest:
+    values = validated_input(TompSupportRequestInputSerializer, body)
+    request = {**values, "supportType": values.get("supportType", "OTHER")}
+    if "time" in request:
+        request["time"] = request["time"].astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+    return TompSupportRequest(
+        option_id=values["id"],
+        support_type=request["supportType"],
+        priority=values.get("priority", ""),
+        comment=values.get("comment", ""),
+        request=request,
+    )

@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from bookings.models import Booking, BookingStatus
+from partners.models import SupportRequest
 from pricing.models import Quote
 
 SPEC_VERSION = "1.6.1"
@@ -149,6 +150,15 @@ def tomp_booking(booking: Booking, *, option_id: str) -> dict[str, Any]:
     }
 
 
+def tomp_support_status(support: SupportRequest) -> dict[str, Any]:
+    """A supportStatus: the request as the provider sent it, its status and how many
+    times it changed (``order``); ``comment`` is staff's reply once there is one."""
+    status = {**support.request, "status": support.status, "order": support.order}
+    if support.reply:
+        status["comment"] = support.reply
+    return status
+
+
 # What GET /operator/meta declares (paths relative to the TOMP base URL).
 IMPLEMENTED = [
     ("POST", "/plannings", None),
@@ -158,6 +168,8 @@ IMPLEMENTED = [
     ("GET", "/bookings/{id}", None),
     ("GET", "/legs/{id}", None),
     ("GET", "/operator/meta", None),
+    ("POST", "/support/", None),
+    ("GET", "/support/{id}/status", None),
 ]
 
 
@@ -188,7 +200,7 @@ def tomp_meta(*, base_url: str) -> list[dict[str, Any]]:
 
 
 # TOMP's error codes (wiki "Error handling in TOMP"): the module's digit, then the error.
-MODULE_DIGIT = {"operator": 1, "planning": 2, "booking": 3, "execution": 4}
+MODULE_DIGIT = {"operator": 1, "planning": 2, "booking": 3, "execution": 4, "support": 5}
 ERROR_BY_CODE = {
     "booking_not_found": 204,
     "job_not_found": 204,

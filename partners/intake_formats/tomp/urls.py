@@ -15,5 +15,11 @@ urlpatterns = [
         name="tomp-booking-events",
     ),
     path("legs/<str:leg_id>", views.TompLegView.as_view(), name="tomp-leg"),
+    path("support/", views.TompSupportView.as_view(), name="tomp-support"),
+    path(
+        "support/<str:booking_id>/status",
+        views.TompSupportStatusView.as_view(),
+        name="tomp-support-status",
+    ),
     path("operator/meta", views.TompMetaView.as_view(), name="tomp-meta"),
 ]

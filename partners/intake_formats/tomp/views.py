@@ -17,9 +17,10 @@ from django.http import FileResponse
 from rest_framework.response import Response
 
 from api.callers import caller_from_request
+from api.permissions import RequiresAccountKind
 from api.problems import PROBLEM_CONTENT_TYPE
 from api.views import PublicAPIView
-from partners.authentication import AccountKeyAuthentication, account_require_kind
+from partners.authentication import AccountKeyAuthentication
 from partners.intake_formats.tomp.operations import (
     SENDER_KIND,
     TompBookingState,
@@ -27,11 +28,14 @@ from partners.intake_formats.tomp.operations import (
     tomp_booking_get,
     tomp_booking_hold,
     tomp_planning_create,
+    tomp_support_list,
+    tomp_support_request_create,
 )
 from partners.intake_formats.tomp.payload import (
     tomp_booking_request_read,
     tomp_journey_read,
     tomp_operation_read,
+    tomp_support_request_read,
 )
 from partners.intake_formats.tomp.shapes import (
     tomp_booking,
@@ -40,6 +44,7 @@ from partners.intake_formats.tomp.shapes import (
     tomp_meta,
     tomp_option,
     tomp_planning,
+    tomp_support_status,
 )
 
 SPEC_FILE = Path(__file__).resolve().parent / "spec" / "TOMP-API-1.6.1.yaml"
@@ -54,12 +59,12 @@ def _booking_body(state: TompBookingState) -> dict:
 
 class TompView(PublicAPIView):
     authentication_classes = [AccountKeyAuthentication]
+    permission_classes = [RequiresAccountKind(SENDER_KIND, hint=HINT)]
     schema = None  # not part of the public API's description (see the module docstring)
     module = "booking"  # TOMP's module, the first digit of an errorcode
     documented: frozenset[int] = frozenset({400, 401, 403, 404})  # this path's errors
 
     def caller(self, request):
-        account_require_kind(request, [SENDER_KIND], hint=HINT)
         return caller_from_request(request, source=SENDER_KIND)
 
     def finalize_response(self, request, response, *args, **kwargs):
@@ -130,10 +135,32 @@ class TompLegView(TompView):
         return Response(tomp_option(state.quote, state=state.pending_state)["legs"][0])
 
 
+class TompSupportView(TompView):
+    module = "support"
+    documented = frozenset({400, 401, 403, 404})
+
+    def post(self, request):
+        caller = self.caller(request)
+        support = tomp_support_request_create(
+            caller=caller, support=tomp_support_request_read(request.data)
+        )
+        return Response(tomp_support_status(support))
+
+
+class TompSupportStatusView(TompView):
+    module = "support"
+    documented = frozenset({400, 401, 403, 404})
+
+    def get(self, request, booking_id: str):
+        supports = tomp_support_list(caller=self.caller(request), option_id=booking_id)
+        return Response([tomp_support_status(support) for support in supports])
+
+
 class TompMetaView(TompView):
     """What this operator implements: public, as TOMP documents no error for it."""
 
     authentication_classes: list = []
+    permission_classes: list = []
     module = "operator"
     documented = frozenset()
 

@@ -39,6 +39,7 @@ from partners.services.webhooks.deliveries import (
     fleet_job_payload_build,
     fleet_offer_delivery_create,
     fleet_offer_payload_build,
+    format_message_delivery_create,
     webhook_delivery_create,
     webhook_payload_build,
 )
@@ -50,6 +51,7 @@ from partners.services.webhooks.signing import (
 from partners.services.webhooks.transport import (
     PinnedAddressAdapter,
     webhook_address_check,
+    webhook_delivery_url,
     webhook_post,
     webhook_url_refusal,
 )
@@ -65,11 +67,13 @@ __all__ = [
     "fleet_job_payload_build",
     "fleet_offer_delivery_create",
     "fleet_offer_payload_build",
+    "format_message_delivery_create",
     "webhook_address_check",
     "webhook_deliveries_due",
     "webhook_delivery_attempt",
     "webhook_delivery_create",
     "webhook_delivery_redeliver",
+    "webhook_delivery_url",
     "webhook_headers",
     "webhook_payload_build",
     "webhook_post",

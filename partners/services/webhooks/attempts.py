@@ -21,7 +21,11 @@ from core.task_queue import task_enqueue_on_commit
 from dispatch.models import Offer, OfferStatus
 from partners.models import Account, WebhookAttempt, WebhookDelivery, WebhookDeliveryStatus
 from partners.services.webhooks.signing import webhook_headers
-from partners.services.webhooks.transport import webhook_address_check, webhook_post
+from partners.services.webhooks.transport import (
+    webhook_address_check,
+    webhook_delivery_url,
+    webhook_post,
+)
 
 # The name the package had as one module: log readers and the log config select it.
 logger = logging.getLogger("partners.services.webhooks")
@@ -94,7 +98,9 @@ def webhook_delivery_attempt(*, delivery_id: int) -> AttemptOutcome:
             error="Offer closed (answered, expired or withdrawn) before it was delivered.",
             final=WebhookDeliveryStatus.FAILED,
         )
-    url = account.webhook_url  # follow a URL changed in the back office since the event
+    # Follow a URL changed in the back office since the event; a format's message goes to
+    # its own path under it (TOMP: the provider's base URL + /legs/{id}/events).
+    url = webhook_delivery_url(account.webhook_url, path=delivery.path)
     refusal, address = webhook_address_check(url)
     if refusal:
         return _attempt_finish(
@@ -107,9 +113,15 @@ def webhook_delivery_attempt(*, delivery_id: int) -> AttemptOutcome:
         )
 
     timestamp = int(time.time())
-    headers = webhook_headers(
-        account=account, webhook_id=delivery.webhook_id, timestamp=timestamp, body=delivery.body
-    )
+    headers = {
+        **delivery.headers,
+        **webhook_headers(
+            account=account,
+            webhook_id=delivery.webhook_id,
+            timestamp=timestamp,
+            body=delivery.body,
+        ),
+    }
     started = time.monotonic()
     status_code, error, excerpt = None, "", ""
     try:

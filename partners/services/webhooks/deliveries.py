@@ -16,7 +16,8 @@ from bookings import events as booking_events
 from bookings.models import Booking, BookingEvent, BookingStatus
 from bookings.selectors import driver_public_summary
 from dispatch.models import Offer, OfferStatus
-from partners.models import Account, WebhookDelivery
+from partners.models import Account, IntakeFormat, WebhookDelivery
+from partners.services.webhooks.transport import webhook_delivery_url
 
 # A job offered to a partner fleet (tier 3): sent to the fleet, never to the booking's
 # sender, and not a booking event (bookings.events holds those).
@@ -47,8 +48,10 @@ def webhook_delivery_create(*, event: BookingEvent) -> WebhookDelivery | None:
     """Create the delivery of ``event`` to the sender of its booking, if it has a webhook.
 
     Guarantees: at most one delivery per (account, event), even when called twice; None
-    when the booking has no sender, the sender has no URL, or its endpoint is disabled.
-    Call after the event's transaction committed (the booking_event_committed signal).
+    when the booking has no sender, the sender has no URL, or its endpoint is disabled,
+    or the sender's format speaks a protocol of its own (TOMP-API: its messages are
+    :func:`format_message_delivery_create`'s). Call after the event's transaction
+    committed (the booking_event_committed signal).
     """
     booking = event.booking
     if booking.account_id is None:
@@ -59,7 +62,11 @@ def webhook_delivery_create(*, event: BookingEvent) -> WebhookDelivery | None:
         return None
     # Read afresh: the booking's cached account may predate a 410 that disabled it.
     account = (
-        Account.objects.filter(pk=booking.account_id, webhook_disabled_at__isnull=True)
+        Account.objects.filter(
+            pk=booking.account_id,
+            webhook_disabled_at__isnull=True,
+            intake_format=IntakeFormat.PARTNER_JOB,
+        )
         .exclude(webhook_url="")
         .first()
     )
@@ -69,8 +76,45 @@ def webhook_delivery_create(*, event: BookingEvent) -> WebhookDelivery | None:
     return _event_delivery_create(account=account, booking=booking, event=event, body=body)
 
 
+def format_message_delivery_create(
+    *,
+    account: Account,
+    event: BookingEvent,
+    message_type: str,
+    body: dict,
+    path: str,
+    headers: dict[str, str],
+) -> WebhookDelivery | None:
+    """The delivery of a booking event to ``account`` in its format's own protocol: the
+    ``body`` to ``path`` under the account's URL, with the format's ``headers``, signed,
+    SSRF-checked and retried like every webhook.
+
+    Guarantees: at most one delivery per (account, event), even when called twice; None
+    when the account has no URL or its endpoint is disabled. Call after the event's
+    transaction committed (the booking_event_committed signal).
+    """
+    if not account.webhook_url or account.webhook_disabled_at is not None:
+        return None
+    return _event_delivery_create(
+        account=account,
+        booking=event.booking,
+        event=event,
+        body=json.dumps(body, separators=(",", ":")),
+        event_type=message_type,
+        path=path,
+        headers=headers,
+    )
+
+
 def _event_delivery_create(
-    *, account: Account, booking: Booking, event: BookingEvent, body: str
+    *,
+    account: Account,
+    booking: Booking,
+    event: BookingEvent,
+    body: str,
+    event_type: str = "",
+    path: str = "",
+    headers: dict[str, str] | None = None,
 ) -> WebhookDelivery | None:
     """The delivery of one booking event to one account, due now; None when that account
     already has it (the unique (account, event): a repeat or a race creates nothing)."""
@@ -81,10 +125,12 @@ def _event_delivery_create(
                 booking=booking,
                 event=event,
                 webhook_id=f"msg_{uuid.uuid4().hex}",
-                event_type=event.type,
+                event_type=event_type or event.type,
                 sequence=event.sequence,
                 body=body,
-                url=account.webhook_url,
+                url=webhook_delivery_url(account.webhook_url, path=path),
+                path=path,
+                headers=headers or {},
                 next_attempt_at=timezone.now(),
             )
     except IntegrityError:

@@ -16,6 +16,13 @@ from django.conf import settings
 from requests.adapters import HTTPAdapter
 
 
+def webhook_delivery_url(base_url: str, *, path: str) -> str:
+    """Where a delivery goes: the account's URL, or ``path`` under it (a base URL)."""
+    if not path:
+        return base_url
+    return base_url.rstrip("/") + "/" + path.lstrip("/")
+
+
 def webhook_url_refusal(url: str) -> str | None:
     """Why ``url`` may not be called, or None when it may (contract 5.1 SSRF rule).
 

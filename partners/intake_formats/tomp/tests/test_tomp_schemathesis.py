@@ -26,6 +26,8 @@ IMPLEMENTED = {
     ("GET", "/bookings/{id}"),
     ("GET", "/legs/{id}"),
     ("GET", "/operator/meta"),
+    ("POST", "/support/"),
+    ("GET", "/support/{id}/status"),
 }
 EXAMPLES = 15  # per operation: bounded, so the suite stays quick; bench/fuzz.sh goes wider
 

@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from dispatch.airports import airport_pickup_summary
-from drivers.api.serializers import (
+from driverapp.api.serializers import (
     MONEY,
     AirportPickupOutputSerializer,
     DriverFeedPassengerOutputSerializer,

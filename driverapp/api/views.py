@@ -1,9 +1,10 @@
-"""Driver app API (contract 6): login, logout, availability and position reports.
+"""Driver app API (contract 6): login, logout, availability, position reports and fare
+table submissions, and ``DriverAPIView``, the base of the driver's own endpoints.
 
 Each view authenticates the driver's token, rate limits per driver (scope ``driver``),
 validates its input serializer and calls one service. The feed, offers, job status,
-settlement and earnings are dispatch's use cases, so their views are ``dispatch.api.views``
-(on ``DriverAPIView``, and at the same paths).
+settlement and earnings (dispatch's use cases) are ``driverapp.api.jobs``; the
+subscription (billing's) is ``driverapp.api.subscription``.
 """
 
 from __future__ import annotations
@@ -17,20 +18,19 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.callers import client_ip, ratelimit_enforce
+from api.callers import caller_from_request, client_ip
 from api.idempotency import IdempotentViewMixin
 from api.input_serializers import validated_input
+from api.permissions import IsDriver
 from api.principals import request_driver
 from api.schema import FIX_FIVE_SECONDS_AGO, FIX_TEN_SECONDS_AGO, problem_responses
-from drivers import services
-from drivers.api import examples, ingest
-from drivers.api.authentication import (
+from driverapp.api import examples
+from driverapp.api.authentication import (
     DriverPositionTokenAuthentication,
     DriverTokenAuthentication,
-    IsDriver,
     driver_login,
 )
-from drivers.api.serializers import (
+from driverapp.api.serializers import (
     DRIVER_LOCATION_REPORT,
     DriverAvailabilityInputSerializer,
     DriverAvailabilityOutputSerializer,
@@ -42,6 +42,8 @@ from drivers.api.serializers import (
     TariffSubmissionListOutputSerializer,
     TariffSubmissionOutputSerializer,
 )
+from drivers import services
+from drivers.api import ingest
 from drivers.tokens import driver_tokens_end
 from pricing.models import SubmitterKind
 from pricing.submissions.figures import authorities
@@ -87,24 +89,36 @@ OSMAND_RESPONSES = {
 }
 
 
-class DriverAPIView(IdempotentViewMixin, APIView):
-    """A driver's own endpoints: token authentication, limited per driver, Idempotency-Key
-    scoped to the driver."""
+class DriverView(APIView):
+    """A driver's own endpoint: the app's token, a driver's login (``IsDriver``), and one
+    call counted against the driver's request budget (``drivers.services.
+    driver_request_admit``, the limit's one home)."""
 
     authentication_classes = [DriverTokenAuthentication]
     permission_classes = [IsDriver]
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
-        ratelimit_enforce(request, "driver", value=f"driver:{self.driver.pk}")
-        self.idempotency_begin(request)
-
-    def idempotency_caller(self, request) -> str:
-        return f"driver:{self.driver.pk}"
+        services.driver_request_admit(driver=self.driver)
 
     @property
     def driver(self):
         return request_driver(self.request)
+
+
+class DriverAPIView(IdempotentViewMixin, DriverView):
+    """A driver's own endpoints: token authentication, limited per driver, Idempotency-Key
+    scoped to the driver."""
+
+    # That docstring is the published description of the operations without their own
+    # (drf-spectacular reads it): DriverView's token and limit, plus the Idempotency-Key.
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        self.idempotency_begin(request)
+
+    def idempotency_caller(self, request) -> str:
+        return f"driver:{self.driver.pk}"
 
 
 class DriverLoginView(APIView):
@@ -122,7 +136,7 @@ class DriverLoginView(APIView):
         auth=[],
     )
     def post(self, request: Request) -> Response:
-        ratelimit_enforce(request, "driver")
+        services.driver_login_admit(caller=caller_from_request(request))
         credentials = validated_input(DriverLoginInputSerializer, request.data)
         token, driver = driver_login(request, **credentials)
         return Response(DriverLoginOutputSerializer({"token": token.key, "driver": driver}).data)
@@ -243,11 +257,8 @@ class DriverLocationView(APIView):
         return ingest_response(answer)
 
 
-class DriverLogoutView(APIView):
+class DriverLogoutView(DriverView):
     """POST /api/public/v1/driver/logout: the app's token ends (contract 6)."""
-
-    authentication_classes = [DriverTokenAuthentication]
-    permission_classes = [IsDriver]
 
     @extend_schema(
         operation_id="driver_logout",
@@ -264,7 +275,6 @@ class DriverLogoutView(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
-        ratelimit_enforce(request, "driver", value=f"driver:{request.user.driver.pk}")
         driver_tokens_end(user=request.user)
         return Response(status=204)
 
@@ -368,20 +378,14 @@ class OsmandReportView(APIView):
         return ingest_response(answer)
 
 
-class DriverTariffSubmissionsView(APIView):
+class DriverTariffSubmissionsView(DriverView):
     """GET/POST /api/public/v1/driver/tariff-submissions: the driver sends in their
     authority's fare table with a photo of it (issue 33, ``pricing.submissions``).
 
     No Idempotency-Key: the body is a file, streamed rather than held, and the service
     itself makes a retry of the same file the first submission (200, not 201)."""
 
-    authentication_classes = [DriverTokenAuthentication]
-    permission_classes = [IsDriver]
     parser_classes = [MultiPartParser]
-
-    def initial(self, request, *args, **kwargs):
-        super().initial(request, *args, **kwargs)
-        ratelimit_enforce(request, "driver", value=f"driver:{request_driver(request).pk}")
 
     @extend_schema(
         operation_id="driver_tariff_submissions",

@@ -1,7 +1,7 @@
 """The driver app's API for dispatch's use cases (contract 6): the job feed, answering
 offers, moving a job, settling it, and the earnings. Each view stands on the driver app's
 ``DriverAPIView`` (token, limit per driver, Idempotency-Key) and calls one dispatch
-service or selector; drivers.api.urls and dispatch.api.urls share the path prefix.
+service or selector.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from rest_framework.response import Response
 from api.input_serializers import validated_input
 from api.schema import problem_responses
 from dispatch import selectors
-from dispatch.api.serializers import DriverJobsFeedOutputSerializer
 from dispatch.services import jobs, offers
-from drivers.api.examples import SETTLEMENT
-from drivers.api.serializers import (
+from driverapp.api.examples import SETTLEMENT
+from driverapp.api.feed_serializers import DriverJobsFeedOutputSerializer
+from driverapp.api.serializers import (
     DriverEarningsOutputSerializer,
     DriverJobStatusInputSerializer,
     DriverJobStatusOutputSerializer,
@@ -24,7 +24,7 @@ from drivers.api.serializers import (
     DriverSettlementInputSerializer,
     DriverSettlementOutputSerializer,
 )
-from drivers.api.views import TAGS, DriverAPIView
+from driverapp.api.views import TAGS, DriverAPIView
 
 
 class DriverJobsFeedView(DriverAPIView):

@@ -6,14 +6,11 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from api.callers import ratelimit_enforce
-from api.principals import request_driver
 from api.schema import problem_responses
-from billing.api.serializers import DriverSubscriptionOutputSerializer
 from billing.services.overview import driver_subscription_overview
-from drivers.api.authentication import DriverTokenAuthentication, IsDriver
+from driverapp.api.subscription_serializers import DriverSubscriptionOutputSerializer
+from driverapp.api.views import DriverView
 
 EXAMPLE = {
     "stage": "billed",
@@ -33,10 +30,7 @@ EXAMPLE = {
 }
 
 
-class DriverSubscriptionView(APIView):
-    authentication_classes = [DriverTokenAuthentication]
-    permission_classes = [IsDriver]
-
+class DriverSubscriptionView(DriverView):
     @extend_schema(
         operation_id="driver_subscription",
         tags=["driver app"],
@@ -55,7 +49,5 @@ class DriverSubscriptionView(APIView):
         ),
     )
     def get(self, request: Request) -> Response:
-        driver = request_driver(request)
-        ratelimit_enforce(request, "driver", value=f"driver:{driver.pk}")
-        overview = driver_subscription_overview(driver=driver)
+        overview = driver_subscription_overview(driver=self.driver)
         return Response(DriverSubscriptionOutputSerializer(overview).data)

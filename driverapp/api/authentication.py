@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import authenticate
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.signals import user_logged_in
-from rest_framework import exceptions, permissions
+from rest_framework import exceptions
 from rest_framework.authentication import (
     BaseAuthentication,
     TokenAuthentication,
@@ -14,7 +14,7 @@ from rest_framework.authentication import (
 from rest_framework.authtoken.models import Token
 
 from api.callers import client_ip
-from api.principals import DriverPrincipal, request_driver
+from api.principals import DriverPrincipal
 from api.problems import Problem
 from drivers.api.ingest import location_credential
 from drivers.tokens import driver_token_expired, driver_token_issue
@@ -24,8 +24,8 @@ class DriverTokenAuthentication(TokenAuthentication):
     """``Authorization: Token <token>``; ``Bearer <token>`` is accepted too, as apps send it.
 
     Returns the login and an ``api.principals.DriverPrincipal`` (the token and the login's
-    driver), which DRF puts on ``request.user`` and ``request.auth``. A valid
-    token of a login that is not a driver authenticates that login, and ``IsDriver``
+    driver), which DRF puts on ``request.user`` and ``request.auth``. A valid token of a
+    login that is not a driver authenticates that login, and ``api.permissions.IsDriver``
     then refuses it: 403, not 401, since asking again with the same login cannot help.
     """
 
@@ -78,13 +78,6 @@ class DriverPositionTokenAuthentication(BaseAuthentication):
 
     def authenticate_header(self, request) -> str:
         return "Token"
-
-
-class IsDriver(permissions.BasePermission):
-    message = "This login is not a driver's: the driver app API is for drivers."
-
-    def has_permission(self, request, view) -> bool:
-        return request_driver(request) is not None
 
 
 def driver_login(request, *, username: str, password: str):
