@@ -321,20 +321,28 @@ def _process_tree(pid: int) -> list[int]:
     return pids
 
 
-def _cpu_seconds(pids: list[int]) -> float:
-    total = 0
+def _cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """CPU seconds so far of each process of ``pids`` that can be read."""
+    seconds = {}
     for pid in pids:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue  # exited meanwhile, or not visible from here
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / os.sysconf("SC_CLK_TCK")
+        seconds[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return seconds
 
 
-def cpu_used(processes: list[subprocess.Popen]) -> tuple[float, float]:
-    """CPU seconds so far of our worker and dispatcher processes, and of the PostgreSQL
-    backends serving this database (Linux /proc; 0 for what cannot be read)."""
+def cpu_between(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds spent between two samples by the processes alive at the second (one
+    that started meanwhile counts whole; one that ended meanwhile is lost, never negative)."""
+    return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
+
+
+def cpu_used(processes: list[subprocess.Popen]) -> tuple[dict[int, float], dict[int, float]]:
+    """CPU seconds so far of each of our worker and dispatcher processes, and of each
+    PostgreSQL backend serving this database (Linux /proc; what cannot be read is left
+    out)."""
     from django.db import connection
 
     ours = [pid for p in processes for pid in _process_tree(p.pid)]
@@ -478,8 +486,8 @@ def burst_run(
         "violations": violations,
         "cards": cards,
         "cards_s": cards_s,
-        "cpu_ours": cpu_after[0] - cpu_before[0],
-        "cpu_postgres": cpu_after[1] - cpu_before[1],
+        "cpu_ours": cpu_between(cpu_before[0], cpu_after[0]),
+        "cpu_postgres": cpu_between(cpu_before[1], cpu_after[1]),
     }
 
 

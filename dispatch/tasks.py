@@ -75,6 +75,19 @@ def job_card_send(offer_id: int, channel: str) -> None:
     retry_jitter=True,
     max_retries=6,
 )
+def job_cards_send(offer_id: int) -> None:
+    """Send a new offer's job card on every channel (one task, not one per channel: the
+    offer is read and the card written once); a retry sends only what is not out yet."""
+    job_cards.job_cards_send(offer_id=offer_id)
+
+
+@shared_task(
+    autoretry_for=(JobCardSendError,),
+    retry_backoff=2,
+    retry_backoff_max=120,
+    retry_jitter=True,
+    max_retries=6,
+)
 def cancellation_notice_send(booking_id: int, driver_id: int, channel: str) -> None:
     """Tell a driver a job they held or were offered is cancelled (SMS or WhatsApp)."""
     cancellations.cancellation_notice_send(

@@ -137,10 +137,48 @@ def job_card_send(*, offer_id: int, channel: str) -> NotificationLog | None:
     failed, and a concurrent duplicate loses the guarded claim. Raises JobCardSendError
     when the provider refuses, for the task to retry with backoff.
     """
-    offer = Offer.objects.select_related("booking", "driver").filter(pk=offer_id).first()
-    if offer is None or offer.driver is None:
+    offer = _offer_for_card(offer_id)
+    if offer is None:
         return None
-    log = _log_create_claimed(offer, channel) if offer.status == OfferStatus.OPEN else None
+    return _card_send(offer, channel)
+
+
+def job_cards_send(*, offer_id: int) -> list[NotificationLog]:
+    """Send the job card of an open driver offer on every channel (SMS, then WhatsApp),
+    each once, as :func:`job_card_send` does: the offer is read and the card written once
+    for both. Every channel is tried before a refusal is raised (JobCardSendError, for
+    the task to retry: a card already sent is not sent again)."""
+    offer = _offer_for_card(offer_id)
+    if offer is None:
+        return []
+    body = job_card_body(offer=offer) if offer.status == OfferStatus.OPEN else None
+    logs, refused = [], None
+    for channel in NotificationChannel.values:
+        try:
+            log = _card_send(offer, channel, body=body)
+        except JobCardSendError as exc:
+            refused = refused or exc
+            continue
+        if log is not None:
+            logs.append(log)
+    if refused is not None:
+        raise refused
+    return logs
+
+
+def _offer_for_card(offer_id: int) -> Offer | None:
+    # get, not first: an ORDER BY over the joined rows cost more to build than to run.
+    try:
+        offer = Offer.objects.select_related("booking", "driver").get(pk=offer_id)
+    except Offer.DoesNotExist:
+        return None
+    return offer if offer.driver is not None else None
+
+
+def _card_send(offer: Offer, channel: str, *, body: str | None = None) -> NotificationLog | None:
+    log = (
+        _log_create_claimed(offer, channel, body=body) if offer.status == OfferStatus.OPEN else None
+    )
     if log is None:
         # A retry, a duplicate task, or an offer no longer open: send only a card that is
         # still pending or failed, and only by winning the guarded claim.
@@ -213,13 +251,17 @@ def job_cards_overdue(*, now: datetime | None = None, limit: int = 500) -> list[
     return due
 
 
-def _log_create_claimed(offer: Offer, channel: str) -> NotificationLog | None:
+def _log_create_claimed(
+    offer: Offer, channel: str, *, body: str | None = None
+) -> NotificationLog | None:
     """Write the card's log already claimed for sending (the first send of a card: one
     INSERT, no separate claim); None when it exists (the unique (offer, channel))."""
-    return _log_create(offer, channel, status=NotificationStatus.SENDING)
+    return _log_create(offer, channel, status=NotificationStatus.SENDING, body=body)
 
 
-def _log_create(offer: Offer, channel: str, *, status: str) -> NotificationLog | None:
+def _log_create(
+    offer: Offer, channel: str, *, status: str, body: str | None = None
+) -> NotificationLog | None:
     try:
         with transaction.atomic():
             return NotificationLog.objects.create(
@@ -228,7 +270,7 @@ def _log_create(offer: Offer, channel: str, *, status: str) -> NotificationLog |
                 driver=offer.driver,
                 channel=channel,
                 to=offer.driver.phone,
-                body=job_card_body(offer=offer),
+                body=body if body is not None else job_card_body(offer=offer),
                 status=status,
                 attempts=int(status == NotificationStatus.SENDING),
             )

@@ -107,14 +107,17 @@ def test_failed_send_is_retried_and_logged_once(twilio, django_capture_on_commit
     booking = BookingFactory()
     with django_capture_on_commit_callbacks(execute=True):
         offer = offers.booking_dispatch_next(booking_id=booking.pk)
-    # then the failed card is logged as failed and its task asked Celery for a retry
+    # then the failed card is logged as failed, the other channel's card went out all the
+    # same, and the task asked Celery for a retry
     failed = NotificationLog.objects.get(offer=offer, status="failed")
     assert failed.attempts == 1
     assert "500" in failed.error
     assert failed.cost_gbp == Decimal("0.00")
-    assert JobCardSendError in tasks.job_card_send.autoretry_for
+    assert NotificationLog.objects.filter(offer=offer, status="sent").count() == 1
+    assert len(twilio.requests) == 2
+    assert JobCardSendError in tasks.job_cards_send.autoretry_for
     # when the retry runs (eager Celery does not re-run it by itself)
-    tasks.job_card_send.apply(args=(offer.pk, failed.channel))
+    tasks.job_cards_send.apply(args=(offer.pk,))
     # then that card went out on the second attempt: three requests, one log row each
     assert len(twilio.requests) == 3
     failed.refresh_from_db()

@@ -339,6 +339,16 @@ def test_national_tier_without_a_dropoff_has_no_candidates():
     assert best(booking, tier=Tier.NATIONAL) is None
 
 
+def near_driver_ids(sql: str) -> list[int]:
+    """The driver ids a matcher statement was sent: its VALUES rows (SQLite), or the first
+    array it unnests (PostgreSQL)."""
+    arrays = re.findall(r"unnest\('\{([\d,]*)\}'", sql)
+    if arrays:
+        return [int(driver_id) for driver_id in arrays[0].split(",") if driver_id]
+    number = r"-?[\d.]+(?:e[+-]?\d+)?"  # SQLite writes floats with an exponent
+    return [int(d) for d in re.findall(rf"\((\d+),\s*{number},\s*{number}\)", sql)]
+
+
 def test_a_driver_turned_down_in_one_ring_is_not_looked_at_again_in_the_next():
     # given three at-capacity drivers within 300 m (inside every ring) and a free one 10 km
     # away (in the third ring only)
@@ -354,10 +364,10 @@ def test_a_driver_turned_down_in_one_ring_is_not_looked_at_again_in_the_next():
     # the taken ones are not sent again with every wider ring
     assert candidate.driver == free
     sent = [
-        int(driver_id)
+        driver_id
         for statement in statements.captured_queries
         if statement["sql"].lstrip().startswith("WITH near")
-        for driver_id in re.findall(r"\((\d+),\s*-?[\d.]+,\s*-?[\d.]+\)", statement["sql"])
+        for driver_id in near_driver_ids(statement["sql"])
     ]
     assert sorted(sent) == sorted(set(sent))
     assert {driver.pk for driver in taken} <= set(sent)

@@ -460,3 +460,26 @@ def test_the_timeout_records_when_and_by_whom_and_ignores_an_unknown_offer(dispa
     back = BookingEvent.objects.filter(booking=booking, from_status="offered").first()
     assert (back.to_status, back.actor) == ("confirmed", "dispatch:timeout")
     assert offers.offer_expire(offer_id=offer.pk + 1000) is False
+
+
+def test_a_dispatch_step_with_drivers_passed_over_runs_a_bounded_number_of_statements(
+    django_assert_max_num_queries,
+):
+    # Given drivers passed over nearer than the one offered, for each view of the trail:
+    # one the position index holds (at capacity) and one it does not (offline), in the
+    # same ring as the one offered
+    jobs_held(driver_at(north_of(LEEDS, 0.5), max_jobs=1), 1)
+    driver_at(north_of(LEEDS, 1), online=False)
+    chosen = driver_at(north_of(LEEDS, 2))
+    booking = BookingFactory()
+    # Then the step (candidates, the driver's lock, the trail, the offer and its writes)
+    # costs a fixed number of statements, not one or two per rule or per driver passed over
+    with django_assert_max_num_queries(22):
+        offer = offers.booking_dispatch_next(booking_id=booking.pk)
+    assert offer.driver == chosen
+    reasons = set(
+        DispatchAttempt.objects.filter(booking=booking, outcome=AttemptOutcome.SKIPPED).values_list(
+            "reason", flat=True
+        )
+    )
+    assert reasons == {SkipReason.AT_CAPACITY, SkipReason.OFFLINE}

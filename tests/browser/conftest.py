@@ -123,11 +123,19 @@ def second_browser(chromium_driver_path, live_server):
 
 @pytest.fixture
 def browser(_browser_session, live_server):
-    """A clean headless Chromium tab pointed at the live server: `browser.get(url)`."""
+    """A clean headless Chromium tab pointed at the live server: `browser.get(url)`.
+
+    The tab is left blank afterwards: a walk that ends on a page that polls (the tracking
+    page, the driver app) kept calling the session's live server through the tests that
+    came after it on the same worker, which allow no database access, so each poll logged
+    an error while those tests ran (and Python 3.11's traceback formatting parses source
+    with ``ast``, which raced an ``ast.parse`` in core/tests/test_docstring_names.py into
+    "SystemError: AST constructor recursion depth mismatch")."""
     _browser_session.delete_all_cookies()
     _browser_session.get(live_server.url + "/robots.txt")
     _browser_session.delete_all_cookies()
-    return _browser_session
+    yield _browser_session
+    _browser_session.get("about:blank")
 
 
 @pytest.fixture

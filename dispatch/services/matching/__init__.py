@@ -16,10 +16,12 @@ Redis): the nearest drivers seen recently with a vehicle of a class that may ser
 job, searched in growing rings so that a busy city costs the same as an empty county.
 Then the filters run in SQL for those drivers only. They are written twice, side by
 side in this package: as one hand-written SQL statement over the drivers the index gave
-(``sql._CANDIDATES_SQL``, the hot path of every dispatch step), and as the ORM conditions
-under which a candidate fails (``rules._driver_rules``), which give skipped candidates the
-first reason that failed for the trail. The tests check every filter through both, and
-bench/bench_dispatch.py checks that both choose the same drivers over 100,000.
+(``sql._CANDIDATES_SQL``, the hot path of every dispatch step), and as the conditions under
+which a candidate fails, which give skipped candidates the first reason that failed for the
+trail: in SQL for the trail (``sql._SKIP_REASON_ROWS_SQL``, also in every dispatch step)
+and through the ORM (``rules._driver_rules``) for an assignment by hand. The tests check
+every filter through the matcher and the trail, and bench/bench_dispatch.py checks that the
+ORM rules and the matcher choose the same drivers over 100,000.
 """
 
 from dispatch.services.matching.assignment import (
@@ -46,6 +48,7 @@ from dispatch.services.matching.requirements import (
     job_busy_window,
     jobs_overlapping,
 )
+from dispatch.services.matching.sql import driver_lock_if_free
 
 __all__ = [
     "ASSIGNMENT_REFUSAL_WORDS",
@@ -61,6 +64,7 @@ __all__ = [
     "assignment_refusal",
     "candidate_next",
     "driver_candidates",
+    "driver_lock_if_free",
     "driver_skipped",
     "fleet_candidates",
     "job_busy_window",

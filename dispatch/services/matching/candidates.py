@@ -8,8 +8,6 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.db import connection
-from django.db.models import Case, Q, Value, When
-from django.db.models import CharField as CharFieldType
 
 from core.geo import (
     haversine_km,
@@ -17,14 +15,13 @@ from core.geo import (
 from dispatch import conf
 from dispatch.models import PartnerFleet, SkipReason, Tier
 from dispatch.services.matching.requirements import Candidate, JobRequirements
-from dispatch.services.matching.rules import (
-    _as_candidate,
-    _driver_rules,
-    _rings,
-    _vehicle_rows,
-    _vehicles_by_row_position,
+from dispatch.services.matching.rules import _rings
+from dispatch.services.matching.sql import (
+    _candidate_statement,
+    _row_candidate,
+    _skipped_candidate,
+    _skipped_statement,
 )
-from dispatch.services.matching.sql import _candidate_statement, _row_candidate
 from drivers.positions import drivers_near
 from pricing.vehicles import VEHICLE_CLASSES_SERVING
 
@@ -106,6 +103,8 @@ def driver_skipped(
     hold whose row puts them there (offline, or silent too long)."""
     if not job.located:
         return []
+    if tier == Tier.NATIONAL and (job.dropoff_lat is None or job.dropoff_lng is None):
+        return []  # no corridor can join the pickup to a dropoff it does not have
     reach = _rings(tier)[-1]
     radius_km = reach if within_km is None else min(within_km, reach)
     seen_after = now - timedelta(seconds=conf.driver_seen_within_seconds())
@@ -122,55 +121,25 @@ def driver_skipped(
             count=TRAIL_NEAR_MAX,
         )
     }
-    stale = [
-        pk for pk, found in near.items() if found.seen_at is None or found.seen_at < seen_after
+    indexed = [
+        (found, found.seen_at is None or found.seen_at < seen_after) for found in near.values()
     ]
-
-    def reasons(seen_fails: Q) -> Case:
-        return Case(
-            *[
-                When(fails, then=Value(str(code)))
-                for code, fails in _driver_rules(job=job, seen_fails=seen_fails)
-            ],
-            default=Value(""),
-            output_field=CharFieldType(),
-        )
-
-    indexed = (
-        _vehicle_rows(tier=tier, job=job)
-        .filter(driver_id__in=list(near))
-        .annotate(skip_reason=reasons(Q(driver_id__in=stale)))
-        .exclude(skip_reason="")
+    sql, params = _skipped_statement(
+        tier=tier, job=job, indexed=indexed, radius_km=radius_km, limit=limit
     )
-    unindexed = (
-        _vehicles_by_row_position(tier=tier, job=job, radius_km=radius_km)
-        .exclude(driver_id__in=list(near))
-        .annotate(skip_reason=reasons(Q(pk__isnull=False)))  # no recent fix: always fails
-        .exclude(skip_reason="")
-        .order_by("dead_sq", "driver_id", "id")[:limit]
-    )
-    skipped = [
-        _as_candidate(
-            tier,
-            vehicle,
-            job,
-            position=(near[vehicle.driver_id].lat, near[vehicle.driver_id].lng),
-            reason=vehicle.skip_reason,
-        )
-        for vehicle in indexed
-    ] + [
-        _as_candidate(
-            tier,
-            vehicle,
-            job,
-            position=(vehicle.driver.last_lat, vehicle.driver.last_lng),
-            reason=vehicle.skip_reason,
-        )
-        for vehicle in unindexed
-    ]
-    skipped = [c for c in skipped if c.dead_km <= radius_km]
-    skipped.sort(key=lambda c: (c.dead_km, c.driver.pk, c.vehicle.pk))
-    return skipped[:limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    # Nearest first (then driver, then vehicle), within the radius; only the ``limit``
+    # kept become candidates (with no driver free near a busy pickup, hundreds fail).
+    measured = []
+    for row in rows:
+        vehicle_id, driver_id, _, lat, lng, _, _ = row
+        dead_km = haversine_km(lat, lng, job.pickup_lat, job.pickup_lng)
+        if dead_km <= radius_km:
+            measured.append(((dead_km, driver_id, vehicle_id), row))
+    measured.sort(key=lambda m: m[0])
+    return [_skipped_candidate(tier, row, job) for _, row in measured[:limit]]
 
 
 def _fleet_reason(fleet: PartnerFleet, job: JobRequirements) -> str:

@@ -1,6 +1,8 @@
 """The matcher's SQL form: one hand-written statement over the drivers the position
 index gave (:data:`_CANDIDATES_SQL`, the hot path of every dispatch step); the negation of
-every rule of ``dispatch.services.matching.rules._driver_rules``."""
+every rule of ``dispatch.services.matching.rules._driver_rules``. And the trail's: the
+first rule each driver near the pickup fails (:data:`_SKIPPED_SQL`), the same rules in the
+same order as ``_driver_rules``, in one statement per tier."""
 
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ from django.db import connection
 
 from core.geo import (
     KM_PER_DEGREE,
+    bounding_box,
     haversine_km,
 )
-from dispatch.models import Offer, OfferStatus, OperatorLicence, Tier
+from dispatch.models import Offer, OfferStatus, OperatorLicence, SkipReason, Tier
 from dispatch.services.matching.requirements import Candidate, JobRequirements
 from drivers.models import APPROVED_STAGES, Corridor, Driver, NetworkTier, Vehicle
 from drivers.positions import NearDriver
@@ -65,7 +68,7 @@ _APPROVED_STAGES_SQL = ", ".join(_sql_literal(stage) for stage in APPROVED_STAGE
 # driver's lowest-id eligible vehicle, as ordering the ORM's (driver, vehicle) rows by
 # (dead mileage, load, driver, vehicle) did.
 _CANDIDATES_SQL = f"""
-WITH near (driver_id, lat, lng) AS (VALUES {{near}})
+WITH near (driver_id, lat, lng) AS ({{near}})
 SELECT driver_id, vehicle_id, lat, lng, approved_by_id
 FROM (
     SELECT
@@ -149,6 +152,32 @@ def _point_params(name: str, lat: float, lng: float) -> dict:
     }
 
 
+def _near_rows(near: list[NearDriver], params: dict, stale: list[bool] | None = None) -> str:
+    """The rows of the CTE ``near`` (driver id, indexed position, and whether the fix is
+    too old when ``stale`` is given). On PostgreSQL, arrays unnested: three or four
+    parameters whatever the number of drivers, so the statement's text is the same each
+    time and psycopg converts it once (as a VALUES list of hundreds of drivers, parsing
+    its placeholders cost more than running it). Elsewhere a VALUES list."""
+    if connection.vendor == "postgresql":
+        params["near_id"] = [found.driver_id for found in near]
+        params["near_lat"] = [found.lat for found in near]
+        params["near_lng"] = [found.lng for found in near]
+        arrays = ["%(near_id)s::bigint[]", "%(near_lat)s::float8[]", "%(near_lng)s::float8[]"]
+        if stale is not None:
+            params["near_stale"] = stale
+            arrays.append("%(near_stale)s::boolean[]")
+        return f"SELECT * FROM unnest({', '.join(arrays)})"  # noqa: S608 (placeholders only)
+    rows = []
+    for i, found in enumerate(near):
+        params.update({f"n{i}": found.driver_id, f"n{i}_lat": found.lat, f"n{i}_lng": found.lng})
+        row = [f"%(n{i})s", f"%(n{i}_lat)s", f"%(n{i}_lng)s"]
+        if stale is not None:
+            params[f"n{i}_stale"] = stale[i]
+            row.append(f"%(n{i}_stale)s")
+        rows.append(f"({', '.join(row)})")
+    return f"VALUES {', '.join(rows)}"
+
+
 def _candidate_statement(
     *, tier: int, job: JobRequirements, near: list[NearDriver], limit: int
 ) -> tuple[str, dict]:
@@ -164,12 +193,8 @@ def _candidate_statement(
     }
     if tier == Tier.NATIONAL:
         params.update(_point_params("dropoff", job.dropoff_lat, job.dropoff_lng))
-    rows = []
-    for i, found in enumerate(near):
-        params.update({f"n{i}": found.driver_id, f"n{i}_lat": found.lat, f"n{i}_lng": found.lng})
-        rows.append(f"(%(n{i})s, %(n{i}_lat)s, %(n{i}_lng)s)")
     sql = _CANDIDATES_SQL.format(
-        near=", ".join(rows),
+        near=_near_rows(near, params),
         vehicle_class_in=_sql_in("v.vehicle_class", sorted(classes), "vehicle_class", params),
         wheelchair="AND v.wheelchair_accessible = TRUE" if job.wheelchair else "",
         tier=_LOCAL_TIER_SQL if tier == Tier.LOCAL else _NATIONAL_TIER_SQL,
@@ -187,7 +212,7 @@ def _deferred_instance(model, **values):
     return model.from_db(connection.alias, names, [values[name] for name in names])
 
 
-def _row_candidate(tier: int, row: tuple, job: JobRequirements) -> Candidate:
+def _row_candidate(tier: int, row: tuple, job: JobRequirements, reason: str = "") -> Candidate:
     driver_id, vehicle_id, lat, lng, approved_by_id = row
     # Instances with the other columns deferred, as .only() builds them: what dispatch
     # needs (ids, the indexed position, operator) without a second query; anything else
@@ -204,4 +229,195 @@ def _row_candidate(tier: int, row: tuple, job: JobRequirements) -> Candidate:
         dead_km=haversine_km(lat, lng, job.pickup_lat, job.pickup_lng),
         # A national driver works for their own licensed operator: the job is subcontracted.
         subcontracted_to=driver.approved_by if tier == Tier.NATIONAL else None,
+        reason=reason,
     )
+
+
+def _skipped_candidate(tier: int, row: tuple, job: JobRequirements) -> Candidate:
+    """A row of :func:`_skipped_statement` as a skipped candidate with its reason."""
+    vehicle_id, driver_id, approved_by_id, lat, lng, _dead_sq, reason = row
+    return _row_candidate(tier, (driver_id, vehicle_id, lat, lng, approved_by_id), job, reason)
+
+
+# The trail's skip reasons: every active vehicle of the tier's drivers with the first rule
+# it fails, in _driver_rules' order (the tests hold it against _CANDIDATES_SQL at each
+# rule's limit). Hand-written for the same reason as _CANDIDATES_SQL: the ORM took five
+# times longer to build this statement than PostgreSQL took to run it, and it runs in
+# every dispatch step. ``{seen_fails}``: the rows whose driver has no recent position in
+# the index; ``{position}``: where the trail places the driver.
+_SKIP_REASON_ROWS_SQL = f"""
+    SELECT
+        v.id AS vehicle_id, d.id AS driver_id, d.approved_by_id,
+        {{position_lat}} AS lat, {{position_lng}} AS lng,
+        {_distance_sq_sql("{position_lat}", "{position_lng}", "pickup")} AS dead_sq,
+        CASE
+            WHEN d.stage NOT IN ({_APPROVED_STAGES_SQL}) OR d.approved_at IS NULL
+                THEN {_sql_literal(SkipReason.NOT_APPROVED)}
+            WHEN d.licence_expiry < %(pickup_date)s
+                THEN {_sql_literal(SkipReason.LICENCE_EXPIRED)}
+            WHEN v.plate_expiry < %(pickup_date)s THEN {_sql_literal(SkipReason.PLATE_EXPIRED)}
+            WHEN v.licensing_authority <> d.licensing_authority
+                OR EXISTS (
+                    SELECT 1 FROM {_OPERATOR_LICENCE} ol
+                    WHERE ol.account_id = d.approved_by_id
+                        AND ol.licensing_authority <> d.licensing_authority
+                )
+                THEN {_sql_literal(SkipReason.LICENSING_MISMATCH)}
+            WHEN d.online = FALSE THEN {_sql_literal(SkipReason.OFFLINE)}
+            WHEN {{seen_fails}} THEN {_sql_literal(SkipReason.NOT_SEEN_RECENTLY)}
+            WHEN (
+                SELECT COUNT(*) FROM {_OFFER} h
+                WHERE h.driver_id = d.id
+                    AND h.status = {_sql_literal(OfferStatus.ACCEPTED)}
+                    AND h.released_at IS NULL
+                    {{overlapping}}
+            ) >= d.max_jobs THEN {_sql_literal(SkipReason.AT_CAPACITY)}
+            WHEN EXISTS (
+                SELECT 1 FROM {_OFFER} o
+                WHERE o.driver_id = d.id AND o.status = {_sql_literal(OfferStatus.OPEN)}
+            ) THEN {_sql_literal(SkipReason.OFFER_PENDING)}
+            WHEN v.seats < %(passengers)s THEN {_sql_literal(SkipReason.TOO_FEW_SEATS)}
+            WHEN NOT {{vehicle_class_in}} THEN {_sql_literal(SkipReason.WRONG_CLASS)}
+            {{wheelchair}}
+            ELSE ''
+        END AS reason
+    FROM {_VEHICLE} v
+    JOIN {_DRIVER} d ON d.id = v.driver_id
+    {{join}}
+    WHERE v.active = TRUE
+        {{tier}}
+        {{where}}"""  # noqa: S608 (tables and constants only; every value is a parameter)
+
+# The busy span of a held job overlaps the job's (jobs_overlapping); without a span for
+# the job, every job held counts.
+_OVERLAPPING_SQL = """AND (h.busy_from IS NULL
+                         OR (h.busy_from < %(busy_until)s AND h.busy_until > %(busy_from)s))"""
+
+# Drivers whose row (where they last went online) puts them within the radius.
+_ROW_WITHIN_SQL = f"""
+        AND d.last_lat BETWEEN %(min_lat)s AND %(max_lat)s
+        AND d.last_lng BETWEEN %(min_lng)s AND %(max_lng)s
+        AND {_distance_sq_sql("d.last_lat", "d.last_lng", "pickup")} <= %(radius_sq)s"""
+_NOT_INDEXED_SQL = """
+        AND d.id NOT IN (SELECT driver_id FROM near)"""
+
+_WHEELCHAIR_REASON_SQL = (
+    f"WHEN v.wheelchair_accessible = FALSE THEN {_sql_literal(SkipReason.NO_WHEELCHAIR_ACCESS)}"
+)
+
+
+def _skipped_statement(
+    *,
+    tier: int,
+    job: JobRequirements,
+    indexed: list[tuple[NearDriver, bool]],
+    radius_km: float,
+    limit: int,
+) -> tuple[str, dict]:
+    """The skip reasons of a tier's vehicles, two views in one statement: the drivers
+    ``indexed`` near the pickup (with whether their fix is too old), at their indexed
+    position, every one that fails a rule; and the ``limit`` nearest drivers the index
+    does not hold whose row puts them within ``radius_km`` (where they last went online),
+    who fail at least for having no recent position."""
+    ops = connection.ops
+    classes = VEHICLE_CLASSES_SERVING.get(job.vehicle_type, frozenset({job.vehicle_type}))
+    min_lat, max_lat, min_lng, max_lng = bounding_box(job.pickup_lat, job.pickup_lng, radius_km)
+    params = {
+        "km_per_degree": KM_PER_DEGREE,
+        **_point_params("pickup", job.pickup_lat, job.pickup_lng),
+        "pickup_date": ops.adapt_datefield_value(job.pickup_date),
+        "passengers": job.passengers,
+        "limit": limit,
+        "min_lat": min_lat,
+        "max_lat": max_lat,
+        "min_lng": min_lng,
+        "max_lng": max_lng,
+        "radius_sq": radius_km * radius_km,
+    }
+    if tier == Tier.NATIONAL:
+        params.update(_point_params("dropoff", job.dropoff_lat, job.dropoff_lng))
+    if job.busy_from is not None:
+        params["busy_from"] = ops.adapt_datetimefield_value(job.busy_from)
+        params["busy_until"] = ops.adapt_datetimefield_value(job.busy_until)
+    shared = {
+        "overlapping": _OVERLAPPING_SQL if job.busy_from is not None else "",
+        "vehicle_class_in": _sql_in("v.vehicle_class", sorted(classes), "vehicle_class", params),
+        "wheelchair": _WHEELCHAIR_REASON_SQL if job.wheelchair else "",
+        "tier": _LOCAL_TIER_SQL if tier == Tier.LOCAL else _NATIONAL_TIER_SQL,
+    }
+    unindexed = _SKIP_REASON_ROWS_SQL.format(
+        **shared,
+        position_lat="d.last_lat",
+        position_lng="d.last_lng",
+        seen_fails="TRUE",  # no recent fix in the index: always fails
+        join="",
+        where=_ROW_WITHIN_SQL + (_NOT_INDEXED_SQL if indexed else ""),
+    )
+    sql = f"""SELECT * FROM ({unindexed}
+    ORDER BY dead_sq, driver_id, vehicle_id
+    LIMIT %(limit)s
+) AS unindexed"""  # noqa: S608 (tables and constants only)
+    if indexed:
+        rows = _near_rows([found for found, _ in indexed], params, [s for _, s in indexed])
+        near = _SKIP_REASON_ROWS_SQL.format(
+            **shared,
+            position_lat="near.lat",
+            position_lng="near.lng",
+            seen_fails="near.stale",
+            join="JOIN near ON near.driver_id = d.id",
+            where="",
+        )
+        sql = f"""WITH near (driver_id, lat, lng, stale) AS ({rows})
+SELECT * FROM ({near}
+) AS indexed WHERE reason <> ''
+UNION ALL
+{sql}"""  # noqa: S608 (tables and constants only)
+    return sql, params
+
+
+# Whether a candidate is still free, under their row's lock: their limit, whether a job
+# card of theirs is open, and the jobs they hold whose busy span overlaps this job's
+# (jobs_overlapping, as the trail counts them).
+_DRIVER_STATE_SQL = f"""
+SELECT
+    d.max_jobs,
+    EXISTS (
+        SELECT 1 FROM {_OFFER} o
+        WHERE o.driver_id = d.id AND o.status = {_sql_literal(OfferStatus.OPEN)}
+    ) AS card_pending,
+    (
+        SELECT COUNT(*) FROM {_OFFER} h
+        WHERE h.driver_id = d.id
+            AND h.status = {_sql_literal(OfferStatus.ACCEPTED)}
+            AND h.released_at IS NULL
+            {{overlapping}}
+    ) AS held_jobs
+FROM {_DRIVER} d
+WHERE d.id = %(driver_id)s
+{{lock}}"""  # noqa: S608 (tables and constants only; every value is a parameter)
+
+
+def driver_lock_if_free(driver_id: int, job: JobRequirements) -> bool:
+    """Lock the driver's row and tell whether they may take ``job``: below their limit of
+    jobs overlapping it, with no job card open. False when another transaction holds the
+    row (SKIP LOCKED: a driver another dispatch step is deciding about counts as taken)."""
+    ops = connection.ops
+    params: dict = {"driver_id": driver_id}
+    if job.busy_from is not None:
+        params["busy_from"] = ops.adapt_datetimefield_value(job.busy_from)
+        params["busy_until"] = ops.adapt_datetimefield_value(job.busy_until)
+    sql = _DRIVER_STATE_SQL.format(
+        overlapping=_OVERLAPPING_SQL if job.busy_from is not None else "",
+        lock=(
+            "FOR NO KEY UPDATE SKIP LOCKED"
+            if connection.features.has_select_for_update_skip_locked
+            else ""
+        ),
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        state = cursor.fetchone()
+    if state is None:
+        return False
+    max_jobs, card_pending, load = state
+    return load < max_jobs and not card_pending

@@ -9,8 +9,7 @@ from datetime import datetime, timedelta
 
 from django.core.mail import mail_admins
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, OuterRef, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from bookings.models import Booking, BookingStatus, DispatchQueue
@@ -111,33 +110,9 @@ def _driver_still_free(driver_id: int, job: JobRequirements) -> bool:
     for this step. Waiting instead could deadlock two steps that met their candidates in
     opposite orders.
     """
-    # One statement: the lock, the pending card and the load in time (the jobs of the
-    # driver's whose span overlaps this one's, counted in a subquery of the locked row).
-    state = (
-        Driver.objects.select_for_update(no_key=True, skip_locked=True)
-        .filter(pk=driver_id)
-        .annotate(
-            card_pending=Exists(
-                Offer.objects.filter(driver_id=OuterRef("pk"), status=OfferStatus.OPEN)
-            ),
-            load=Coalesce(
-                Subquery(
-                    matching.jobs_overlapping(job)
-                    .filter(driver_id=OuterRef("pk"))
-                    .values("driver_id")
-                    .annotate(n=Count("pk"))
-                    .values("n")[:1]
-                ),
-                0,
-            ),
-        )
-        .values_list("max_jobs", "card_pending", "load")
-        .first()
-    )
-    if state is None:
-        return False
-    max_jobs, card_pending, load = state
-    return load < max_jobs and not card_pending
+    # One hand-written statement: the lock, the pending card and the load in time (through
+    # the ORM, building it cost more than a dispatch step's candidate search).
+    return matching.driver_lock_if_free(driver_id, job)
 
 
 def _candidate_free(
@@ -206,8 +181,7 @@ def _offer_make(
     DispatchAttempt.objects.bulk_create([*trail, offered])
     _enqueue("offer_expire", offer.pk, countdown=timeout)
     if offer.driver_id is not None:
-        _enqueue("job_card_send", offer.pk, "sms")
-        _enqueue("job_card_send", offer.pk, "whatsapp")
+        _enqueue("job_cards_send", offer.pk)
     else:
         transaction.on_commit(lambda: fleet_offer_made.send(sender=Offer, offer=offer), robust=True)
     return offer
