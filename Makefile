@@ -190,7 +190,8 @@ MUTATE_TESTS_tariffs := pricing/tests/test_services.py pricing/tests/test_licens
 MUTATE_meter := 'pricing.fares.x__meter__*' 'pricing.fares.x_time_in_traffic_s__*' \
   'pricing.waiting.*'
 MUTATE_TESTS_meter := pricing/tests/test_fares.py pricing/tests/test_fare_rules.py \
-  pricing/tests/test_time_model.py dispatch/tests/test_waiting.py
+  pricing/tests/test_time_model.py pricing/tests/test_waiting_rate.py \
+  dispatch/tests/test_waiting.py
 MUTATE_grid := 'pricing.licensing.*'
 MUTATE_TESTS_grid := pricing/tests/test_licensing_boundaries.py
 MUTATE_postcodes := 'pricing.postcodes.x_postcode_parse__*' 'pricing.postcodes.x_postcode_in__*' \
@@ -208,7 +209,9 @@ MUTATE_ingest := 'drivers.api.ingest.x_fix_time__*' 'drivers.api.ingest.x_fix_ti
   'drivers.api.ingest.x_fix_parse__*' 'drivers.api.ingest.x_location_credential__*' \
   'drivers.positions.credentials.x_app_token_credential__*' \
   'drivers.positions.credentials.x__app_token_read__*'
-MUTATE_TESTS_ingest := drivers/tests/test_ingest.py drivers/tests/test_osmand.py
+MUTATE_TESTS_ingest := drivers/tests/test_ingest.py drivers/tests/test_osmand.py \
+  drivers/tests/test_position_credentials.py drivers/tests/test_ingest_token_limit.py \
+  drivers/tests/test_position_revocations.py
 MUTATE_mcp := 'agents.grants.*' 'agents.mcp.gate.*'
 MUTATE_TESTS_mcp := agents/tests/test_grants.py agents/tests/test_mcp_gate.py \
   agents/tests/test_oauth.py
@@ -222,10 +225,14 @@ MUTATE_RULES ?= $(MUTATE_$(FAMILY))
 MUTATE_TESTS ?= $(MUTATE_TESTS_$(FAMILY))
 endif
 MUTATE_RULES ?= $(foreach family,$(MUTATE_FAMILIES),$(MUTATE_$(family)))
+# SQLite, not the shared PostgreSQL: mutmut's census migrates mutants/test_mutate.sqlite3
+# once and each child tests in its own copy of it (conftest.py), so two children never share
+# rows and no mutant pays for migrations. The tests marked postgres are left out anyway.
+MUTATE_DATABASE_URL ?= sqlite:///$(CURDIR)/mutants/mutate.sqlite3
 mutate: install
 	rm -rf mutants && mkdir mutants
 	@echo "mutmut: testing the mutants (progress in mutants/run.log)"
-	DATABASE_URL=$${DATABASE_URL-$(TEST_DATABASE_URL)} REDIS_URL= MUTATE_TESTS="$(MUTATE_TESTS)" \
+	DATABASE_URL=$(MUTATE_DATABASE_URL) REDIS_URL= MUTATE_TESTS="$(MUTATE_TESTS)" \
 	  nice -n 10 $(BIN)/mutmut run --max-children 2 $(MUTATE_RULES) > mutants/run.log 2>&1 \
 	  || { tail -n 40 mutants/run.log; exit 1; }
 	$(BIN)/python -m tests.mutation_score $(MUTATE_RULES)

@@ -13,8 +13,23 @@ from django.core.cache import caches
 from django.db import connection
 from rest_framework.test import APIClient
 
+from tests.mutation_database import database_copy_for_process, database_copy_remove
+
 # --clock / TEST_CLOCK: the suite with the clock moved (tests/moved_clock.py).
 pytest_plugins = ["tests.moved_clock"]
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """Under `make mutate` (MUTATE_TESTS set), each mutmut child tests in its own copy of
+    the migrated SQLite test database (tests/mutation_database.py)."""
+    copy = None
+    if os.environ.get("MUTATE_TESTS"):
+        copy = database_copy_for_process(settings.DATABASES["default"])
+    yield
+    if copy:
+        connection.close()
+        database_copy_remove(copy)
 
 
 @pytest.fixture(autouse=True)

@@ -200,6 +200,96 @@ EQUIVALENT: dict[str, str] = {
         "the sums without the kind filter: they are grouped by kind, and only the payment "
         "and refund sums are read; the other kinds' sums are computed and ignored"
     ),
+    # the position ingest (make mutate FAMILY=ingest)
+    "drivers.api.ingest.x_location_credential__mutmut_3": (
+        '(authorization or "XXXX") for (authorization or ""): no header reads as one word '
+        "instead of none, and either is not the two words asked for: the same refusal"
+    ),
+    # the meter (make mutate FAMILY=meter)
+    "pricing.fares.x__meter__mutmut_8": (
+        "until_distance <= seg_end for <: when they are equal, seg_end is set to the value it "
+        "already has"
+    ),
+    "pricing.fares.x__meter__mutmut_12": (
+        "tails[0].after_distance <= seg_end for <: when they are equal, seg_end is set to the "
+        "value it already has"
+    ),
+    "pricing.fares.x__meter__mutmut_16": (
+        "waiting_here None for ZERO when there is no waiting: _steps reads it only for its "
+        "truth first (`if not waiting_s`), and None is as falsy as zero"
+    ),
+    "pricing.fares.x__meter__mutmut_36": (
+        "waiting_price * waited also when waited is 0: the meter band is complete (checked "
+        "before), so waiting_price is a Decimal and the product is zero"
+    ),
+    "pricing.fares.x__meter__mutmut_69": (
+        "waiting * (seg_len / distance_m) also when waiting is 0: zero, as falsy for _steps "
+        "as ZERO; distance_m > 0 wherever a distance band applies (after_distance < distance_m)"
+    ),
+    "pricing.fares.x_time_in_traffic_s__mutmut_6": (
+        "waiting >= ZERO for >: at exactly zero it returns that zero instead of ZERO, equal"
+    ),
+    # the MCP gate (make mutate FAMILY=mcp)
+    "agents.mcp.gate.x__read_body__mutmut_8": (
+        "a disconnect not recognised by its type: an http.disconnect message carries no body "
+        "and no more_body, so the loop adds nothing and ends on `not more_body` all the same"
+    ),
+    "agents.mcp.gate.x__read_body__mutmut_9": (
+        "the same as x__read_body__mutmut_8 (the type compared in upper case)"
+    ),
+    "agents.mcp.gate.x__read_body__mutmut_25": (
+        'message.get("more_body", None) for False: read only for its truth, and None is as '
+        "falsy as False"
+    ),
+    "agents.mcp.gate.x__read_body__mutmut_27": (
+        'message.get("more_body") without a default: None, the same as x__read_body__mutmut_25'
+    ),
+    "agents.mcp.gate.x__header__mutmut_6": (
+        'value.decode("LATIN-1"): the codec name is case-insensitive'
+    ),
+    "agents.mcp.gate.x__origin_of__mutmut_9": (
+        "scope.get('scheme', 'HTTP'): the whole origin is lower-cased after"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_42": (
+        'rstrip("XX/XX") for rstrip("/"): the origin is lower-cased first, so no "X" is '
+        "left to strip"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_68": (
+        "body=None for b'': control_character_place_in returns before reading the body's "
+        "content type when the body is falsy, and the gate reads the body later"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_90": (
+        "content_type 'XXXX' for '': read only for a body, and the gate passes none here "
+        "(see xǁMCPGateǁ__call____mutmut_68)"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_74": (
+        "scope.get('path', None): an ASGI HTTP scope always has its path (the ASGI spec "
+        "requires it), so the default is never used"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_76": (
+        "scope.get('path') without a default: the same as xǁMCPGateǁ__call____mutmut_74"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_79": (
+        "scope.get('path', 'XXXX'): the same as xǁMCPGateǁ__call____mutmut_74"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_87": (
+        "query_string's default b'XXXX' for b'': only a scope without query_string uses it, "
+        "and 'XXXX' holds no control character, as the empty string holds none"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_89": (
+        'decode("LATIN-1"): the codec name is case-insensitive'
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_91": (
+        "body=b'XXXX' for b'': a body with no control character, as the empty one has none "
+        "(the real body is checked after it is read)"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_121": (
+        '{"allow": "POST"} for {"Allow": "POST"}: _send_problem lower-cases header names '
+        "(ASGI sends them lower-case)"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_122": (
+        '{"ALLOW": "POST"}: the same as xǁMCPGateǁ__call____mutmut_121'
+    ),
     # tariff lifecycle and selection (make mutate FAMILY=tariffs)
     "pricing.loaders.x_lifecycle_from_status__mutmut_4": (
         '(status or "XXXX") for (status or ""): a missing status reads as "xxxx", which '

@@ -81,6 +81,8 @@ def _call(
         sent.append(message)
 
     asyncio.run(gate.MCPGate(sdk)(scope, receive, send))
+    # an ASGI server reads a response by its messages' types, the gate's own refusals too
+    assert [message["type"] for message in sent] == ["http.response.start", "http.response.body"]
     status = sent[0]["status"]
     assert bool(reached) == (status == 200)
     return status, (json.loads(sent[1]["body"]) if status != 200 else None)
@@ -96,6 +98,10 @@ def test_a_tool_missing_from_tool_scopes_is_closed_to_every_token():
     token." A tool registered without a scope is refused, whatever the token holds."""
     status, problem = _call("export_all_bookings", frozenset({"quotes", "bookings"}))
     assert (status, problem["code"]) == (403, "permission_denied")
+    assert problem["detail"] == "The tool export_all_bookings is not offered to agents here."
+    # a long name is quoted up to its first hundred characters
+    status, problem = _call("t" * 150, frozenset({"quotes"}))
+    assert problem["detail"] == f"The tool {'t' * 100} is not offered to agents here."
 
 
 @db
@@ -229,6 +235,8 @@ def _exchange(
     authorization: str | None = "quotes",
     extra: tuple[tuple[bytes, bytes], ...] = (),
     content_type: bytes = b"application/json",
+    scheme: str | None = "https",
+    path: str = "/mcp",
 ):
     """The gate's answer to one request: (status, headers, problem or None, what the server
     got: its scope and the body it read). ``authorization`` names the scopes of a fresh
@@ -239,7 +247,9 @@ def _exchange(
     headers = [(b"host", host), (b"content-type", content_type), *extra]
     if authorization:
         headers.append((b"authorization", authorization.encode()))
-    scope = {"type": "http", "method": method, "scheme": "https", "path": "/mcp"}
+    scope = {"type": "http", "method": method, "path": path}
+    if scheme:
+        scope["scheme"] = scheme
     reached: list = []
 
     async def sdk(scope, receive, send):
@@ -256,6 +266,7 @@ def _exchange(
         sent.append(message)
 
     asyncio.run(gate.MCPGate(sdk)({**scope, "headers": headers}, receive, send))
+    assert [message["type"] for message in sent] == ["http.response.start", "http.response.body"]
     status = sent[0]["status"]
     answer_headers = {k.decode(): v.decode() for k, v in sent[0]["headers"]}
     problem = None
@@ -281,6 +292,7 @@ def test_the_grant_and_the_whole_body_reach_the_server():
 def test_a_host_the_site_does_not_serve_is_400():
     status, _, problem, _ = _exchange(host=b"evil.example")
     assert (status, problem["code"]) == (400, "invalid_input")
+    assert problem["detail"] == "This host is not served here."
     assert _exchange(host=b"")[0] == 400
 
 
@@ -299,6 +311,7 @@ def test_only_a_connected_origin_may_call(origin, status):
     assert found == status
     if status == 403:
         assert problem["code"] == "permission_denied"
+        assert problem["detail"] == "Requests from this origin are not accepted."
 
 
 @db
@@ -306,6 +319,7 @@ def test_only_a_connected_origin_may_call(origin, status):
 def test_anything_but_a_post_is_405_naming_post(method):
     status, headers, problem, _ = _exchange(method=method)
     assert (status, problem["code"], headers["allow"]) == (405, "method_not_allowed", "POST")
+    assert problem["detail"] == "Send MCP messages as JSON-RPC in a POST."
 
 
 @db
@@ -318,6 +332,7 @@ def test_only_json_is_read(content_type, status):
     assert found == status
     if status == 415:
         assert problem["code"] == "unsupported_media_type"
+        assert problem["detail"] == "Send JSON-RPC as application/json."
 
 
 @db
@@ -333,6 +348,7 @@ def test_only_json_is_read(content_type, status):
 def test_without_a_valid_token_the_answer_says_where_to_get_one(authorization, challenge):
     status, headers, problem, _ = _exchange(authorization=authorization)
     assert (status, problem["code"]) == (401, "unauthenticated")
+    assert problem["detail"] == "A valid OAuth access token for this MCP server is required."
     assert headers["www-authenticate"] == challenge
 
 
@@ -340,6 +356,8 @@ def test_without_a_valid_token_the_answer_says_where_to_get_one(authorization, c
 def test_the_bearer_keyword_is_read_in_any_case_and_spaces_around_the_token_are_not():
     raw = _fresh_token(frozenset({"quotes"}))
     assert _exchange(authorization=f"bearer  {raw} ")[0] == 200
+    # under another keyword, a good token is no token
+    assert _exchange(authorization=f"Basic {raw}")[0] == 401
 
 
 @db
@@ -350,6 +368,7 @@ def test_a_body_over_a_mebibyte_is_413_and_one_at_it_is_read():
     assert _exchange(at_limit)[0] == 200
     status, _, problem, _ = _exchange(at_limit + b" ")
     assert (status, problem["code"]) == (413, "payload_too_large")
+    assert problem["detail"] == "The request body is too large."
 
 
 @db
@@ -389,6 +408,67 @@ def test_the_tools_a_message_calls():
     assert gate._tools_called([call("a"), {"method": "tools/list"}, call("b")]) == ["a", "b"]
     assert gate._tools_called([{"method": "tools/call", "params": {"name": 3}}, "x", 4]) == []
     assert gate._tools_called({"method": "tools/call", "params": ["a"]}) == []
+
+
+def _read(*messages) -> bytes | None:
+    queue = list(messages)
+
+    async def receive():
+        return queue.pop(0)
+
+    return asyncio.run(gate._read_body(receive))
+
+
+def test_a_body_sent_in_parts_is_read_whole_and_a_part_may_carry_no_body():
+    assert (
+        _read(
+            {"type": "http.request", "body": b'{"id":', "more_body": True},
+            {"type": "http.request", "more_body": True},
+            {"type": "http.request", "body": b" 1}", "more_body": False},
+        )
+        == b'{"id": 1}'
+    )
+
+
+def test_a_body_over_a_mebibyte_in_parts_is_refused_however_it_is_split():
+    half = b"x" * (gate.MAX_BODY_BYTES // 2 + 1)
+    more = {"type": "http.request", "body": half, "more_body": True}
+    assert _read(more, {**more, "more_body": False}) is None
+
+
+def test_a_message_that_does_not_say_more_body_is_the_last():
+    assert _read({"type": "http.request", "body": b"{}"}) == b"{}"
+
+
+def test_a_client_gone_before_the_end_leaves_what_came():
+    assert (
+        _read(
+            {"type": "http.request", "body": b'{"id"', "more_body": True},
+            {"type": "http.disconnect"},
+        )
+        == b'{"id"'
+    )
+
+
+@db
+@pytest.mark.parametrize(
+    ("scheme", "origin"),
+    [("https", b"https://localhost"), (None, b"http://localhost")],  # ASGI's default: http
+)
+def test_a_page_of_the_requests_own_origin_may_call_on_a_host_that_is_not_connected(scheme, origin):
+    # localhost is served (ALLOWED_HOSTS) but not a connected domain: its own pages pass the
+    # origin check and meet the token check (no token here: 401, not 403)
+    status, _, problem, _ = _exchange(
+        host=b"localhost", scheme=scheme, extra=((b"origin", origin),), authorization=None
+    )
+    assert (status, problem["code"]) == (401, "unauthenticated")
+
+
+@db
+def test_a_control_character_in_the_path_is_400_before_the_token():
+    # ASGI gives the path decoded: /mcp%07 arrives as "/mcp\x07"
+    status, _, problem, _ = _exchange(path="/mcp\x07", authorization=None)
+    assert (status, problem["code"]) == (400, "invalid_input")
 
 
 @db

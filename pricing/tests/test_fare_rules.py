@@ -500,3 +500,12 @@ def test_airport_charges_follow_the_ends_of_the_journey(pickup, dropoff, charges
     assert [
         (r["label"], r["amountGBP"]) for r in result.applied_rules if r["code"] == "airport_charge"
     ] == [(label, Decimal(amount)) for label, amount in charges]
+
+
+def test_a_distance_band_the_last_increment_already_paid_for_adds_no_line():
+    # Day's one increment past its first 1000 m pays to 1100 m: "Beyond 1050 m" (1050 to
+    # 1090 m here) is paid for already, so it charges nothing and shows no "0 x" line
+    beyond = tail("Beyond 1050 m", 1050, 200, "0.30", 20)
+    result = price(at(2025, 6, 4, 12), distance=1090, tail_bands=[beyond])
+    assert rules(result) == [("flag_fall", Decimal("2.00")), ("metered", Decimal("0.10"))]
+    assert result.fare == Decimal("2.10")

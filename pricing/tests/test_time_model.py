@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 
 from pricing.calibration import time_model_error
-from pricing.fares import FareOptions, fare_compute
+from pricing.fares import FareOptions, fare_compute, time_in_traffic_s
 
 LONDON = ZoneInfo("Europe/London")
 MILE = Decimal("1609.344")
@@ -55,3 +55,9 @@ def test_the_shipped_cruise_speed_is_the_best_fit_of_the_grid(tfl_price):
     # The figures the README states: median 9.2 %, p90 22.6 % at 20 mph.
     assert shipped.median_pct < 10
     assert shipped.p90_pct < 25
+
+
+def test_a_journey_faster_than_the_cruise_speed_spends_no_time_in_traffic():
+    # 1000 m at 10 m/s takes 100 s: 130 s is 30 s in traffic, 50 s is none (never negative)
+    assert time_in_traffic_s(Decimal(1000), Decimal(130), Decimal(10)) == Decimal(30)
+    assert time_in_traffic_s(Decimal(1000), Decimal(50), Decimal(10)) == Decimal(0)
