@@ -182,6 +182,7 @@ MUTATE_requests := 'partners.services.signatures.*' 'api.idempotency.x__digest__
   'api.idempotency.x_idempotency_claim__*' 'api.idempotency.x_idempotency_settle__*' \
   'api.idempotency.x*IdempotentViewMixin*idempotency_caller__*'
 MUTATE_agents := 'agents.confirmations.*'
+MUTATE_TESTS_agents := agents/tests/test_confirmations.py tests/test_stale_quotes.py
 # The newer families (issue 37), each with the tests that are its own (MUTATE_TESTS_*).
 MUTATE_tariffs := 'pricing.compiled_tariffs.x*CompiledTariff*in_force_on__*' \
   'pricing.loaders.x_lifecycle_from_status__*' 'pricing.selectors.x_councils_for__*' \

@@ -4,6 +4,21 @@ kill rate and prints them. A mutant's name follows its function's source: re-rev
 entries of a function that changes."""
 
 EQUIVALENT: dict[str, str] = {
+    # agents.confirmations (make mutate FAMILY=agents)
+    "agents.confirmations.x_booking_preview__mutmut_5": (
+        "counted=None for False: booking_request_admit reads it only as a truth value "
+        "(if counted), and None is false alike"
+    ),
+    "agents.confirmations.x_booking_preview__mutmut_25": (
+        "compress=None: the token is signed uncompressed; signing.loads reads a compressed "
+        "and an uncompressed token alike, so only its length differs"
+    ),
+    "agents.confirmations.x_booking_preview__mutmut_28": (
+        "compress left out: the same as x_booking_preview__mutmut_25"
+    ),
+    "agents.confirmations.x_booking_preview__mutmut_48": (
+        "compress=False: the same as x_booking_preview__mutmut_25"
+    ),
     # the licensing grid (make mutate FAMILY=grid): _load reads two shipped files, and these
     # mutants read them alike
     "pricing.licensing.x__load__mutmut_1": (

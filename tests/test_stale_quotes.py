@@ -125,6 +125,7 @@ def test_mcp_refuses_a_stale_quote_at_preview_and_at_confirmation(quote_factory)
         with pytest.raises(DomainError) as at_confirm:
             booking_confirm(caller=AGENT, grant=GRANT, token=shown.token)
     assert at_preview.value.code == at_confirm.value.code == "pickup_in_past"
+    assert list(at_preview.value.errors) == ["quoteId"]  # the field as the agent named it
     assert not Booking.objects.exists()
 
 
