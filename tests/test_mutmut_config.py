@@ -9,6 +9,7 @@ them (0 of 47 recorded in the README before this).
 
 from __future__ import annotations
 
+import re
 import sysconfig
 import tomllib
 from pathlib import Path
@@ -39,3 +40,17 @@ def test_manage_py_is_copied_so_the_settings_are_the_mutated_ones():
 def test_every_mutated_file_is_in_a_copied_package():
     copied = set(MUTMUT["source_paths"])
     assert [path for path in MUTMUT["only_mutate"] if path.split("/")[0] not in copied] == []
+
+
+def test_every_familys_own_tests_are_in_mutmuts_test_selection():
+    """mutmut runs only the files of ``pytest_add_cli_args_test_selection``: a family's
+    test (``MUTATE_TESTS_<family>`` in the Makefile) missing there is silently never run,
+    and its mutants count as survivors (tests/test_stale_quotes.py was, for agents)."""
+    makefile = (ROOT / "Makefile").read_text().replace("\\\n", " ")
+    families = re.findall(r"^MUTATE_TESTS_(\w+)\s*:=\s*(.*)$", makefile, re.MULTILINE)
+    assert len(families) >= 9
+    selection = set(MUTMUT["pytest_add_cli_args_test_selection"])
+    for family, files in families:
+        for name in files.split():
+            assert name in selection, (family, name)
+            assert (ROOT / name).is_file(), (family, name)
