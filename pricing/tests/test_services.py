@@ -124,6 +124,19 @@ def test_latest_complete_current_tariff_of_a_council_wins(tariffs):
 
 
 @pytest.mark.django_db
+def test_a_table_naming_no_district_covers_every_district_of_its_authority(tariffs):
+    # areas_gss empty: the whole authority (pricing.models.Tariff.areas_gss). Newer than
+    # Manchester's district table, so it is tried first once it is found by its authority.
+    TariffBandFactory(
+        tariff__reference="manchester-authority-2026",
+        tariff__authority="Manchester City Council",
+        tariff__effective_from=dt.date(2026, 1, 1),
+        tariff__areas_gss=[],
+    )
+    assert priced().tariff_source["reference"] == "manchester-authority-2026"
+
+
+@pytest.mark.django_db
 def test_editing_a_band_changes_the_next_fare(tariffs):
     before = priced().fare
     band = tariffs["manchester-2023-09"].bands.get(name="Tariff 1 Day")
