@@ -295,4 +295,8 @@ EQUIVALENT: dict[str, str] = {
         '(status or "XXXX") for (status or ""): a missing status reads as "xxxx", which '
         "holds none of the words looked for, so it is current as before"
     ),
+    "pricing.selectors.x_councils_for__mutmut_13": (
+        "len(tables) >= 1 for > 1: sorting a list of one table leaves it as it is (the "
+        "list is a new one, made by the +)"
+    ),
 }

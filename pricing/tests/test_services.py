@@ -169,6 +169,29 @@ def test_account_rate_is_used_for_its_jobs(tariffs):
 
 
 @pytest.mark.django_db
+def test_an_account_rate_is_tried_on_the_public_holidays_of_the_pickup_s_nation(tariffs):
+    # The account's rate (nation England by default) has no band on public holidays. On
+    # 2 January, a bank holiday in Scotland only, it cannot price an Aberdeen pickup and
+    # the network's rate does; an English pickup that day it prices.
+    operator = Account.objects.create(kind="operator", name="Acme Cars", slug="acme")
+    TariffBandFactory(
+        tariff__reference="acme-rate",
+        tariff__authority="Acme Cars",
+        tariff__kind="operator",
+        tariff__account=operator,
+        name="Not on holidays",
+        excludes=[{"type": "public_holiday"}],
+    )
+    second_of_january = dt.datetime(2030, 1, 2, 12, 0, tzinfo=dt.UTC)
+    in_aberdeen = priced(
+        account=operator, pickup="Aberdeen", dropoff="York", depart_at=second_of_january
+    )
+    assert in_aberdeen.tariff_source["reference"] == "network-standard"
+    in_manchester = priced(account=operator, depart_at=second_of_january)
+    assert in_manchester.tariff_source["reference"] == "acme-rate"
+
+
+@pytest.mark.django_db
 def test_worldwide_journeys_use_the_worldwide_rate(tariffs):
     journey = priced(pickup="Paris", dropoff="CDG", worldwide=True)
     assert journey.tariff_source["kind"] == "worldwide"
