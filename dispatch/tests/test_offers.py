@@ -24,6 +24,7 @@ from dispatch.models import (
     Tier,
 )
 from dispatch.services import offers
+from dispatch.services.matching import job_busy_window
 from dispatch.signals import fleet_offer_made
 from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory, jobs_held
 from drivers.models import NetworkTier
@@ -178,6 +179,11 @@ def test_accept_assigns_driver_and_vehicle_and_counts_the_job(dispatch_now):
     assert booking.vehicle == driver.vehicles.get()
     assert booking.subcontracted_to is None  # local tier: not subcontracted
     assert driver.current_jobs == 1
+    # the offer row keeps the job's busy span, which the driver's next offers are checked
+    # against (capacity in time)
+    busy = job_busy_window(booking.pickup_time, booking.duration_minutes)
+    assert (accepted.busy_from, accepted.busy_until) == busy
+    assert None not in busy
 
 
 def test_accept_by_a_driver_at_capacity_is_refused(dispatch_now):
