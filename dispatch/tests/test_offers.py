@@ -147,6 +147,30 @@ def test_the_sweep_closes_offers_at_their_deadline_exactly(dispatch_now):
     assert Offer.objects.get(pk=offer.pk).status == OfferStatus.EXPIRED
 
 
+def test_the_sweep_s_batch_holds_open_offers_only(dispatch_now):
+    # 500 closed offers past their deadline come first in the offers' order (a newer
+    # booking): a sweep reading them into its batch of 500 would never reach the open one.
+    driver_at(north_of(LEEDS, 1))
+    booking = BookingFactory()
+    newer, elsewhere = BookingFactory(), driver_at(LONDON)
+    long_ago = timezone.now() - timedelta(days=1)
+    Offer.objects.bulk_create(
+        Offer(
+            booking=newer,
+            round=round_,
+            tier=Tier.LOCAL,
+            driver=elsewhere,
+            status=OfferStatus.EXPIRED,
+            expires_at=long_ago,
+        )
+        for round_ in range(1, 501)
+    )
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+
+    assert dispatch_now(offers.offers_expire_overdue, now=offer.expires_at) == 1
+    assert Offer.objects.get(pk=offer.pk).status == OfferStatus.EXPIRED
+
+
 def test_late_accept_after_timeout_is_refused(dispatch_now):
     first = driver_at(north_of(LEEDS, 1))
     driver_at(north_of(LEEDS, 2))
