@@ -299,4 +299,9 @@ EQUIVALENT: dict[str, str] = {
         "len(tables) >= 1 for > 1: sorting a list of one table leaves it as it is (the "
         "list is a new one, made by the +)"
     ),
+    # dispatch (make mutate FAMILY=dispatch)
+    "dispatch.services.waiting.x_waiting_terms__mutmut_18": (
+        'reference "XXXX" when the tariff source has none: no tariff has that reference '
+        '(they are lower-case slugs), so no free minutes and no rate, as for ""'
+    ),
 }
