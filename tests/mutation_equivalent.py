@@ -304,4 +304,23 @@ EQUIVALENT: dict[str, str] = {
         'reference "XXXX" when the tariff source has none: no tariff has that reference '
         '(they are lower-case slugs), so no free minutes and no rate, as for ""'
     ),
+    # mcp (make mutate FAMILY=mcp), the grant memory of issue 41
+    "agents.mcp.gate.x__grant_for__mutmut_1": (
+        "the memory asked for token None: never remembered, so the worker thread's agent_grant_verify asks the memory again with the real token first and answers alike (one thread hop more)"
+    ),
+    "agents.mcp.gate.x__grant_for__mutmut_2": (
+        "the memory asked for resource None: the same as x__grant_for__mutmut_1"
+    ),
+    "agents.mcp.gate.x__grant_for__mutmut_10": (
+        "thread_sensitive=None for False: which worker thread reads the grant, not the answer"
+    ),
+    "agents.mcp.gate.x__grant_for__mutmut_12": (
+        "sync_to_async's default thread_sensitive=True: the grant read on the one shared thread, the same answers one lookup at a time"
+    ),
+    "agents.mcp.gate.x__grant_for__mutmut_13": (
+        "thread_sensitive=True: the same as x__grant_for__mutmut_12"
+    ),
+    "agents.grants.x_agent_grant_verify__mutmut_20": (
+        "still_good returning None for False: core.credential_cache reads it for its truth only"
+    ),
 }
