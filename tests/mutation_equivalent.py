@@ -323,4 +323,16 @@ EQUIVALENT: dict[str, str] = {
     "agents.grants.x_agent_grant_verify__mutmut_20": (
         "still_good returning None for False: core.credential_cache reads it for its truth only"
     ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_202": (
+        "the 401 challenge's header name lower-case: _send_problem lower-cases header names (ASGI sends them lower-case)"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_203": (
+        "the 401 challenge's header name upper-case: the same as xǁMCPGateǁ__call____mutmut_202"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_277": (
+        "the 403 insufficient_scope challenge's header name lower-case: the same as xǁMCPGateǁ__call____mutmut_202"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_278": (
+        "the 403 challenge's header name upper-case: the same as xǁMCPGateǁ__call____mutmut_202"
+    ),
 }
