@@ -27,4 +27,8 @@ def booking_lock(
         lookup["reference"] = reference
     if driver_id is not None:
         lookup["driver_id"] = driver_id
-    return Booking.objects.select_for_update(no_key=True).filter(**lookup).first()
+    # At most one row matches (pk and reference are unique): no ORDER BY, no LIMIT.
+    try:
+        return Booking.objects.select_for_update(no_key=True).get(**lookup)
+    except Booking.DoesNotExist:
+        return None

@@ -56,38 +56,31 @@ def bookings_dispatch_overdue() -> int:
     return len(offers.bookings_dispatch_overdue())
 
 
-@shared_task(
-    autoretry_for=(JobCardSendError,),
-    retry_backoff=2,
-    retry_backoff_max=120,
-    retry_jitter=True,
-    max_retries=6,
-)
+# A message on a job-card channel that must reach the driver soon (a job card, a
+# cancellation) is retried with backoff when the provider fails: one schedule for each.
+JOB_CARD_RETRIES = {
+    "autoretry_for": (JobCardSendError,),
+    "retry_backoff": 2,
+    "retry_backoff_max": 120,
+    "retry_jitter": True,
+    "max_retries": 6,
+}
+
+
+@shared_task(**JOB_CARD_RETRIES)
 def job_card_send(offer_id: int, channel: str) -> None:
     """Send one job card (SMS or WhatsApp); retried with backoff when the provider fails."""
     job_cards.job_card_send(offer_id=offer_id, channel=channel)
 
 
-@shared_task(
-    autoretry_for=(JobCardSendError,),
-    retry_backoff=2,
-    retry_backoff_max=120,
-    retry_jitter=True,
-    max_retries=6,
-)
+@shared_task(**JOB_CARD_RETRIES)
 def job_cards_send(offer_id: int) -> None:
     """Send a new offer's job card on every channel (one task, not one per channel: the
     offer is read and the card written once); a retry sends only what is not out yet."""
     job_cards.job_cards_send(offer_id=offer_id)
 
 
-@shared_task(
-    autoretry_for=(JobCardSendError,),
-    retry_backoff=2,
-    retry_backoff_max=120,
-    retry_jitter=True,
-    max_retries=6,
-)
+@shared_task(**JOB_CARD_RETRIES)
 def cancellation_notice_send(booking_id: int, driver_id: int, channel: str) -> None:
     """Tell a driver a job they held or were offered is cancelled (SMS or WhatsApp)."""
     cancellations.cancellation_notice_send(
