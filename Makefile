@@ -178,6 +178,9 @@ MUTATE_dispatch := 'bookings.policies.x_dispatch_window_opens_at__*' \
   'dispatch.services.offers.answers.x_offer_expire__*' \
   'dispatch.services.offers.answers.x_offers_expire_overdue__*' \
   'dispatch.services.waiting.*'
+MUTATE_TESTS_dispatch := dispatch/tests/test_dispatch_window.py dispatch/tests/test_offers.py \
+  dispatch/tests/test_offer_link_page.py dispatch/tests/test_waiting.py \
+  bookings/tests/test_actions.py
 MUTATE_requests := 'partners.services.signatures.*' 'api.idempotency.x__digest__*' \
   'api.idempotency.x_idempotency_claim__*' 'api.idempotency.x_idempotency_settle__*' \
   'api.idempotency.x*IdempotentViewMixin*idempotency_caller__*'

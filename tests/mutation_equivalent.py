@@ -310,4 +310,44 @@ EQUIVALENT: dict[str, str] = {
         '(status or "XXXX") for (status or ""): a missing status reads as "xxxx", which '
         "holds none of the words looked for, so it is current as before"
     ),
+    "pricing.selectors.x_councils_for__mutmut_13": (
+        "len(tables) >= 1 for > 1: sorting a list of one table leaves it as it is (the "
+        "list is a new one, made by the +)"
+    ),
+    # dispatch (make mutate FAMILY=dispatch)
+    "dispatch.services.waiting.x_waiting_terms__mutmut_18": (
+        'reference "XXXX" when the tariff source has none: no tariff has that reference '
+        '(they are lower-case slugs), so no free minutes and no rate, as for ""'
+    ),
+    # mcp (make mutate FAMILY=mcp), the grant memory of issue 41
+    "agents.mcp.gate.x__grant_for__mutmut_1": (
+        "the memory asked for token None: never remembered, so the worker thread's agent_grant_verify asks the memory again with the real token first and answers alike (one thread hop more)"
+    ),
+    "agents.mcp.gate.x__grant_for__mutmut_2": (
+        "the memory asked for resource None: the same as x__grant_for__mutmut_1"
+    ),
+    "agents.mcp.gate.x__grant_for__mutmut_10": (
+        "thread_sensitive=None for False: which worker thread reads the grant, not the answer"
+    ),
+    "agents.mcp.gate.x__grant_for__mutmut_12": (
+        "sync_to_async's default thread_sensitive=True: the grant read on the one shared thread, the same answers one lookup at a time"
+    ),
+    "agents.mcp.gate.x__grant_for__mutmut_13": (
+        "thread_sensitive=True: the same as x__grant_for__mutmut_12"
+    ),
+    "agents.grants.x_agent_grant_verify__mutmut_20": (
+        "still_good returning None for False: core.credential_cache reads it for its truth only"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_202": (
+        "the 401 challenge's header name lower-case: _send_problem lower-cases header names (ASGI sends them lower-case)"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_203": (
+        "the 401 challenge's header name upper-case: the same as xǁMCPGateǁ__call____mutmut_202"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_277": (
+        "the 403 insufficient_scope challenge's header name lower-case: the same as xǁMCPGateǁ__call____mutmut_202"
+    ),
+    "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_278": (
+        "the 403 challenge's header name upper-case: the same as xǁMCPGateǁ__call____mutmut_202"
+    ),
 }

@@ -101,6 +101,16 @@ def test_connected_origins_start_with_the_site_and_hold_each_origin_once(setting
     assert connected_origins() == ["https://taxi.example", "https://book.example"]
 
 
+def test_a_request_names_the_connected_domain_it_reached_else_the_site(settings):
+    settings.SITE_URL = "https://taxi.example/"
+    settings.CONNECTED_DOMAINS = ["https://book.example", "https://ride.example"]
+    assert grants.connected_origin_for("https://book.example") == "https://book.example"
+    assert grants.connected_origin_for("HTTPS://Ride.Example/mcp") == "https://ride.example"
+    assert grants.connected_origin_for("https://taxi.example") == "https://taxi.example"
+    # a host that is no connected domain never names itself: the site's origin instead
+    assert grants.connected_origin_for("https://evil.example") == "https://taxi.example"
+
+
 # --- remembered grants (issue 41: the gate answers a known token as the REST API a key) ---
 
 

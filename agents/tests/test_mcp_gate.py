@@ -489,3 +489,20 @@ def test_a_remembered_token_stops_at_the_gate_once_its_passenger_revokes_it(sett
     status, headers, problem, _ = _exchange(authorization=authorization)
     assert (status, problem["code"]) == (401, "unauthenticated")
     assert 'error="invalid_token"' in headers["www-authenticate"]
+
+
+@db
+def test_a_remembered_token_is_answered_from_memory_without_reading_its_row(settings):
+    """Issue 41: within API_KEY_CACHE_SECONDS the gate takes a verified token's grant from
+    this process's memory (in the event loop), as the REST API its keys: a change to the
+    token's row that this process was not told of (here its end moved into the past) is
+    not read until the memory lapses."""
+    settings.API_KEY_CACHE_SECONDS = 10
+    grants.agent_grants_forget()
+    authorization = f"Bearer {_fresh_token(frozenset({'quotes'}))}"
+    assert _exchange(authorization=authorization)[0] == 200
+    AccessToken.objects.update(expires=timezone.now() - dt.timedelta(hours=1))
+
+    assert _exchange(authorization=authorization)[0] == 200
+    grants.agent_grants_forget()
+    assert _exchange(authorization=authorization)[0] == 401

@@ -24,6 +24,7 @@ from dispatch.models import (
     Tier,
 )
 from dispatch.services import offers
+from dispatch.services.matching import job_busy_window
 from dispatch.signals import fleet_offer_made
 from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory, jobs_held
 from drivers.models import NetworkTier
@@ -146,6 +147,30 @@ def test_the_sweep_closes_offers_at_their_deadline_exactly(dispatch_now):
     assert Offer.objects.get(pk=offer.pk).status == OfferStatus.EXPIRED
 
 
+def test_the_sweep_s_batch_holds_open_offers_only(dispatch_now):
+    # 500 closed offers past their deadline come first in the offers' order (a newer
+    # booking): a sweep reading them into its batch of 500 would never reach the open one.
+    driver_at(north_of(LEEDS, 1))
+    booking = BookingFactory()
+    newer, elsewhere = BookingFactory(), driver_at(LONDON)
+    long_ago = timezone.now() - timedelta(days=1)
+    Offer.objects.bulk_create(
+        Offer(
+            booking=newer,
+            round=round_,
+            tier=Tier.LOCAL,
+            driver=elsewhere,
+            status=OfferStatus.EXPIRED,
+            expires_at=long_ago,
+        )
+        for round_ in range(1, 501)
+    )
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+
+    assert dispatch_now(offers.offers_expire_overdue, now=offer.expires_at) == 1
+    assert Offer.objects.get(pk=offer.pk).status == OfferStatus.EXPIRED
+
+
 def test_late_accept_after_timeout_is_refused(dispatch_now):
     first = driver_at(north_of(LEEDS, 1))
     driver_at(north_of(LEEDS, 2))
@@ -178,6 +203,11 @@ def test_accept_assigns_driver_and_vehicle_and_counts_the_job(dispatch_now):
     assert booking.vehicle == driver.vehicles.get()
     assert booking.subcontracted_to is None  # local tier: not subcontracted
     assert driver.current_jobs == 1
+    # the offer row keeps the job's busy span, which the driver's next offers are checked
+    # against (capacity in time)
+    busy = job_busy_window(booking.pickup_time, booking.duration_minutes)
+    assert (accepted.busy_from, accepted.busy_until) == busy
+    assert None not in busy
 
 
 def test_accept_by_a_driver_at_capacity_is_refused(dispatch_now):

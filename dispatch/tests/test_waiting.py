@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 from decimal import Decimal
@@ -19,10 +20,16 @@ from core.testing.places import LEEDS, north_of
 from dispatch.airports import airport_get
 from dispatch.flight_status import FlightReport
 from dispatch.services.flights import flight_update_apply
-from dispatch.services.waiting import driver_reported_at_pickup, no_show_require_allowed
+from dispatch.services.waiting import (
+    WaitingTerms,
+    driver_reported_at_pickup,
+    no_show_require_allowed,
+    waiting_line,
+)
 from drivers.tests.factories import UserFactory, driver_at, position_report
 from pricing.models import Tariff
 from pricing.tests.factories import TariffBandFactory
+from pricing.waiting import WaitingRate
 
 pytestmark = pytest.mark.django_db
 
@@ -540,3 +547,19 @@ def test_the_free_waiting_counts_from_this_bookings_own_arrival(job):
     log_event(booking, PICKUP + minutes(6), type="booking.amended")
     response = status(client, booking, PICKUP + minutes(10), "no_show", **AT_PICKUP)
     assert response.status_code == 200, response.content
+
+
+def test_waiting_on_a_table_that_charges_nothing_for_it_adds_no_fare_line():
+    # a band whose waiting increment costs 0: no "Waiting ... GBP 0.00" line on the fare
+    arrived = dt.datetime(2030, 6, 5, 11, 0, tzinfo=dt.UTC)
+    terms = WaitingTerms(
+        starts_at=arrived,
+        free=dt.timedelta(minutes=5),
+        driver_arrived_at=arrived,
+        from_landing=False,
+        rate=WaitingRate("Day", Decimal("0.00"), Decimal(20)),
+    )
+    assert waiting_line(terms, boarded_at=arrived + dt.timedelta(minutes=12)) is None
+    charged = dataclasses.replace(terms, rate=WaitingRate("Day", Decimal("0.20"), Decimal(20)))
+    line = waiting_line(charged, boarded_at=arrived + dt.timedelta(minutes=12))
+    assert line["amountGBP"] == "4.20"

@@ -124,6 +124,19 @@ def test_latest_complete_current_tariff_of_a_council_wins(tariffs):
 
 
 @pytest.mark.django_db
+def test_a_table_naming_no_district_covers_every_district_of_its_authority(tariffs):
+    # areas_gss empty: the whole authority (pricing.models.Tariff.areas_gss). Newer than
+    # Manchester's district table, so it is tried first once it is found by its authority.
+    TariffBandFactory(
+        tariff__reference="manchester-authority-2026",
+        tariff__authority="Manchester City Council",
+        tariff__effective_from=dt.date(2026, 1, 1),
+        tariff__areas_gss=[],
+    )
+    assert priced().tariff_source["reference"] == "manchester-authority-2026"
+
+
+@pytest.mark.django_db
 def test_editing_a_band_changes_the_next_fare(tariffs):
     before = priced().fare
     band = tariffs["manchester-2023-09"].bands.get(name="Tariff 1 Day")
@@ -153,6 +166,29 @@ def test_account_rate_is_used_for_its_jobs(tariffs):
     # abroad too, the account's own rate comes before the worldwide rate
     abroad = priced(account=operator, pickup="Paris", dropoff="CDG", worldwide=True)
     assert abroad.tariff_source["reference"] == "acme-rate"
+
+
+@pytest.mark.django_db
+def test_an_account_rate_is_tried_on_the_public_holidays_of_the_pickup_s_nation(tariffs):
+    # The account's rate (nation England by default) has no band on public holidays. On
+    # 2 January, a bank holiday in Scotland only, it cannot price an Aberdeen pickup and
+    # the network's rate does; an English pickup that day it prices.
+    operator = Account.objects.create(kind="operator", name="Acme Cars", slug="acme")
+    TariffBandFactory(
+        tariff__reference="acme-rate",
+        tariff__authority="Acme Cars",
+        tariff__kind="operator",
+        tariff__account=operator,
+        name="Not on holidays",
+        excludes=[{"type": "public_holiday"}],
+    )
+    second_of_january = dt.datetime(2030, 1, 2, 12, 0, tzinfo=dt.UTC)
+    in_aberdeen = priced(
+        account=operator, pickup="Aberdeen", dropoff="York", depart_at=second_of_january
+    )
+    assert in_aberdeen.tariff_source["reference"] == "network-standard"
+    in_manchester = priced(account=operator, depart_at=second_of_january)
+    assert in_manchester.tariff_source["reference"] == "acme-rate"
 
 
 @pytest.mark.django_db
