@@ -509,3 +509,27 @@ def test_a_distance_band_the_last_increment_already_paid_for_adds_no_line():
     result = price(at(2025, 6, 4, 12), distance=1090, tail_bands=[beyond])
     assert rules(result) == [("flag_fall", Decimal("2.00")), ("metered", Decimal("0.10"))]
     assert result.fare == Decimal("2.10")
+
+
+@pytest.mark.parametrize(
+    ("pickup_label", "charges"),
+    [
+        ("Manchester Piccadilly", [("station_charge", "Piccadilly Station barrier", "0.60")]),
+        ("Manchester Victoria", []),
+        ("", []),
+    ],
+)
+def test_a_pick_up_charge_at_a_named_place_applies_there_only(pickup_label, charges):
+    barrier = replace(
+        extra("Piccadilly Station barrier", "station_pickup", amount="0.60"),
+        place="Manchester Piccadilly",
+    )
+    # an extra naming no place is never charged as one, even for a pickup of no label
+    unplaced = extra("Station rank", "station_pickup", amount="0.40")
+    options = FareOptions(cruise_mps=CRUISE, pickup_label=pickup_label)
+    result = price(at(2025, 6, 4, 12), options=options, extras=(*EXTRAS, unplaced, barrier))
+    assert [
+        (r["code"], r["label"], r["amountGBP"])
+        for r in result.applied_rules
+        if r["code"] not in {"flag_fall", "metered"}
+    ] == [(code, label, Decimal(amount)) for code, label, amount in charges]
