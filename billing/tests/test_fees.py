@@ -91,6 +91,8 @@ def test_later_schedules_apply_from_their_date_in_date_order_whatever_the_listin
         collection_due_days=7,
         effective_from=LATEST,
     )
+    # and the latest in force is the one that applies
+    assert fee_schedule_for(LATEST + dt.timedelta(days=7)) == schedules[2]
 
 
 def test_the_schedule_in_force_changes_on_its_first_day(settings):

@@ -533,3 +533,20 @@ def test_a_pick_up_charge_at_a_named_place_applies_there_only(pickup_label, char
         for r in result.applied_rules
         if r["code"] not in {"flag_fall", "metered"}
     ] == [(code, label, Decimal(amount)) for code, label, amount in charges]
+
+
+@pytest.mark.parametrize(
+    ("waiting", "minutes"),
+    [
+        ("120", 2),
+        # a hair under two minutes, at Decimal's full 28 digits, is still one whole minute:
+        # the whole minutes are counted down, never rounded to the nearer one
+        ("119.9999999999999999999999999", 1),
+    ],
+)
+def test_the_time_line_states_the_whole_minutes_spent_in_traffic(waiting, minutes):
+    result = price(at(2025, 6, 4, 12), distance=0, waiting=Decimal(waiting))
+    [label] = [r["label"] for r in result.applied_rules if r["code"] == "time_in_traffic"]
+    assert label == (
+        f"Time in traffic: about {minutes} min below 22.4 mph, charged by the meter's clock"
+    )
