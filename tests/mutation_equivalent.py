@@ -382,4 +382,8 @@ EQUIVALENT: dict[str, str] = {
         "best_precedence starting at 1 for 0: a window's precedence is 0 (no match) or 10, "
         "20 or 30 (pricing.tariff_windows), so > 1 and > 0 pick the same bands"
     ),
+    "pricing.fares.x_fare_compute__mutmut_121": (
+        "sum() starting at int 0 for Decimal(0): the same as x_fare_compute__mutmut_66 (the "
+        "rules always hold the flag fall)"
+    ),
 }

@@ -539,9 +539,9 @@ def test_a_pick_up_charge_at_a_named_place_applies_there_only(pickup_label, char
     ("waiting", "minutes"),
     [
         ("120", 2),
-        # a hair under two minutes, at Decimal's full 28 digits, is still one whole minute:
-        # the whole minutes are counted down, never rounded to the nearer one
-        ("119.9999999999999999999999999", 1),
+        # a hair under eleven minutes, at Decimal's full 28 digits, is still ten whole minutes:
+        # the whole minutes are counted down (its quotient by 60 would round up to 11)
+        ("659.9999999999999999999999999", 10),
     ],
 )
 def test_the_time_line_states_the_whole_minutes_spent_in_traffic(waiting, minutes):
