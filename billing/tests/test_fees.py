@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -73,24 +74,13 @@ def test_later_schedules_apply_from_their_date_in_date_order_whatever_the_listin
 
     # Then the base comes first, then each from its date, carrying what it does not change
     assert [s.effective_from for s in schedules] == [BASE_EFFECTIVE_FROM, LATER, LATEST]
-    assert schedules[1] == FeeSchedule(
+    assert schedules[1] == replace(
+        schedules[0],
         weekly_fee=Decimal("22.50"),
         free_earnings_threshold=Decimal("400"),
-        sms_unit=Decimal("0.02"),
-        driver_trial_days=90,
-        partner_trial_days=30,
-        collection_due_days=7,
         effective_from=LATER,
     )
-    assert schedules[2] == FeeSchedule(
-        weekly_fee=Decimal("22.50"),
-        free_earnings_threshold=Decimal("400"),
-        sms_unit=Decimal("0.05"),
-        driver_trial_days=90,
-        partner_trial_days=30,
-        collection_due_days=7,
-        effective_from=LATEST,
-    )
+    assert schedules[2] == replace(schedules[1], sms_unit=Decimal("0.05"), effective_from=LATEST)
     # and the latest in force is the one that applies
     assert fee_schedule_for(LATEST + dt.timedelta(days=7)) == schedules[2]
 
@@ -111,18 +101,17 @@ def test_a_week_before_every_schedule_falls_back_to_the_base_one(settings):
     )
 
 
-def test_an_invoice_records_the_schedule_as_exact_strings():
-    schedule = FeeSchedule(
-        weekly_fee=Decimal("22.50"),
-        free_earnings_threshold=Decimal("400.00"),
-        sms_unit=Decimal("0.05"),
-        driver_trial_days=90,
-        partner_trial_days=30,
-        collection_due_days=7,
-        effective_from=LATER,
-    )
+def test_an_invoice_records_the_schedule_as_exact_strings(settings):
+    settings.FEE_SCHEDULES = [
+        {
+            "effectiveFrom": LATER.isoformat(),
+            "weeklyFeeGBP": "22.50",
+            "freeBelowGBP": "400.00",
+            "smsUnitGBP": "0.05",
+        }
+    ]
 
-    assert schedule.rule() == {
+    assert fee_schedule_for(LATER).rule() == {
         "effectiveFrom": "2026-06-01",
         "weeklyFeeGBP": "22.50",
         "freeBelowGBP": "400.00",
