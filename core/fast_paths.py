@@ -71,7 +71,8 @@ class RowInsert:
 
     Per call only the values are computed, by the same ``pre_save`` and
     ``get_db_prep_save`` that ``save()`` uses (defaults, ``auto_now``, JSON and Decimal
-    adaptation), so the row is the one ``save()`` writes. An instance written here gets
+    adaptation; on PostgreSQL a value those would return unchanged is sent as it is, see
+    :meth:`row`), so the row is the one ``save()`` writes. An instance written here gets
     its key and is marked as saved (:func:`_mark_saved`), so a later ``save()`` of it is an
     UPDATE, whether its key was assigned by the database or sent (a UUID).
     """
