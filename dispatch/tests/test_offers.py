@@ -517,7 +517,7 @@ def test_a_dispatch_step_with_drivers_passed_over_runs_a_bounded_number_of_state
     assert reasons == {SkipReason.AT_CAPACITY, SkipReason.OFFLINE}
 
 
-def test_a_step_that_finds_every_driver_near_busy_asks_the_index_twice(monkeypatch):
+def test_a_step_that_finds_every_driver_near_busy_asks_the_index_three_times(monkeypatch):
     # Given a dozen drivers around the pickup, out to 9 km (the first four rings), every
     # one at their job limit
     busy = [driver_at(north_of(LEEDS, 0.2 + 0.8 * n), max_jobs=1) for n in range(12)]
@@ -531,16 +531,16 @@ def test_a_step_that_finds_every_driver_near_busy_asks_the_index_twice(monkeypat
     )
     with CaptureQueriesContext(connection) as statements:
         assert offers.booking_dispatch_next(booking_id=booking.pk) is None
-    # Then the index is asked for the first ring, then once for every ring of both driver
-    # tiers and the trail; only the first ring's drivers go through a tier's filters (the
-    # others are known busy from one statement over them all)
-    assert len(asks) == 2
+    # Then the index is asked for the first two rings, then once for every other ring of
+    # both driver tiers and the trail; only those rings' drivers go through a tier's
+    # filters (the others are known busy from one statement over them all)
+    assert len(asks) == 3
     filters = [
         statement["sql"]
         for statement in statements.captured_queries
         if statement["sql"].lstrip().startswith("WITH near (driver_id, lat, lng) AS")
     ]
-    assert ["d.network" in sql for sql in filters] == [True, False]
+    assert ["d.network" in sql for sql in filters] == [True, True, False]
     # and the trail still names every driver passed over, with their reason
     booking.refresh_from_db()
     assert booking.status == BookingStatus.NO_DRIVER

@@ -33,6 +33,9 @@ TRAIL_NEAR_MAX = 500
 # A widened search (NearSearch) asks the index for at most this many drivers: in a town
 # with a few hundred, every driver within reach, so that every ring is answered from it.
 WIDE_MAX = TRAIL_NEAR_MAX * NEAR_GROWTH
+# A search widens once this many rings of a tier found nobody: a step that finds a free
+# driver in its second ring (most offers in a busy town) does not pay for widening.
+WIDEN_AFTER_RINGS = 2
 # The index's distances (Redis: its own Earth radius) and haversine_km differ by < 0.1 %.
 INDEX_MARGIN = 1.01
 
@@ -42,8 +45,8 @@ class NearSearch:
     tiers and its trail (issue 41).
 
     At first every ask goes to the index, as small as the ring search needs: a step that
-    finds a free driver in its first ring asks nothing more. Once a ring's drivers have
-    all failed the filters, the step is likely to search every ring of every tier and
+    finds a free driver in its first rings asks nothing more. Once ``WIDEN_AFTER_RINGS``
+    rings of a tier have found nobody, the step is likely to search every ring of every tier and
     then write the trail (when every driver near holds an offer: 17 asks and a dozen
     statements a step). So the search then widens (:meth:`widen`): one ask for the
     ``WIDE_MAX`` nearest drivers within every driver tier's reach (any class, any age of
@@ -140,7 +143,7 @@ def driver_candidates(
     classes = VEHICLE_CLASSES_SERVING.get(job.vehicle_type, frozenset({job.vehicle_type}))
     rows: list[tuple] = []
     with connection.cursor() as cursor:
-        for ring in _rings(tier, searching=True):
+        for number, ring in enumerate(_rings(tier, searching=True), start=1):
             count = max(NEAR_FIRST, limit + len(excluded))
             while True:
                 near = search.near(radius_km=ring, count=count, fresh_only=True, classes=classes)
@@ -157,14 +160,14 @@ def driver_candidates(
                 # for, as the excluded are, so that each ask still brings new drivers).
                 eligible = {row[0] for row in rows}
                 excluded.update(f.driver_id for f in pool if f.driver_id not in eligible)
-                if search.nearest is None:
-                    search.widen()
-                    excluded |= search.unfit
                 if len(near) < count:
                     break  # the ring has no more to give
                 count = max(count * NEAR_GROWTH, limit + len(excluded))
             if len(rows) >= limit:
                 break
+            if number >= WIDEN_AFTER_RINGS and search.nearest is None:
+                search.widen()
+                excluded |= search.unfit
     return [_row_candidate(tier, row, job) for row in rows]
 
 
