@@ -62,6 +62,9 @@ class RowInsert:
             and not isinstance(field, models.GeneratedField)
             and not (field.primary_key and isinstance(field, _DATABASE_ASSIGNED_KEYS))
         ]
+        # Per field, the one Python type whose values (and None) the field sends as they
+        # are, or None: see :func:`_sent_as_is`.
+        self._columns = [(field, _sent_as_is(field)) for field in self.fields]
         self._sql: dict[tuple, str] = {}
         # The columns the database fills with NULL when left out (no ``db_default``).
         self._nullable = frozenset(
@@ -121,11 +124,23 @@ class RowInsert:
         return sql
 
     def row(self, obj: models.Model, connection) -> list[tuple[str, object]]:
-        """``(column, value)`` of one row, in column order, as ``save()`` sends them."""
-        return [
-            (field.column, field.get_db_prep_save(field.pre_save(obj, True), connection))
-            for field in self.fields
-        ]
+        """``(column, value)`` of one row, in column order, as ``save()`` sends them.
+
+        A text, float or boolean column whose value is None or of exactly its type, and a
+        foreign key that is None, is sent as it is, without the field's method calls
+        (``pre_save`` reads the attribute, ``get_db_prep_save`` returns it unchanged):
+        a booking's 49 columns 74-82 -> 64-67 us (same process, load 14; issue 41)."""
+        row = []
+        for field, as_is in self._columns:
+            if as_is is not None:
+                value = getattr(obj, field.attname)
+                if value is None or type(value) is as_is:
+                    row.append((field.column, value))
+                    continue
+            row.append(
+                (field.column, field.get_db_prep_save(field.pre_save(obj, True), connection))
+            )
+        return row
 
     def params(self, obj: models.Model, connection, *, skip: tuple[str, ...] = ()) -> list:
         """The values of one row, in column order, as ``save()`` sends them."""
@@ -170,6 +185,35 @@ class RowInsert:
                 )
         _mark_saved(obj, using)
         return obj
+
+
+# Field classes whose get_prep_value returns a None, or a value of exactly this type, as
+# it is (CharField.to_python, float(), BooleanField.to_python). IntegerField is not one:
+# its get_db_prep_value asks the backend to adapt the value.
+_PREP_KEEPS = {
+    models.CharField.get_prep_value: str,
+    models.TextField.get_prep_value: str,
+    models.FloatField.get_prep_value: float,
+    models.BooleanField.get_prep_value: bool,
+}
+
+
+def _sent_as_is(field: models.Field) -> type | None:
+    """The type whose values ``field`` writes unchanged (besides None), when none of the
+    methods between the attribute and the database (``pre_save``, ``get_db_prep_save``,
+    ``get_db_prep_value``, ``get_prep_value``) is overridden past the known ones. A
+    foreign key sends a None as None (``ForeignKey.get_db_prep_save``): NoneType."""
+    cls = type(field)
+    if cls.pre_save is not models.Field.pre_save:
+        return None
+    if isinstance(field, models.ForeignKey):
+        return type(None) if cls.get_db_prep_save is models.ForeignKey.get_db_prep_save else None
+    if (
+        cls.get_db_prep_save is not models.Field.get_db_prep_save
+        or cls.get_db_prep_value is not models.Field.get_db_prep_value
+    ):
+        return None
+    return _PREP_KEEPS.get(cls.get_prep_value)
 
 
 def _mark_saved(obj: models.Model, using: str) -> None:
