@@ -485,3 +485,20 @@ def test_same_key_and_body_with_another_query_string_is_422(client):
         )
     assert first.status_code == 201
     assert_problem(other, 422, "idempotency_key_reuse")
+
+
+@pytest.mark.django_db
+def test_a_claim_left_in_flight_by_a_request_that_died_is_taken_over(client):
+    from api.idempotency import IN_FLIGHT_TIMEOUT, _digest
+
+    # Given the first request with this key claimed it six minutes ago and never ended...
+    dead = IdempotencyRecordFactory(
+        scope=_digest("ip:127.0.0.1", "POST", "/api/probe", "dead"),
+        request_hash=_digest("", json.dumps({"name": "pi"}).encode()),
+        created_at=timezone.now() - IN_FLIGHT_TIMEOUT - timedelta(minutes=1),
+    )
+    response = post(client, "pi", key="dead")
+    assert response.status_code == 201
+    assert "Idempotent-Replayed" not in response
+    assert not IdempotencyRecord.objects.filter(pk=dead.pk).exists()
+    assert IdempotencyRecord.objects.get().state == IdempotencyRecord.State.DONE
