@@ -165,6 +165,10 @@ EQUIVALENT: dict[str, str] = {
     "dispatch.services.offers.answers.x_offer_expire__mutmut_15": (
         "select_for_update(no_key=False): the same as x_offer_expire__mutmut_14"
     ),
+    "api.idempotency.x_idempotency_claim__mutmut_82": (
+        "a stale record deleted by its id alone: created_at is never updated and ids are never "
+        "reused (PostgreSQL sequences, SQLite AUTOINCREMENT), so the id names the same row"
+    ),
     "api.idempotency.x__digest__mutmut_10": (
         'encode("UTF-8") is encode("utf-8"): the codec name is case-insensitive'
     ),

@@ -502,3 +502,19 @@ def test_a_claim_left_in_flight_by_a_request_that_died_is_taken_over(client):
     assert "Idempotent-Replayed" not in response
     assert not IdempotencyRecord.objects.filter(pk=dead.pk).exists()
     assert IdempotencyRecord.objects.get().state == IdempotencyRecord.State.DONE
+
+
+@pytest.mark.django_db
+def test_taking_over_a_dead_claim_leaves_another_keys_record_of_the_same_instant(client):
+    from api.idempotency import _digest
+
+    # Given a dead claim and another key's finished request, both made at one instant...
+    post(client, "rho", key="done")
+    IdempotencyRecordFactory(
+        scope=_digest("ip:127.0.0.1", "POST", "/api/probe", "dead"),
+        request_hash=_digest("", json.dumps({"name": "sigma"}).encode()),
+    )
+    IdempotencyRecord.objects.update(created_at=timezone.now() - timedelta(minutes=10))
+    # ...taking over the dead claim forgets nothing of the other key
+    assert post(client, "sigma", key="dead").status_code == 201
+    assert post(client, "rho", key="done")["Idempotent-Replayed"] == "true"
