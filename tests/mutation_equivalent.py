@@ -169,6 +169,14 @@ EQUIVALENT: dict[str, str] = {
         "a stale record deleted by its id alone: created_at is never updated and ids are never "
         "reused (PostgreSQL sequences, SQLite AUTOINCREMENT), so the id names the same row"
     ),
+    "api.idempotency.x_idempotency_claim__mutmut_113": (
+        "the in-flight 409's Retry-After header named in lower case: Django's response "
+        "headers are a case-insensitive mapping, and HTTP header names are case-insensitive"
+    ),
+    "api.idempotency.x_idempotency_claim__mutmut_114": (
+        "the in-flight 409's Retry-After header named in upper case: the same as "
+        "x_idempotency_claim__mutmut_113"
+    ),
     "api.idempotency.x__digest__mutmut_10": (
         'encode("UTF-8") is encode("utf-8"): the codec name is case-insensitive'
     ),
