@@ -170,6 +170,12 @@ MUTATE_money := 'pricing.fares.x_fare_compute__*' 'pricing.fares.x__extras__*' \
   'pricing.compiled_tariffs.x*CompiledTariff*band_at__*' \
   'pricing.tariff_windows.x*Windows*precedence__*' \
   'billing.fees.*' 'bookings.services.creation.x_booking_redeem_quote__*'
+# The fare's tests, the band in force (holidays: band_at and the windows' precedence), the
+# fee schedules and the VAT rule (issue 36), and quote redemption.
+MUTATE_TESTS_money := pricing/tests/test_fares.py pricing/tests/test_fare_rules.py \
+  pricing/tests/test_holidays.py core/tests/test_money.py billing/tests/test_fees.py \
+  billing/tests/test_billing_vat.py billing/tests/test_billing_late_payments.py \
+  bookings/tests/test_services_redeem.py
 MUTATE_dispatch := 'bookings.policies.x_dispatch_window_opens_at__*' \
   'bookings.policies.x_pickup_require_future__*' \
   'dispatch.services.offers.trail.x__ensure_open__*' \

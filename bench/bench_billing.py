@@ -512,6 +512,7 @@ def charge(args, timer: Timer, servers: list, *, billed: int) -> dict:
 
     from bench.bench_dispatch_burst import (
         _cpu_seconds,
+        cpu_between,
         cpu_used,
         process_stop,
         worker_start,
@@ -561,7 +562,7 @@ def charge(args, timer: Timer, servers: list, *, billed: int) -> dict:
         set_up_cards,
         lambda n: f"{n:,} customers",
     )
-    setup_cpu = _cpu_seconds(server_pids) - setup_cpu_before
+    setup_cpu = cpu_between(setup_cpu_before, _cpu_seconds(server_pids))
     ids = [pk for pk, _ in sample]
     # The manual backend made them due; the provider's collect is what the weekly run does.
     Invoice.objects.filter(pk__in=ids).update(status=InvoiceStatus.ISSUED)
@@ -597,7 +598,7 @@ def charge(args, timer: Timer, servers: list, *, billed: int) -> dict:
         seconds = time.perf_counter() - started
         load_after = os.getloadavg()
         cpu_after = cpu_used([worker])
-        localstripe_cpu = _cpu_seconds(server_pids) - localstripe_before
+        localstripe_cpu = cpu_between(localstripe_before, _cpu_seconds(server_pids))
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         worker_rss = worker_peak_rss_mb(worker.pid)
@@ -615,8 +616,8 @@ def charge(args, timer: Timer, servers: list, *, billed: int) -> dict:
         "ms_each": seconds * 1000 / max(sent, 1),
         "again": again,
         "peak_mb": peak / 1e6,
-        "worker_cpu_ms": (cpu_after[0] - cpu_before[0]) * 1000 / max(sent, 1),
-        "postgres_cpu_ms": (cpu_after[1] - cpu_before[1]) * 1000 / max(sent, 1),
+        "worker_cpu_ms": cpu_between(cpu_before[0], cpu_after[0]) * 1000 / max(sent, 1),
+        "postgres_cpu_ms": cpu_between(cpu_before[1], cpu_after[1]) * 1000 / max(sent, 1),
         "worker_rss_mb": worker_rss,
         "shards": len(servers),
         "localstripe_rss_mb": max(server_rss),

@@ -29,6 +29,8 @@ the plain ORM and DRF code measured against these paths on the same machine):
 
 from __future__ import annotations
 
+import datetime as dt
+import uuid
 from collections.abc import Mapping
 
 from django.db import connections, models, router
@@ -36,13 +38,41 @@ from django.db.models import signals
 
 _DATABASE_ASSIGNED_KEYS = (models.AutoField, models.BigAutoField, models.SmallAutoField)
 
+# The field classes whose ``pre_save`` reads the attribute and whose ``get_db_prep_save``
+# on PostgreSQL returns a value of this exact type unchanged (Django 5.2: ``to_python`` of
+# a str, bool, float or UUID is that value; ``adapt_datetimefield_value`` is the identity
+# and an aware datetime is not converted; a native uuid column takes the UUID). Another
+# type (a lazy string, an int for a bool, a naive datetime), another field class or a
+# subclass that overrides either method takes the field's own conversion.
+_PASSED_AS_IS: dict[type[models.Field], type] = {
+    models.CharField: str,
+    models.TextField: str,
+    models.SlugField: str,
+    models.EmailField: str,
+    models.BooleanField: bool,
+    models.FloatField: float,
+    models.UUIDField: uuid.UUID,
+    models.DateTimeField: dt.datetime,
+}
+
+
+def _passed_as_is(field: models.Field) -> type | None:
+    """The one Python type whose values ``field`` sends to PostgreSQL as they are, or None."""
+    passed = _PASSED_AS_IS.get(type(field))  # the class itself: a subclass may convert
+    if passed is None:
+        return None
+    if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+        return None
+    return passed
+
 
 class RowInsert:
     """The INSERT of one model's rows, compiled once per database vendor and shape.
 
     Per call only the values are computed, by the same ``pre_save`` and
     ``get_db_prep_save`` that ``save()`` uses (defaults, ``auto_now``, JSON and Decimal
-    adaptation), so the row is the one ``save()`` writes. An instance written here gets
+    adaptation; on PostgreSQL a value those would return unchanged is sent as it is, see
+    :meth:`row`), so the row is the one ``save()`` writes. An instance written here gets
     its key and is marked as saved (:func:`_mark_saved`), so a later ``save()`` of it is an
     UPDATE, whether its key was assigned by the database or sent (a UUID).
     """
@@ -63,6 +93,10 @@ class RowInsert:
             and not (field.primary_key and isinstance(field, _DATABASE_ASSIGNED_KEYS))
         ]
         self._sql: dict[tuple, str] = {}
+        # Per field, what row() needs on PostgreSQL, worked out once instead of per value.
+        self._columns = [
+            (field.column, field.attname, _passed_as_is(field), field) for field in self.fields
+        ]
         # The columns the database fills with NULL when left out (no ``db_default``).
         self._nullable = frozenset(
             field.column for field in self.fields if not field.has_db_default()
@@ -121,11 +155,28 @@ class RowInsert:
         return sql
 
     def row(self, obj: models.Model, connection) -> list[tuple[str, object]]:
-        """``(column, value)`` of one row, in column order, as ``save()`` sends them."""
-        return [
-            (field.column, field.get_db_prep_save(field.pre_save(obj, True), connection))
-            for field in self.fields
-        ]
+        """``(column, value)`` of one row, in column order, as ``save()`` sends them.
+
+        On PostgreSQL a value the field would pass unchanged (``_PASSED_AS_IS``: a str for
+        a CharField, an aware datetime...) is sent without the field's call chain: 20 of a
+        quote's 29 values, about half the time of this method (issue 41)."""
+        if connection.vendor != "postgresql":
+            return [
+                (field.column, field.get_db_prep_save(field.pre_save(obj, True), connection))
+                for field in self.fields
+            ]
+        row = []
+        for column, attname, passed, field in self._columns:
+            if passed is not None:
+                value = getattr(obj, attname)
+                if value is None or (
+                    type(value) is passed
+                    and (passed is not dt.datetime or value.utcoffset() is not None)
+                ):
+                    row.append((column, value))
+                    continue
+            row.append((column, field.get_db_prep_save(field.pre_save(obj, True), connection)))
+        return row
 
     def params(self, obj: models.Model, connection, *, skip: tuple[str, ...] = ()) -> list:
         """The values of one row, in column order, as ``save()`` sends them."""

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from dispatch.models import Offer
@@ -57,9 +61,12 @@ def bookings_dispatch_overdue() -> int:
 
 
 # A message on a job-card channel that must reach the driver soon (a job card, a
-# cancellation) is retried with backoff when the provider fails: one schedule for each.
+# cancellation) is retried with backoff when the provider fails, and when the database
+# went away (PostgreSQL restarted) before it was sent: a retry sends only a message still
+# pending or failed, never one left ``sending`` (it may be out), so retrying is safe.
+DATABASE_DOWN = (OperationalError, InterfaceError)
 JOB_CARD_RETRIES = {
-    "autoretry_for": (JobCardSendError,),
+    "autoretry_for": (JobCardSendError, job_cards.JobCardSentUnrecorded, *DATABASE_DOWN),
     "retry_backoff": 2,
     "retry_backoff_max": 120,
     "retry_jitter": True,
@@ -67,34 +74,66 @@ JOB_CARD_RETRIES = {
 }
 
 
+@contextmanager
+def _sent_outcome_kept() -> Iterator[None]:
+    """A message the provider accepted while the database went away: its outcome is
+    queued to be written once the database is back (the task itself then retries, for
+    what it had not sent yet)."""
+    try:
+        yield
+    except job_cards.JobCardSentUnrecorded as unrecorded:
+        notification_sent_record.delay(**unrecorded.outcome)
+        raise
+
+
 @shared_task(**JOB_CARD_RETRIES)
 def job_card_send(offer_id: int, channel: str) -> None:
     """Send one job card (SMS or WhatsApp); retried with backoff when the provider fails."""
-    job_cards.job_card_send(offer_id=offer_id, channel=channel)
+    with _sent_outcome_kept():
+        job_cards.job_card_send(offer_id=offer_id, channel=channel)
 
 
 @shared_task(**JOB_CARD_RETRIES)
 def job_cards_send(offer_id: int) -> None:
     """Send a new offer's job card on every channel (one task, not one per channel: the
     offer is read and the card written once); a retry sends only what is not out yet."""
-    job_cards.job_cards_send(offer_id=offer_id)
+    with _sent_outcome_kept():
+        job_cards.job_cards_send(offer_id=offer_id)
 
 
 @shared_task(**JOB_CARD_RETRIES)
 def cancellation_notice_send(booking_id: int, driver_id: int, channel: str) -> None:
     """Tell a driver a job they held or were offered is cancelled (SMS or WhatsApp)."""
-    cancellations.cancellation_notice_send(
-        booking_id=booking_id, driver_id=driver_id, channel=channel
+    with _sent_outcome_kept():
+        cancellations.cancellation_notice_send(
+            booking_id=booking_id, driver_id=driver_id, channel=channel
+        )
+
+
+@shared_task(
+    autoretry_for=DATABASE_DOWN,
+    retry_backoff=2,
+    retry_backoff_max=120,
+    retry_jitter=True,
+    max_retries=12,
+)
+def notification_sent_record(
+    log_id: int, provider_sid: str, sent_at: str, usage_reference: str
+) -> None:
+    """Write the outcome of a message sent while the database was away, once it is back."""
+    job_cards.notification_log_sent_record(
+        log_id=log_id, provider_sid=provider_sid, sent_at=sent_at, usage_reference=usage_reference
     )
 
 
 @shared_task
 def job_cards_send_overdue() -> int:
     """Periodic (beat) sweep for job cards whose send task was lost."""
-    due = job_cards.job_cards_overdue()
-    for offer_id, channel in due:
-        job_card_send.delay(offer_id, channel)
-    return len(due)
+    enqueued = 0
+    for offer_id, channel in job_cards.job_cards_overdue():
+        job_card_send.delay(offer_id, channel)  # at once: a card written is never swept again
+        enqueued += 1
+    return enqueued
 
 
 @shared_task

@@ -352,4 +352,40 @@ EQUIVALENT: dict[str, str] = {
     "agents.mcp.gate.xǁMCPGateǁ__call____mutmut_278": (
         "the 403 challenge's header name upper-case: the same as xǁMCPGateǁ__call____mutmut_202"
     ),
+    # the money rules (make mutate FAMILY=money)
+    "pricing.fares.x__ceil_units__mutmut_1": (
+        "units < 0 for units <= 0: at exactly 0 the ceiling of 0 is 0, the same count"
+    ),
+    "pricing.fares.x_fare_compute__mutmut_29": (
+        "_meter(..., None) for no waiting: _meter reads waiting only for its truth (if "
+        "waiting), and None is false like Decimal(0)"
+    ),
+    "pricing.fares.x_fare_compute__mutmut_35": (
+        "waiting >= 0 for > 0: with no waiting the second run of the meter is the first "
+        "(_meter reads waiting only for its truth), so the difference is 0 and adds no line"
+    ),
+    "pricing.fares.x_fare_compute__mutmut_41": (
+        "labelled=None in the run with time: only its total is used, its lines are dropped"
+    ),
+    "pricing.fares.x_fare_compute__mutmut_46": (
+        "labelled left at its default in the run with time: the same as x_fare_compute__mutmut_41"
+    ),
+    "pricing.fares.x_fare_compute__mutmut_47": (
+        "labelled=True in the run with time: the same as x_fare_compute__mutmut_41"
+    ),
+    "pricing.fares.x_fare_compute__mutmut_66": (
+        "sum() starting at int 0 for Decimal(0): 0 + a Decimal is that Decimal, same value "
+        "and exponent, and the lines always hold the flag fall"
+    ),
+    "pricing.fares.x_fare_compute__mutmut_104": (
+        "sum() starting at int 0 for Decimal(0): the same as x_fare_compute__mutmut_66"
+    ),
+    "pricing.compiled_tariffs.xǁCompiledTariffǁband_at__mutmut_25": (
+        "best_precedence starting at 1 for 0: a window's precedence is 0 (no match) or 10, "
+        "20 or 30 (pricing.tariff_windows), so > 1 and > 0 pick the same bands"
+    ),
+    "pricing.fares.x_fare_compute__mutmut_121": (
+        "sum() starting at int 0 for Decimal(0): the same as x_fare_compute__mutmut_66 (the "
+        "rules always hold the flag fall)"
+    ),
 }

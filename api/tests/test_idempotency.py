@@ -458,8 +458,9 @@ def test_a_streamed_response_is_kept_without_its_body():
 
 
 def test_a_part_that_is_not_valid_unicode_still_digests():
-    """A lone surrogate (a server that decodes bytes with surrogateescape) is digested as
-    its own bytes rather than failing the request with a UnicodeEncodeError."""
+    """A lone surrogate is digested as its own bytes, not refused with a UnicodeEncodeError.
+    No part reaching it over HTTP holds one today (headers are latin-1 decoded, the path
+    strictly UTF-8): the digest stays total whatever a caller passes it."""
     import hashlib
 
     from api.idempotency import _digest

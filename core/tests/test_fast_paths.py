@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from decimal import Decimal
+from unittest import mock
 
 import django
 import pytest
@@ -358,3 +359,104 @@ def test_threads_validating_at_once_each_get_their_own_answer():
         return "ok"
 
     assert race(*[lambda n=n: validate(n) for n in range(8)]) == ["ok"] * 8
+
+
+# --- RowInsert.row: values passed as they are (issue 41) --------------------------------
+
+
+def generic_row(insert: RowInsert, obj) -> list:
+    """What save() sends: every field's own pre_save and get_db_prep_save."""
+    return [
+        (field.column, field.get_db_prep_save(field.pre_save(obj, True), connection))
+        for field in insert.fields
+    ]
+
+
+def comparable(row: list) -> list:
+    # psycopg's Jsonb and Int wrappers compare by identity: compare what they carry.
+    return [(column, getattr(value, "obj", value), type(value)) for column, value in row]
+
+
+def a_quote(**overrides) -> Quote:
+    now = timezone.now()
+    values = {
+        "pickup": "Leeds station",
+        "pickup_label": "Leeds",
+        "pickup_lat": 53.79,
+        "pickup_lng": -1.54,
+        "dropoff": "York",
+        "dropoff_label": "York",
+        "dropoff_lat": 53.95,
+        "dropoff_lng": -1.09,
+        "pickup_place": {"label": "Leeds"},
+        "passengers": 2,
+        "vehicle_type": "saloon",
+        "depart_at": now,
+        "fare": Decimal("41.10"),
+        "applied_rules": [{"code": "flag_fall", "amountGBP": 3.2}],
+        "tariff_source": {"kind": "council"},
+        "distance_miles": Decimal("24.6"),
+        "duration_minutes": 40,
+        "expires_at": now + timedelta(hours=24),
+    }
+    values.update(overrides)
+    return Quote(**values)
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        pytest.param(lambda: a_quote(), id="quote"),
+        pytest.param(lambda: booking("DTD-ROW00001"), id="booking"),
+        pytest.param(lambda: booking("DTD-ROW00002", notes=None, flight_number=""), id="nulls"),
+        pytest.param(
+            lambda: a_quote(pickup=12345, asap=1, pickup_lat=53, redeemed_at=None),
+            id="other types",
+        ),
+    ],
+)
+def test_row_sends_what_each_fields_own_conversion_sends(obj):
+    instance = obj()
+    insert = RowInsert(type(instance))
+    with mock.patch("django.utils.timezone.now", return_value=timezone.now()):  # auto_now
+        assert comparable(insert.row(instance, connection)) == comparable(
+            generic_row(insert, instance)
+        )
+
+
+def test_a_naive_datetime_still_takes_the_fields_conversion():
+    naive = timezone.make_naive(timezone.now())
+    insert = RowInsert(Quote)
+    with pytest.warns(RuntimeWarning, match="naive datetime"):
+        row = dict(insert.row(a_quote(depart_at=naive), connection))
+    assert row["depart_at"] == timezone.make_aware(naive)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        (models.CharField(max_length=5), "abc"),
+        (models.TextField(), "abc"),
+        (models.SlugField(), "abc"),
+        (models.EmailField(), "a@example.com"),
+        (models.BooleanField(), True),
+        (models.FloatField(), 1.5),
+        (models.UUIDField(), fast_paths.uuid.uuid4()),
+        (models.DateTimeField(), timezone.now()),
+    ],
+)
+def test_each_field_class_passed_as_is_returns_its_value_unchanged(field, value):
+    # The assumption behind fast_paths._PASSED_AS_IS, for this Django and PostgreSQL.
+    assert fast_paths._passed_as_is(field) is type(value)
+    assert field.get_db_prep_save(value, connection) is value
+
+
+def test_an_auto_now_field_or_a_subclass_is_not_passed_as_is():
+    class Upper(models.CharField):
+        def get_prep_value(self, value):
+            return value.upper()
+
+    assert fast_paths._passed_as_is(models.DateTimeField(auto_now=True)) is None
+    assert fast_paths._passed_as_is(models.DateTimeField(auto_now_add=True)) is None
+    assert fast_paths._passed_as_is(Upper(max_length=5)) is None
+    assert fast_paths._passed_as_is(models.DecimalField()) is None

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
@@ -193,11 +194,23 @@ def _card_send(offer: Offer, channel: str, *, body: str | None = None) -> Notifi
     return notification_log_send(log, usage_reference=f"job-card:{log.pk}")
 
 
+class JobCardSentUnrecorded(Exception):
+    """The provider accepted a message but the database went away before its outcome was
+    written (PostgreSQL restarted): the message is out, so its log stays ``sending`` and
+    no retry sends it again. ``outcome`` is what :func:`notification_log_sent_record`
+    needs to write it once the database is back (``dispatch.tasks`` queues that)."""
+
+    def __init__(self, outcome: dict[str, str | int]) -> None:
+        super().__init__(f"notification {outcome['log_id']} sent, its outcome not recorded")
+        self.outcome = outcome
+
+
 def notification_log_send(log: NotificationLog, *, usage_reference: str) -> NotificationLog:
     """Send a message whose log the caller has claimed (status ``sending``) through the
     job-card backend (console, or the real Twilio client), and record the outcome: sent
     with the provider's id and cost, and an SMS passed through to billing (seed 8.5); or
-    failed, claimable again, raising JobCardSendError for the task to retry."""
+    failed, claimable again, raising JobCardSendError for the task to retry. Sent but not
+    recorded (the database went away meanwhile): JobCardSentUnrecorded, with the outcome."""
     channel = log.channel
     try:
         sid = job_card_backend().send(channel=channel, to=log.to, body=log.body)
@@ -209,34 +222,64 @@ def notification_log_send(log: NotificationLog, *, usage_reference: str) -> Noti
         if isinstance(exc, JobCardSendError):
             raise
         raise JobCardSendError(str(exc)[:300]) from exc
+    sent_at = timezone.now()
+    try:
+        _log_sent_record(log, provider_sid=sid, sent_at=sent_at, usage_reference=usage_reference)
+    except (OperationalError, InterfaceError) as exc:
+        outcome = {"log_id": log.pk, "provider_sid": sid, "sent_at": sent_at.isoformat()}
+        raise JobCardSentUnrecorded({**outcome, "usage_reference": usage_reference}) from exc
+    return log
+
+
+def notification_log_sent_record(
+    *, log_id: int, provider_sid: str, sent_at: str, usage_reference: str
+) -> None:
+    """Write the outcome of a message the provider accepted while the database was away
+    (JobCardSentUnrecorded). Guarantees: only a log still ``sending`` becomes ``sent``
+    and the SMS is billed once (per ``usage_reference``), however often this runs."""
+    log = NotificationLog.objects.filter(pk=log_id).first()
+    if log is not None:
+        _log_sent_record(
+            log,
+            provider_sid=provider_sid,
+            sent_at=datetime.fromisoformat(sent_at),
+            usage_reference=usage_reference,
+        )
+
+
+def _log_sent_record(
+    log: NotificationLog, *, provider_sid: str, sent_at: datetime, usage_reference: str
+) -> None:
     sent = {
         "status": NotificationStatus.SENT,
-        "provider_sid": sid[:64],
+        "provider_sid": provider_sid[:64],
         "error": "",
-        "cost_gbp": NOTIFICATION_COST_GBP[channel],
-        "sent_at": timezone.now(),
+        "cost_gbp": NOTIFICATION_COST_GBP[log.channel],
+        "sent_at": sent_at,
     }
-    NotificationLog.objects.filter(pk=log.pk).update(**sent)
+    NotificationLog.objects.filter(pk=log.pk, status=NotificationStatus.SENDING).update(**sent)
     for name, value in sent.items():
         setattr(log, name, value)
-    if channel == NotificationChannel.SMS and log.driver_id:
+    if log.channel == NotificationChannel.SMS and log.driver_id:
         # Seed 8.5: each SMS is passed through to the driver; billing keeps the record.
         sms_usage_record(
             driver_id=log.driver_id, occurred_at=log.created_at, reference=usage_reference
         )
-    return log
 
 
-def job_cards_overdue(*, now: datetime | None = None, limit: int = 500) -> list[tuple[int, str]]:
+def job_cards_overdue(
+    *, now: datetime | None = None, limit: int = 500
+) -> Iterator[tuple[int, str]]:
     """(offer id, channel) of the job cards of open driver offers that were never written:
     the send task's message was lost between the offer's commit and a worker (a worker
     killed, a broker restarted while it was published). Each such card is written here,
     pending, so that a later sweep does not pick it again however deep the queue is; the
     send task the sweep enqueues (or the original one, if it was only late) claims it and
-    sends it once."""
+    sends it once. Each is yielded as soon as it is written, for the caller to enqueue at
+    once: a card written pending and never enqueued (the database gone before the sweep
+    ended) would wait for ever, since no sweep picks a written card again."""
     now = now or timezone.now()
     older_than = now - timedelta(seconds=conf.job_card_grace_seconds())
-    due: list[tuple[int, str]] = []
     for channel in NotificationChannel.values:
         offers = (
             Offer.objects.filter(
@@ -247,8 +290,7 @@ def job_cards_overdue(*, now: datetime | None = None, limit: int = 500) -> list[
         )
         for offer in offers:
             if _log_create(offer, channel, status=NotificationStatus.PENDING) is not None:
-                due.append((offer.pk, channel))
-    return due
+                yield offer.pk, channel
 
 
 def _log_create_claimed(

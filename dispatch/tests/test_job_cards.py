@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from decimal import Decimal
+from itertools import count
 from urllib.parse import urlparse
 
 import pytest
 import time_machine
 from django.core import signing
+from django.db import OperationalError, connection
 
+from billing.models import SmsUsage
 from bookings.tests.factories import BookingFactory
 from core.testing.places import LEEDS
 from dispatch import notifications, tasks
@@ -139,7 +144,7 @@ def test_a_card_whose_send_task_was_lost_is_sent_by_the_sweep(twilio, settings):
     settings.DISPATCH_JOB_CARD_GRACE_SECONDS = 30
     later = offer.created_at + timedelta(seconds=31)
 
-    assert job_cards.job_cards_overdue(now=offer.created_at) == []
+    assert list(job_cards.job_cards_overdue(now=offer.created_at)) == []
 
     job_cards.job_card_send(offer_id=offer.pk, channel="sms")
     with time_machine.travel(later, tick=False):
@@ -150,3 +155,87 @@ def test_a_card_whose_send_task_was_lost_is_sent_by_the_sweep(twilio, settings):
     job_cards.job_card_send(offer_id=offer.pk, channel="whatsapp")
     assert NotificationLog.objects.filter(offer=offer, status="sent").count() == 2
     assert len(twilio.requests) == 2
+
+
+@contextmanager
+def _database_gone_once(statement: str, *, skip: int = 0) -> Iterator[list[str]]:
+    """The SQL statement that is the ``skip``-th after the first to contain ``statement``
+    fails as it does when PostgreSQL restarts under the worker (fast shutdown: the
+    connection dropped); the others run."""
+    failed: list[str] = []
+    seen = count()
+
+    def execute(run, sql, params, many, context):
+        if not failed and statement in sql and next(seen) == skip:
+            failed.append(sql)
+            raise OperationalError("terminating connection due to administrator command")
+        return run(sql, params, many, context)
+
+    with connection.execute_wrapper(execute):
+        yield failed
+
+
+@pytest.fixture
+def offer_cards_unsent(monkeypatch):
+    """An offer whose job-card task has not run yet (or was lost): none of its cards
+    written."""
+    driver_at(LEEDS, phone="+447700900321")
+    with monkeypatch.context() as lost:
+        lost.setattr(tasks.job_cards_send, "apply_async", lambda *args, **kwargs: None)
+        offer = offers.booking_dispatch_next(booking_id=BookingFactory().pk)
+    assert not NotificationLog.objects.filter(offer=offer).exists()
+    return offer
+
+
+# A worker runs a task outside any transaction: so do these, or the test's own would turn
+# the first failed query into a broken transaction that no real worker has.
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # before anything is sent: the card is certainly not out, the task must retry
+        pytest.param('INSERT INTO "dispatch_notificationlog"', id="writing-the-card"),
+        # the SMS accepted by the provider, its outcome not written: it must not go again
+        pytest.param('UPDATE "dispatch_notificationlog" SET "status"', id="recording-it-sent"),
+    ],
+)
+def test_a_card_task_the_database_goes_away_under_sends_each_card_once_when_it_is_back(
+    twilio, offer_cards_unsent, statement
+):
+    # given an offer whose card task meets the database gone (PostgreSQL restarted)
+    offer = offer_cards_unsent
+    with _database_gone_once(statement) as failed:
+        # when the task runs (eagerly, not raising: a retry then runs at once)
+        result = tasks.job_cards_send.apply(args=(offer.pk,), throw=False)
+    # then it was retried rather than dropped, each card went out once and is recorded as
+    # sent (its provider id, the SMS billed once)
+    assert failed
+    assert result.successful(), result.result
+    assert len(twilio.requests) == 2
+    sms = NotificationLog.objects.get(offer=offer, channel="sms")
+    assert (sms.status, sms.attempts) == ("sent", 1)
+    assert sms.provider_sid.startswith("SM")
+    assert sms.sent_at is not None
+    assert SmsUsage.objects.filter(reference=f"job-card:{sms.pk}").count() == 1
+    assert NotificationLog.objects.get(offer=offer, channel="whatsapp").status == "sent"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_card_the_sweep_wrote_is_sent_even_when_the_database_goes_before_it_ends(
+    twilio, settings, offer_cards_unsent
+):
+    # given an offer whose job-card task was lost (no card written)
+    offer = offer_cards_unsent
+    settings.DISPATCH_JOB_CARD_GRACE_SECONDS = 0
+    # when the sweep writes the SMS card, and the database goes before its WhatsApp query
+    with _database_gone_once("EXISTS(SELECT", skip=1) as failed:
+        result = tasks.job_cards_send_overdue.apply(throw=False)
+    # then the card it wrote went out (a card written pending is never swept again)
+    assert failed
+    assert not result.successful()
+    sms = NotificationLog.objects.get(offer=offer, channel="sms")
+    assert sms.status == "sent"
+    assert len(twilio.requests) == 1
+    # and the next sweep writes and sends the other one
+    assert tasks.job_cards_send_overdue() == 1
+    assert NotificationLog.objects.filter(offer=offer, status="sent").count() == 2

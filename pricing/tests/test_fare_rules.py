@@ -509,3 +509,44 @@ def test_a_distance_band_the_last_increment_already_paid_for_adds_no_line():
     result = price(at(2025, 6, 4, 12), distance=1090, tail_bands=[beyond])
     assert rules(result) == [("flag_fall", Decimal("2.00")), ("metered", Decimal("0.10"))]
     assert result.fare == Decimal("2.10")
+
+
+@pytest.mark.parametrize(
+    ("pickup_label", "charges"),
+    [
+        ("Manchester Piccadilly", [("station_charge", "Piccadilly Station barrier", "0.60")]),
+        ("Manchester Victoria", []),
+        ("", []),
+    ],
+)
+def test_a_pick_up_charge_at_a_named_place_applies_there_only(pickup_label, charges):
+    barrier = replace(
+        extra("Piccadilly Station barrier", "station_pickup", amount="0.60"),
+        place="Manchester Piccadilly",
+    )
+    # an extra naming no place is never charged as one, even for a pickup of no label
+    unplaced = extra("Station rank", "station_pickup", amount="0.40")
+    options = FareOptions(cruise_mps=CRUISE, pickup_label=pickup_label)
+    result = price(at(2025, 6, 4, 12), options=options, extras=(*EXTRAS, unplaced, barrier))
+    assert [
+        (r["code"], r["label"], r["amountGBP"])
+        for r in result.applied_rules
+        if r["code"] not in {"flag_fall", "metered"}
+    ] == [(code, label, Decimal(amount)) for code, label, amount in charges]
+
+
+@pytest.mark.parametrize(
+    ("waiting", "minutes"),
+    [
+        ("120", 2),
+        # a hair under eleven minutes, at Decimal's full 28 digits, is still ten whole minutes:
+        # the whole minutes are counted down (its quotient by 60 would round up to 11)
+        ("659.9999999999999999999999999", 10),
+    ],
+)
+def test_the_time_line_states_the_whole_minutes_spent_in_traffic(waiting, minutes):
+    result = price(at(2025, 6, 4, 12), distance=0, waiting=Decimal(waiting))
+    [label] = [r["label"] for r in result.applied_rules if r["code"] == "time_in_traffic"]
+    assert label == (
+        f"Time in traffic: about {minutes} min below 22.4 mph, charged by the meter's clock"
+    )

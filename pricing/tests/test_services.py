@@ -65,15 +65,16 @@ def test_priced_journey_shape(tariffs):
         ("Newport station", "newport-2022-09"),
         ("Eastwood", "broxtowe-current"),  # Nottinghamshire, Broxtowe's district
         ("Totnes", "south-hams-2022"),
+        # North Yorkshire's 2024 variation, in force by September 2025 (its day not found)
+        ("Harrogate", "north-yorkshire-2024-proposed"),
         # historical (Cambridge 2023, Bracknell 2011 and 2022, Brighton, TfL 2017), partial
-        # (Cambridge 2024, Bracknell 2026, Brighton 2022-10, Reading 2023, TfL 2025) and
-        # proposed (North Yorkshire) tables are skipped: the network's own rate prices these
+        # (Cambridge 2024, Bracknell 2026, Brighton 2022-10, Reading 2023, TfL 2025) tables
+        # are skipped: the network's own rate prices these
         ("Cambridge", "network-standard"),
         ("Bracknell", "network-standard"),
         ("Reading", "network-standard"),
         ("Brighton", "network-standard"),
         ("London", "network-standard"),
-        ("Harrogate", "network-standard"),
         ("Leeds", "network-standard"),
         # Aberdeen's 2023 table is historical and its 2025 one partial; Nottingham's and
         # Wirral's are partial
