@@ -190,6 +190,9 @@ MUTATE_TESTS_dispatch := dispatch/tests/test_dispatch_window.py dispatch/tests/t
 MUTATE_requests := 'partners.services.signatures.*' 'api.idempotency.x__digest__*' \
   'api.idempotency.x_idempotency_claim__*' 'api.idempotency.x_idempotency_settle__*' \
   'api.idempotency.x*IdempotentViewMixin*idempotency_caller__*'
+MUTATE_TESTS_requests := partners/tests/test_services_signatures.py api/tests/test_idempotency.py \
+  partners/tests/test_partners_intake.py bookings/tests/test_api_v1_booking.py \
+  drivers/tests/test_api_driver.py
 MUTATE_agents := 'agents.confirmations.*'
 MUTATE_TESTS_agents := agents/tests/test_confirmations.py tests/test_stale_quotes.py
 # The newer families (issue 37), each with the tests that are its own (MUTATE_TESTS_*).

@@ -93,23 +93,17 @@ EQUIVALENT: dict[str, str] = {
     "agents.confirmations.x_booking_preview__mutmut_65": (
         "compress=False: the token still signs and loads the same preview, only longer"
     ),
-    "partners.services.signatures.x_signed_request_claim__mutmut_32": (
+    "partners.services.signatures.x_signed_request_claim__mutmut_34": (
         "filter by digest alone: the digest hashes the account's id with the signature, so "
         "it names one account's row already"
     ),
-    "partners.services.signatures.x_signed_request_claim__mutmut_45": (
+    "partners.services.signatures.x_signed_request_claim__mutmut_47": (
         "status or 201 for status or 200: a done claim always has its status, written in "
         "the same UPDATE that marks it done"
     ),
-    "api.idempotency.x__digest__mutmut_8": (
-        "encode without 'surrogatepass': the handler only acts on a lone surrogate, and no "
-        "part can hold one (headers and QUERY_STRING reach Django latin-1 decoded under WSGI "
-        "and ASGI, the path is decoded from UTF-8 strictly, the caller is account:<id> or "
-        "ip:<address>, the body is bytes)"
-    ),
-    "api.idempotency.x__digest__mutmut_11": (
-        "an unknown error handler name for 'surrogatepass': Python looks the handler up only "
-        "on an encoding error, and no part can hold a lone surrogate (see x__digest__mutmut_8)"
+    "partners.services.signatures.x_signed_request_claim__mutmut_57": (
+        "a dead claim deleted by its id alone: created_at is never updated and ids are never "
+        "reused (PostgreSQL sequences, SQLite AUTOINCREMENT), so the id names the same row"
     ),
     "api.idempotency.x_idempotency_settle__mutmut_27": (
         "response.get('content-type'): Django's response headers are a case-insensitive mapping"
@@ -171,12 +165,20 @@ EQUIVALENT: dict[str, str] = {
     "dispatch.services.offers.answers.x_offer_expire__mutmut_15": (
         "select_for_update(no_key=False): the same as x_offer_expire__mutmut_14"
     ),
+    "api.idempotency.x_idempotency_claim__mutmut_82": (
+        "a stale record deleted by its id alone: created_at is never updated and ids are never "
+        "reused (PostgreSQL sequences, SQLite AUTOINCREMENT), so the id names the same row"
+    ),
+    "api.idempotency.x_idempotency_claim__mutmut_113": (
+        "the in-flight 409's Retry-After header named in lower case: Django's response "
+        "headers are a case-insensitive mapping, and HTTP header names are case-insensitive"
+    ),
+    "api.idempotency.x_idempotency_claim__mutmut_114": (
+        "the in-flight 409's Retry-After header named in upper case: the same as "
+        "x_idempotency_claim__mutmut_113"
+    ),
     "api.idempotency.x__digest__mutmut_10": (
         'encode("UTF-8") is encode("utf-8"): the codec name is case-insensitive'
-    ),
-    "api.idempotency.x__digest__mutmut_12": (
-        "'SURROGATEPASS' for 'surrogatepass': the handler is looked up only on an encoding "
-        "error, and no part can hold a lone surrogate (see x__digest__mutmut_8)"
     ),
     "api.idempotency.x_idempotency_settle__mutmut_28": (
         "response.get('CONTENT-TYPE'): Django's response headers are a case-insensitive mapping"

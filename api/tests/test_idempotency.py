@@ -309,3 +309,213 @@ def test_replay_of_a_response_without_location_or_content_type_adds_no_location(
     assert replayed["Idempotent-Replayed"] == "true"
     assert "Location" not in first
     assert "Location" not in replayed
+
+
+@pytest.mark.django_db
+def test_reuse_and_in_flight_problems_say_what_happened_and_when_to_retry(client):
+    from api.idempotency import _digest
+
+    post(client, "iota", key="used")
+    reuse = post(client, "kappa", key="used")
+    assert_problem(reuse, 422, "idempotency_key_reuse")
+    assert reuse.json()["detail"] == (
+        "This Idempotency-Key was already used with a different request body."
+    )
+    IdempotencyRecordFactory(
+        scope=_digest("ip:127.0.0.1", "POST", "/api/probe", "busy"),
+        request_hash=_digest("", json.dumps({"name": "lambda"}).encode()),
+    )
+    busy = post(client, "lambda", key="busy")
+    assert busy.json()["detail"] == "A request with this Idempotency-Key is still being processed."
+    assert busy["Retry-After"] == "1"
+
+
+@pytest.mark.django_db
+def test_a_finished_request_older_than_the_in_flight_timeout_is_still_replayed(client):
+    """Only a claim still in flight goes stale after five minutes; a stored response is kept
+    for the whole retention."""
+    post(client, "mu")
+    IdempotencyRecord.objects.update(created_at=timezone.now() - timedelta(minutes=10))
+    replayed = post(client, "mu")
+    assert replayed.status_code == 201
+    assert replayed["Idempotent-Replayed"] == "true"
+    assert Account.objects.filter(slug="mu").count() == 1
+
+
+@pytest.mark.django_db
+def test_a_claim_and_a_record_exactly_at_their_limits_are_still_held(client):
+    import time_machine
+
+    from api.idempotency import IN_FLIGHT_TIMEOUT, _digest
+
+    now = timezone.now().replace(microsecond=0)
+    IdempotencyRecordFactory(
+        scope=_digest("ip:127.0.0.1", "POST", "/api/probe", "busy"),
+        request_hash=_digest("", json.dumps({"name": "nu"}).encode()),
+        created_at=now - IN_FLIGHT_TIMEOUT,
+    )
+    post(client, "xi", key="done")
+    IdempotencyRecord.objects.filter(state=IdempotencyRecord.State.DONE).update(
+        created_at=now - timedelta(hours=24)
+    )
+    with time_machine.travel(now, tick=False):
+        assert_problem(post(client, "nu", key="busy"), 409, "idempotency_conflict")
+        assert post(client, "xi", key="done")["Idempotent-Replayed"] == "true"
+
+
+def keyed_request(method: str = "post", path: str = "/api/probe"):
+    from django.test import RequestFactory
+
+    return RequestFactory().generic(
+        method.upper(), path, b"{}", "application/json", HTTP_IDEMPOTENCY_KEY="key-1"
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method", ["post", "put", "patch"])
+def test_a_key_is_claimed_on_every_writing_method_and_kept_with_it(method):
+    from api.idempotency import idempotency_claim
+
+    record_id = idempotency_claim(keyed_request(method), caller="ip:1")
+    record = IdempotencyRecord.objects.get(pk=record_id)
+    assert (record.method, record.path) == (method.upper(), "/api/probe")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method", ["get", "delete", "options"])
+def test_a_key_on_a_request_that_writes_nothing_is_ignored(method):
+    from api.idempotency import idempotency_claim
+
+    assert idempotency_claim(keyed_request(method), caller="ip:1") is None
+    assert not IdempotencyRecord.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_long_path_is_kept_to_its_column():
+    from api.idempotency import idempotency_claim
+
+    path = "/api/" + "p" * 300
+    record_id = idempotency_claim(keyed_request(path=path), caller="ip:1")
+    assert IdempotencyRecord.objects.get(pk=record_id).path == path[:255]
+
+
+@pytest.mark.django_db
+def test_a_request_without_a_query_string_hashes_as_an_empty_one():
+    """WSGI servers may leave QUERY_STRING out when there is none (PEP 3333): the stored
+    request hash is then that of an empty query string."""
+    import hashlib
+
+    from api.idempotency import idempotency_claim
+
+    request = keyed_request()
+    del request.META["QUERY_STRING"]
+    record_id = idempotency_claim(request, caller="ip:1")
+    stored = IdempotencyRecord.objects.get(pk=record_id).request_hash
+    assert stored == hashlib.sha256(b"\x00{}\x00").hexdigest()
+
+
+class LostClaims:
+    """Every insert loses to another request's row, which is gone when read back (a claim
+    forgotten in between, again and again): counts the inserts tried."""
+
+    def __init__(self, monkeypatch):
+        from django.db import IntegrityError
+
+        self.inserts = 0
+
+        def lose(**fields):
+            self.inserts += 1
+            raise IntegrityError("duplicate key")
+
+        monkeypatch.setattr(IdempotencyRecord.objects, "create", lose)
+
+
+@pytest.mark.django_db
+def test_a_key_that_cannot_be_claimed_in_three_tries_is_a_409_to_retry(monkeypatch):
+    from api.idempotency import idempotency_claim
+    from api.problems import Problem
+
+    lost = LostClaims(monkeypatch)
+    with pytest.raises(Problem) as conflict:
+        idempotency_claim(keyed_request(), caller="ip:1")
+    assert lost.inserts == 3
+    assert (conflict.value.status, conflict.value.code) == (409, "idempotency_conflict")
+    assert conflict.value.detail == "Could not claim the Idempotency-Key; retry."
+    assert conflict.value.headers == {"Retry-After": "1"}
+
+
+@pytest.mark.django_db
+def test_a_streamed_response_is_kept_without_its_body():
+    from django.http import StreamingHttpResponse
+
+    from api.idempotency import idempotency_claim, idempotency_settle
+
+    record_id = idempotency_claim(keyed_request(), caller="ip:1")
+    idempotency_settle(record_id, StreamingHttpResponse(iter([b"a", b"b"]), status=200))
+    record = IdempotencyRecord.objects.get(pk=record_id)
+    assert (record.state, record.response_status) == (IdempotencyRecord.State.DONE, 200)
+    assert bytes(record.response_body) == b""
+
+
+def test_a_part_that_is_not_valid_unicode_still_digests():
+    """A lone surrogate is digested as its own bytes, not refused with a UnicodeEncodeError.
+    No part reaching it over HTTP holds one today (headers are latin-1 decoded, the path
+    strictly UTF-8): the digest stays total whatever a caller passes it."""
+    import hashlib
+
+    from api.idempotency import _digest
+
+    expected = hashlib.sha256("k\udc80".encode("utf-8", "surrogatepass") + b"\x00")
+    assert _digest("k\udc80") == expected.hexdigest()
+
+
+@pytest.mark.django_db
+def test_same_key_and_body_with_another_query_string_is_422(client):
+    with override_settings(RATELIMITS=LIMITS):
+        first = client.post(
+            "/api/probe?dry=0",
+            data=json.dumps({"name": "omicron"}),
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="q-1",
+        )
+        other = client.post(
+            "/api/probe?dry=1",
+            data=json.dumps({"name": "omicron"}),
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="q-1",
+        )
+    assert first.status_code == 201
+    assert_problem(other, 422, "idempotency_key_reuse")
+
+
+@pytest.mark.django_db
+def test_a_claim_left_in_flight_by_a_request_that_died_is_taken_over(client):
+    from api.idempotency import IN_FLIGHT_TIMEOUT, _digest
+
+    # Given the first request with this key claimed it six minutes ago and never ended...
+    dead = IdempotencyRecordFactory(
+        scope=_digest("ip:127.0.0.1", "POST", "/api/probe", "dead"),
+        request_hash=_digest("", json.dumps({"name": "pi"}).encode()),
+        created_at=timezone.now() - IN_FLIGHT_TIMEOUT - timedelta(minutes=1),
+    )
+    response = post(client, "pi", key="dead")
+    assert response.status_code == 201
+    assert "Idempotent-Replayed" not in response
+    assert not IdempotencyRecord.objects.filter(pk=dead.pk).exists()
+    assert IdempotencyRecord.objects.get().state == IdempotencyRecord.State.DONE
+
+
+@pytest.mark.django_db
+def test_taking_over_a_dead_claim_leaves_another_keys_record_of_the_same_instant(client):
+    from api.idempotency import _digest
+
+    # Given a dead claim and another key's finished request, both made at one instant...
+    post(client, "rho", key="done")
+    IdempotencyRecordFactory(
+        scope=_digest("ip:127.0.0.1", "POST", "/api/probe", "dead"),
+        request_hash=_digest("", json.dumps({"name": "sigma"}).encode()),
+    )
+    IdempotencyRecord.objects.update(created_at=timezone.now() - timedelta(minutes=10))
+    # ...taking over the dead claim forgets nothing of the other key
+    assert post(client, "sigma", key="dead").status_code == 201
+    assert post(client, "rho", key="done")["Idempotent-Replayed"] == "true"

@@ -142,3 +142,19 @@ def test_many_bookings_are_all_or_none(priced, make_account):
 
     assert list(Booking.objects.values_list("job_ref", flat=True)) == ["TAKEN"]
     assert BookingEvent.objects.filter(type="booking.created").count() == 1
+
+
+@pytest.mark.postgres
+def test_a_booking_is_written_under_no_pattern_index_only_the_unique_one_on_its_reference():
+    # Migration 0018: the varchar_pattern_ops index served no query; every booking paid
+    # for its entry. The unique index (the constraint retries rest on) stays.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE tablename = %s", [Booking._meta.db_table]
+        )
+        indexes = [row[0] for row in cursor.fetchall()]
+    on_reference = [d for d in indexes if "(reference" in d]
+    assert on_reference == [
+        d for d in on_reference if d.startswith("CREATE UNIQUE INDEX") and "pattern_ops" not in d
+    ]
+    assert len(on_reference) == 1

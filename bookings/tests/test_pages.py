@@ -108,3 +108,20 @@ def test_status_page_shows_the_pickup_code_until_the_passenger_is_on_board(clien
     booking.status = "on_board"
     booking.save(update_fields=["status"])
     assert "0417" not in client.get(booking_status_url(booking)).content.decode()
+
+
+@pytest.mark.parametrize("reference", ["DTD-ABCD2345", "X Y+Z&1", "DTD-ÉÅ"])
+def test_page_token_is_djangos_signature_under_the_key_in_force(settings, reference):
+    """The token is computed from a per-process keyed HMAC; it must stay Django's own
+    signature (what ``booking_page_token_valid`` checks) and follow a changed key."""
+    from django.core import signing
+
+    from bookings.links import SALT, booking_page_token, booking_page_token_valid
+
+    first = booking_page_token(reference)
+    assert first == signing.Signer(salt=SALT).signature(reference)
+    assert booking_page_token_valid(reference, first)
+    settings.SECRET_KEY = "a-new-key-" + "y" * 50
+    second = booking_page_token(reference)
+    assert second != first
+    assert second == signing.Signer(salt=SALT).signature(reference)

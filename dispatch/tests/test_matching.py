@@ -14,7 +14,7 @@ from bookings.tests.factories import BookingFactory
 from core.testing.places import LEEDS, LONDON, north_of
 from dispatch.models import Offer, OfferStatus, SkipReason, Tier
 from dispatch.services import matching
-from dispatch.services.matching import JobRequirements
+from dispatch.services.matching import JobRequirements, candidates
 from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory, jobs_held
 from drivers.models import DriverStage, NetworkTier
 from drivers.positions import Fix, position_record
@@ -360,15 +360,38 @@ def test_a_driver_turned_down_in_one_ring_is_not_looked_at_again_in_the_next():
     # when the matcher searches ring after ring
     with CaptureQueriesContext(connection) as statements:
         candidate = best(booking)
-    # then the free driver is found, and each driver went through the filters once:
+    # then the free driver is found, and each driver went through the tier's filters once:
     # the taken ones are not sent again with every wider ring
     assert candidate.driver == free
     sent = [
         driver_id
         for statement in statements.captured_queries
-        if statement["sql"].lstrip().startswith("WITH near")
+        if statement["sql"].lstrip().startswith("WITH near") and "d.network" in statement["sql"]
         for driver_id in near_driver_ids(statement["sql"])
     ]
     assert sorted(sent) == sorted(set(sent))
     assert {driver.pk for driver in taken} <= set(sent)
     assert free.pk in sent
+
+
+def test_a_widened_search_cut_short_asks_the_index_again_for_the_rings_it_does_not_cover(
+    monkeypatch,
+):
+    # given four at-capacity drivers within 400 m and a free one 10 km away, and a widened
+    # search that keeps only the three nearest drivers
+    monkeypatch.setattr(candidates, "WIDE_MAX", 3)
+    for n in (1, 2, 3, 4):
+        jobs_held(driver_at(north_of(LEEDS, 0.1 * n), max_jobs=1), 1)
+    free = driver_at(north_of(LEEDS, 10))
+    asks = []
+    drivers_near = candidates.drivers_near
+    monkeypatch.setattr(
+        candidates, "drivers_near", lambda **kwargs: asks.append(kwargs) or drivers_near(**kwargs)
+    )
+    # when the matcher searches ring after ring
+    found = best(BookingFactory())
+    # then the rings beyond the third driver go to the index again, and find the free one
+    assert found.driver == free
+    counts = [ask["count"] for ask in asks]
+    assert counts[:3] == [matching.NEAR_FIRST, matching.NEAR_FIRST, 3]
+    assert len(counts) > 3

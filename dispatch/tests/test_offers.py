@@ -7,6 +7,8 @@ from datetime import timedelta
 import pytest
 import time_machine
 from django.core import mail
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from bookings.models import BookingEvent, BookingStatus
@@ -24,7 +26,7 @@ from dispatch.models import (
     Tier,
 )
 from dispatch.services import offers
-from dispatch.services.matching import job_busy_window
+from dispatch.services.matching import candidates, job_busy_window
 from dispatch.signals import fleet_offer_made
 from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory, jobs_held
 from drivers.models import NetworkTier
@@ -513,3 +515,37 @@ def test_a_dispatch_step_with_drivers_passed_over_runs_a_bounded_number_of_state
         )
     )
     assert reasons == {SkipReason.AT_CAPACITY, SkipReason.OFFLINE}
+
+
+def test_a_step_that_finds_every_driver_near_busy_asks_the_index_three_times(monkeypatch):
+    # Given a dozen drivers around the pickup, out to 9 km (the first four rings), every
+    # one at their job limit
+    busy = [driver_at(north_of(LEEDS, 0.2 + 0.8 * n), max_jobs=1) for n in range(12)]
+    for driver in busy:
+        jobs_held(driver, 1)
+    booking = BookingFactory()
+    asks = []
+    drivers_near = candidates.drivers_near
+    monkeypatch.setattr(
+        candidates, "drivers_near", lambda **kwargs: asks.append(kwargs) or drivers_near(**kwargs)
+    )
+    with CaptureQueriesContext(connection) as statements:
+        assert offers.booking_dispatch_next(booking_id=booking.pk) is None
+    # Then the index is asked for the first two rings, then once for every other ring of
+    # both driver tiers and the trail; only those rings' drivers go through a tier's
+    # filters (the others are known busy from one statement over them all)
+    assert len(asks) == 3
+    filters = [
+        statement["sql"]
+        for statement in statements.captured_queries
+        if statement["sql"].lstrip().startswith("WITH near (driver_id, lat, lng) AS")
+    ]
+    assert ["d.network" in sql for sql in filters] == [True, True, False]
+    # and the trail still names every driver passed over, with their reason
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.NO_DRIVER
+    assert set(
+        DispatchAttempt.objects.filter(
+            booking=booking, tier=Tier.LOCAL, outcome=AttemptOutcome.SKIPPED
+        ).values_list("driver", "reason")
+    ) == {(driver.pk, SkipReason.AT_CAPACITY) for driver in busy}

@@ -186,3 +186,21 @@ def test_purge_without_a_time_uses_the_clock(make_account):
     assert signed_requests_purge(now=now - dt.timedelta(minutes=20)) == 0
     assert signed_requests_purge() == 1
     assert list(SignedRequest.objects.values_list("pk", flat=True)) == [kept.pk]
+
+
+def test_a_claim_lost_three_times_to_rows_that_vanish_is_a_conflict(make_account, monkeypatch):
+    """Each insert loses to a copy's row that is forgotten before it is read back: the claim
+    is tried again, three times in all, then the caller is told to retry."""
+    from django.db import IntegrityError
+
+    inserts = []
+
+    def lose(**fields):
+        inserts.append(fields)
+        raise IntegrityError("duplicate key")
+
+    monkeypatch.setattr(SignedRequest.objects, "create", lose)
+    with pytest.raises(DomainError) as conflict:
+        claim(make_account("partner"))
+    assert len(inserts) == 3
+    assert conflict.value.code == "idempotency_conflict"

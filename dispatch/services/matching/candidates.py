@@ -14,7 +14,7 @@ from core.geo import (
 )
 from dispatch import conf
 from dispatch.models import PartnerFleet, SkipReason, Tier
-from dispatch.services.matching.requirements import Candidate, JobRequirements
+from dispatch.services.matching.requirements import DRIVER_TIERS, Candidate, JobRequirements
 from dispatch.services.matching.rules import _rings
 from dispatch.services.matching.sql import (
     _candidate_statement,
@@ -22,7 +22,7 @@ from dispatch.services.matching.sql import (
     _skipped_candidate,
     _skipped_statement,
 )
-from drivers.positions import drivers_near
+from drivers.positions import NearDriver, drivers_near
 from pricing.vehicles import VEHICLE_CLASSES_SERVING
 
 # Drivers asked of the index per ring at first; a ring whose nearest drivers all fail a
@@ -30,8 +30,90 @@ from pricing.vehicles import VEHICLE_CLASSES_SERVING
 NEAR_FIRST, NEAR_GROWTH = 16, 4
 # At most this many drivers near the pickup are looked at for the trail's skip reasons.
 TRAIL_NEAR_MAX = 500
+# A widened search (NearSearch) asks the index for at most this many drivers: in a town
+# with a few hundred, every driver within reach, so that every ring is answered from it.
+WIDE_MAX = TRAIL_NEAR_MAX * NEAR_GROWTH
+# A search widens once this many rings of a tier found nobody: a step that finds a free
+# driver in its second ring (most offers in a busy town) does not pay for widening.
+WIDEN_AFTER_RINGS = 2
 # The index's distances (Redis: its own Earth radius) and haversine_km differ by < 0.1 %.
 INDEX_MARGIN = 1.01
+
+
+class NearSearch:
+    """One dispatch step's view of the position index around the pickup, shared by its
+    tiers and its trail (issue 41).
+
+    At first every ask goes to the index, as small as the ring search needs: a step that
+    finds a free driver in its first rings asks nothing more. Once ``WIDEN_AFTER_RINGS``
+    rings of a tier have found nobody, the step is likely to search every ring of every tier and
+    then write the trail (when every driver near holds an offer: 17 asks and a dozen
+    statements a step). So the search then widens (:meth:`widen`): one ask for the
+    ``WIDE_MAX`` nearest drivers within every driver tier's reach (any class, any age of
+    fix), from which every later ask is answered when that answer is complete, and one
+    statement for which of them fail a rule that no tier can lift (an offer open, their
+    job limit, offline, no fit vehicle...): they are never sent to a tier's filter.
+    """
+
+    def __init__(self, *, job: JobRequirements, now: datetime) -> None:
+        self.job = job
+        self.seen_after = now - timedelta(seconds=conf.driver_seen_within_seconds())
+        self.reach_km = max(_rings(tier)[-1] for tier in DRIVER_TIERS) * INDEX_MARGIN
+        # Nearest first; None until widened.
+        self.nearest: list[NearDriver] | None = None
+        # Drivers of ``nearest`` with a recent fix who fail a rule of every driver tier.
+        self.unfit: set[int] = set()
+
+    def fresh(self, found: NearDriver) -> bool:
+        return found.seen_at is not None and found.seen_at >= self.seen_after
+
+    def near(
+        self, *, radius_km: float, count: int, fresh_only: bool, classes: Iterable[str] | None
+    ) -> list[NearDriver]:
+        """The ``count`` nearest drivers within ``radius_km`` (seen recently when
+        ``fresh_only``), nearest first: ``drivers_near``'s answer. From the widened
+        answer, drivers of any class (the filters check the class): when it holds
+        ``count`` such drivers or every driver within the radius."""
+        if self.nearest is not None and radius_km <= self.reach_km:
+            found = [
+                f
+                for f in self.nearest
+                if f.distance_km <= radius_km and (not fresh_only or self.fresh(f))
+            ]
+            # Cut at WIDE_MAX: anyone left out is further than its last driver.
+            whole = len(self.nearest) < WIDE_MAX or self.nearest[-1].distance_km > radius_km
+            if len(found) >= count or whole:
+                return found[:count]
+        return drivers_near(
+            lat=self.job.pickup_lat,
+            lng=self.job.pickup_lng,
+            radius_km=radius_km,
+            vehicle_classes=classes,
+            seen_after=self.seen_after if fresh_only else None,
+            count=count,
+        )
+
+    def widen(self) -> None:
+        """Ask the index once for the nearest drivers within reach, and learn which of
+        them no driver tier may offer the job (the tierless form of the filter)."""
+        if self.nearest is not None:
+            return
+        self.nearest = drivers_near(
+            lat=self.job.pickup_lat,
+            lng=self.job.pickup_lng,
+            radius_km=self.reach_km,
+            vehicle_classes=None,
+            seen_after=None,
+            count=WIDE_MAX,
+        )
+        fresh = [f for f in self.nearest if self.fresh(f)]
+        if not fresh:
+            return
+        sql, params = _candidate_statement(tier=None, job=self.job, near=fresh, limit=len(fresh))
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            fit = {row[0] for row in cursor.fetchall()}
+        self.unfit = {f.driver_id for f in fresh if f.driver_id not in fit}
 
 
 def driver_candidates(
@@ -41,6 +123,7 @@ def driver_candidates(
     now: datetime,
     exclude_driver_ids: Iterable[int] = (),
     limit: int = 1,
+    search: NearSearch | None = None,
 ) -> list[Candidate]:
     """Eligible drivers of a driver tier, nearest first (then least loaded).
 
@@ -55,22 +138,15 @@ def driver_candidates(
         return []
     if tier == Tier.NATIONAL and (job.dropoff_lat is None or job.dropoff_lng is None):
         return []
-    excluded = set(exclude_driver_ids)
-    seen_after = now - timedelta(seconds=conf.driver_seen_within_seconds())
+    search = search or NearSearch(job=job, now=now)
+    excluded = set(exclude_driver_ids) | search.unfit
     classes = VEHICLE_CLASSES_SERVING.get(job.vehicle_type, frozenset({job.vehicle_type}))
     rows: list[tuple] = []
     with connection.cursor() as cursor:
-        for ring in _rings(tier, searching=True):
+        for number, ring in enumerate(_rings(tier, searching=True), start=1):
             count = max(NEAR_FIRST, limit + len(excluded))
             while True:
-                near = drivers_near(
-                    lat=job.pickup_lat,
-                    lng=job.pickup_lng,
-                    radius_km=ring,
-                    vehicle_classes=classes,
-                    seen_after=seen_after,
-                    count=count,
-                )
+                near = search.near(radius_km=ring, count=count, fresh_only=True, classes=classes)
                 pool = [found for found in near if found.driver_id not in excluded]
                 rows = []
                 if pool:
@@ -89,11 +165,20 @@ def driver_candidates(
                 count = max(count * NEAR_GROWTH, limit + len(excluded))
             if len(rows) >= limit:
                 break
+            if number >= WIDEN_AFTER_RINGS and search.nearest is None:
+                search.widen()
+                excluded |= search.unfit
     return [_row_candidate(tier, row, job) for row in rows]
 
 
 def driver_skipped(
-    *, tier: int, job: JobRequirements, now: datetime, limit: int, within_km: float | None = None
+    *,
+    tier: int,
+    job: JobRequirements,
+    now: datetime,
+    limit: int,
+    within_km: float | None = None,
+    search: NearSearch | None = None,
 ) -> list[Candidate]:
     """Drivers of a tier near the pickup that fail a filter, each with the first reason:
     within ``within_km`` of the pickup, else within the tier's reach.
@@ -107,23 +192,19 @@ def driver_skipped(
         return []  # no corridor can join the pickup to a dropoff it does not have
     reach = _rings(tier)[-1]
     radius_km = reach if within_km is None else min(within_km, reach)
-    seen_after = now - timedelta(seconds=conf.driver_seen_within_seconds())
+    search = search or NearSearch(job=job, now=now)
     # Asked a little wider than the radius: the index measures on its own sphere, and a
     # driver it leaves out here would be judged by their row as if silent.
     near = {
         found.driver_id: found
-        for found in drivers_near(
-            lat=job.pickup_lat,
-            lng=job.pickup_lng,
+        for found in search.near(
             radius_km=radius_km * INDEX_MARGIN,
-            vehicle_classes=None,
-            seen_after=None,
             count=TRAIL_NEAR_MAX,
+            fresh_only=False,
+            classes=None,
         )
     }
-    indexed = [
-        (found, found.seen_at is None or found.seen_at < seen_after) for found in near.values()
-    ]
+    indexed = [(found, not search.fresh(found)) for found in near.values()]
     sql, params = _skipped_statement(
         tier=tier, job=job, indexed=indexed, radius_km=radius_km, limit=limit
     )
@@ -203,19 +284,26 @@ def candidate_next(
     now: datetime,
     exclude_driver_ids: Iterable[int] = (),
     exclude_fleet_ids: Iterable[int] = (),
+    search: NearSearch | None = None,
 ) -> Candidate | None:
-    """The best eligible candidate of one tier, or None when the tier has nobody left."""
+    """The best eligible candidate of one tier, or None when the tier has nobody left;
+    ``search``: the step's view of the index (a fresh one without it)."""
     if tier == Tier.FLEET:
         found = fleet_candidates(job=job, exclude_fleet_ids=exclude_fleet_ids)
     else:
         found = driver_candidates(
-            tier=tier, job=job, now=now, exclude_driver_ids=exclude_driver_ids
+            tier=tier, job=job, now=now, exclude_driver_ids=exclude_driver_ids, search=search
         )
     return found[0] if found else None
 
 
 def skipped_candidates(
-    *, tier: int, job: JobRequirements, now: datetime, within_km: float | None = None
+    *,
+    tier: int,
+    job: JobRequirements,
+    now: datetime,
+    within_km: float | None = None,
+    search: NearSearch | None = None,
 ) -> list[Candidate]:
     """Candidates of a tier that were passed over, with reasons, for the dispatch trail:
     drivers within ``within_km`` of the pickup (the distance of the driver offered the
@@ -224,4 +312,6 @@ def skipped_candidates(
     limit = conf.trail_skipped_limit()
     if tier == Tier.FLEET:
         return fleet_candidates(job=job, include_skipped=True)[:limit]
-    return driver_skipped(tier=tier, job=job, now=now, limit=limit, within_km=within_km)
+    return driver_skipped(
+        tier=tier, job=job, now=now, limit=limit, within_km=within_km, search=search
+    )

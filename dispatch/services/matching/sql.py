@@ -187,10 +187,14 @@ def _near_rows(near: list[NearDriver], params: dict, stale: list[bool] | None = 
     return f"VALUES {', '.join(rows)}"
 
 
+_TIER_SQL = {Tier.LOCAL: _LOCAL_TIER_SQL, Tier.NATIONAL: _NATIONAL_TIER_SQL}
+
+
 def _candidate_statement(
-    *, tier: int, job: JobRequirements, near: list[NearDriver], limit: int
+    *, tier: int | None, job: JobRequirements, near: list[NearDriver], limit: int
 ) -> tuple[str, dict]:
-    """The candidate filter of a tier over the drivers ``near`` and its parameters."""
+    """The candidate filter of a tier over the drivers ``near`` and its parameters; with
+    no ``tier``, every rule but the tier's own (who may serve the job in some driver tier)."""
     ops = connection.ops
     classes = VEHICLE_CLASSES_SERVING.get(job.vehicle_type, frozenset({job.vehicle_type}))
     params = {
@@ -206,7 +210,7 @@ def _candidate_statement(
         near=_near_rows(near, params),
         vehicle_class_in=_sql_in("v.vehicle_class", sorted(classes), "vehicle_class", params),
         wheelchair="AND v.wheelchair_accessible = TRUE" if job.wheelchair else "",
-        tier=_LOCAL_TIER_SQL if tier == Tier.LOCAL else _NATIONAL_TIER_SQL,
+        tier=_TIER_SQL.get(tier, ""),
         load=_LOAD_IN_TIME_SQL if job.busy_from is not None else "d.current_jobs < d.max_jobs",
     )
     if job.busy_from is not None:

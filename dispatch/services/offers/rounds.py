@@ -29,7 +29,7 @@ from dispatch.models import (
     Tier,
 )
 from dispatch.services import matching
-from dispatch.services.matching import Candidate, JobRequirements
+from dispatch.services.matching import Candidate, JobRequirements, NearSearch
 from dispatch.services.offers.trail import DISPATCH_ACTOR, _enqueue, _lock_booking
 from dispatch.signals import fleet_offer_made
 from drivers.models import Driver
@@ -58,6 +58,7 @@ def _tier_trail(
     job: JobRequirements,
     now: datetime,
     offered: Candidate | None,
+    search: NearSearch,
 ) -> list[DispatchAttempt]:
     """The trail of a tier's search (unsaved; written with the step's other attempts in one
     INSERT): who was passed over and why, nearest first, then the search itself. With a
@@ -75,7 +76,9 @@ def _tier_trail(
             )
         )
     within_km = offered.dead_km if offered is not None else None
-    skipped = matching.skipped_candidates(tier=tier, job=job, now=now, within_km=within_km)
+    skipped = matching.skipped_candidates(
+        tier=tier, job=job, now=now, within_km=within_km, search=search
+    )
     trail.extend(
         DispatchAttempt(
             booking=booking,
@@ -116,7 +119,13 @@ def _driver_still_free(driver_id: int, job: JobRequirements) -> bool:
 
 
 def _candidate_free(
-    *, tier: int, job: JobRequirements, now: datetime, tried_drivers: set, tried_fleets: set
+    *,
+    tier: int,
+    job: JobRequirements,
+    now: datetime,
+    tried_drivers: set,
+    tried_fleets: set,
+    search: NearSearch,
 ) -> Candidate | None:
     """The tier's best candidate not tried yet that is still free once locked."""
     while True:
@@ -126,6 +135,7 @@ def _candidate_free(
             now=now,
             exclude_driver_ids=tried_drivers,
             exclude_fleet_ids=tried_fleets,
+            search=search,
         )
         if candidate is None or candidate.driver is None:
             return candidate
@@ -237,6 +247,8 @@ def booking_dispatch_next(
         tried_drivers = {d for s, r, d, _ in earlier if d and (r == round_ or s in said_no)}
         tried_fleets = {f for s, r, _, f in earlier if f and (r == round_ or s in said_no)}
         job = JobRequirements.for_booking(booking)
+        # One view of the position index for every tier and the trail of this step.
+        search = NearSearch(job=job, now=now)
         trail: list[DispatchAttempt] = []
         for tier in matching.TIERS:
             while True:
@@ -246,13 +258,16 @@ def booking_dispatch_next(
                     now=now,
                     tried_drivers=tried_drivers,
                     tried_fleets=tried_fleets,
+                    search=search,
                 )
                 if candidate is None and quiet:
                     break  # nobody in this tier: a quiet round writes no trail
                 tier_trail = (
                     []
                     if tier in searched_tiers
-                    else _tier_trail(booking, round_, tier, job, now, offered=candidate)
+                    else _tier_trail(
+                        booking, round_, tier, job, now, offered=candidate, search=search
+                    )
                 )
                 if candidate is None:
                     trail.extend(tier_trail)
