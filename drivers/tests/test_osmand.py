@@ -14,7 +14,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from core.testing.places import LEEDS
-from drivers.positions import position_latest, positions_backend
+from drivers.positions import FIX_MAX_AHEAD, position_latest, positions_backend
 from drivers.positions.credentials import tracker_device_register
 from drivers.tests.factories import UserFactory, driver_at
 from drivers.tests.ingest_client import wsgi_call
@@ -123,6 +123,21 @@ def test_bad_osmand_values_are_400_problems(device, query):
     response = Client().get(f"/api/public/v1/osmand/{token}?id=48241179&{query}")
     assert response.status_code == 400
     assert response["Content-Type"] == "application/problem+json"
+
+
+def test_a_fix_ahead_of_the_servers_clock_is_refused_past_the_allowance(device):
+    # The tracker's door checks the fix's time as the app's does (issue 37): a phone's
+    # clock within FIX_MAX_AHEAD is taken, beyond it the report is 400 and not recorded.
+    driver, token = device
+    target = f"/api/public/v1/osmand/{token}?id=48241179&lon=-1.55"
+    with time_machine.travel(RECORDED_AT, tick=False):
+        within = int((RECORDED_AT + FIX_MAX_AHEAD).timestamp())
+        assert Client().get(f"{target}&lat=53.8&timestamp={within}").status_code == 200
+        ahead = within + 1
+        response = Client().get(f"{target}&lat=53.9&timestamp={ahead}")
+    assert response.status_code == 400
+    assert response.json()["errors"]["timestamp"]
+    assert position_latest(driver.pk).lat == pytest.approx(53.8)
 
 
 def test_the_issue_command_prints_a_server_url_that_works_once_per_token(capsys):

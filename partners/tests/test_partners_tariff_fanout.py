@@ -25,7 +25,7 @@ from api.tests.assertions import assert_problem
 from partners.models import Account, WebhookDelivery, WebhookDeliveryStatus
 from pricing.catalogue import tariff_catalogue_clear
 from pricing.models import Tariff, TariffPublication
-from pricing.publication import tariff_publish
+from pricing.publication import tariff_publication_latest, tariff_publish
 from pricing.signals import tariff_published
 
 PLATFORM_HOOK = "https://platform.example/hooks/tariffs"
@@ -361,6 +361,19 @@ def test_switching_a_tariff_off_withdraws_it_and_on_again_reinstates_it(
     assert (off["data"]["status"], off["data"]["version"]) == ("withdrawn", 2)
     assert (on["data"]["status"], on["data"]["version"]) == ("current", 3)
     assert on["data"]["bands"]
+
+
+def test_a_table_is_withdrawn_on_its_replacement_day_though_still_marked_current(tariffs):
+    # The lifecycle is set when a table is loaded, so on the day its replacement starts a
+    # table may still read "current": its end date alone withdraws it (issue 37).
+    rate = Tariff.objects.filter(reference="network-standard")
+    today = timezone.localdate()
+    rate.update(effective_to=today + timedelta(days=1))
+    tariff_publish(reference="network-standard")
+    assert not tariff_publication_latest(reference="network-standard").withdrawn
+    rate.update(effective_to=today)
+    assert rate.get().lifecycle == "current"
+    assert tariff_publish(reference="network-standard").withdrawn
 
 
 # --- delivery guarantees ------------------------------------------------------------------
