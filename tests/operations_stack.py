@@ -25,7 +25,11 @@ from bench.common import CADDY_RUN, caddy_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-PG_PORT = int(os.environ.get("OPERATIONS_PG_PORT", "55450"))
+# Every fixed port lies below Linux's ephemeral range (32768-60999 by default): a port in
+# it can be held for a moment as the local end of any client connection on the machine, and
+# a server then fails to bind it ("Address already in use": PostgreSQL on 55450 once did,
+# in CI, while the other test worker held connections open).
+PG_PORT = int(os.environ.get("OPERATIONS_PG_PORT", "25450"))
 REDIS_PORT = int(os.environ.get("OPERATIONS_REDIS_PORT", "6450"))
 WEB_PORT = int(os.environ.get("OPERATIONS_WEB_PORT", "8750"))
 RECEIVER_PORT = WEB_PORT + 10

@@ -4,6 +4,7 @@ and fail under CI instead (issue 37): CI that skipped them passed without them."
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -40,3 +41,19 @@ def test_on_a_laptop_a_missing_tool_skips_them_naming_it(monkeypatch, without_re
 
 def test_every_tool_is_checked():
     assert set(TOOLS) == {"initdb", "postgres", "redis-server", "pg_isready", "psql", "redis-cli"}
+
+
+def test_every_fixed_port_of_the_stack_is_outside_the_ephemeral_range():
+    # A port in the range may be the local end of some client's connection at the moment a
+    # server binds it: the fault stack's PostgreSQL then fails to start (seen in CI).
+    low, high = (int(n) for n in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    ports = [
+        operations_stack.PG_PORT,
+        operations_stack.REDIS_PORT,
+        operations_stack.WEB_PORT,
+        operations_stack.RECEIVER_PORT,
+        operations_stack.MCP_PORT,
+        operations_stack.INGEST_PORT,
+        operations_stack.PROXY_PORT,
+    ]
+    assert [port for port in ports if low <= port <= high] == []
