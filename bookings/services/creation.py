@@ -85,7 +85,7 @@ def booking_journey_columns(priced, *, pickup: str = "", dropoff: str = "") -> d
         "duration_minutes": priced.duration_minutes,
         "distance_source": priced.distance_source,
         "applied_rules": priced.applied_rules,
-        "tariff_source": priced.tariff_source,
+        **priced.tariff_source_columns(),
     }
 
 
@@ -109,7 +109,8 @@ def _quote_fields(quote) -> dict[str, Any]:
         "duration_minutes": quote.duration_minutes,
         "distance_source": quote.distance_source,
         "applied_rules": quote.applied_rules,
-        "tariff_source": quote.tariff_source,
+        "tariff_source_own": quote.tariff_source_own,
+        "tariff_snapshot_id": quote.tariff_snapshot_id,
     }
 
 
@@ -187,7 +188,7 @@ def _booking_build(*, draft: BookingDraft, journey: dict[str, Any], quote=None) 
     opens_at = dispatch_window_opens_at(
         pickup_time=draft.pickup_time, duration_minutes=journey.get("duration_minutes")
     )
-    return Booking(
+    booking = Booking(
         dispatch_opens_at=opens_at,
         reference=reference_generate(),
         pickup_code=pickup_code_issue(account=draft.account),
@@ -207,6 +208,9 @@ def _booking_build(*, draft: BookingDraft, journey: dict[str, Any], quote=None) 
         request_id=current_request_id() or "",
         **journey,
     )
+    if quote is not None:
+        booking.tariff_source_copy(quote)  # shown as the quote shows it
+    return booking
 
 
 def _insert_created(booking: Booking, draft: BookingDraft) -> None:
