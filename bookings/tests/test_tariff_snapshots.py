@@ -11,8 +11,14 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from bookings.models import Booking
-from bookings.services import BookingDraft, PassengerDetails, booking_create, booking_redeem_quote
+from bookings.models import Booking, BookingEvent
+from bookings.services import (
+    BookingDraft,
+    PassengerDetails,
+    booking_amend,
+    booking_create,
+    booking_redeem_quote,
+)
 from pricing.catalogue import tariff_catalogue_clear
 from pricing.models import Quote, Tariff, TariffSourceSnapshot
 from pricing.services import quote_create, quote_price
@@ -114,3 +120,19 @@ def test_saving_a_tariff_stores_its_snapshot_once(tariffs):
     tariff.name = tariff.authority = "Renamed Council"
     tariff.save()
     assert TariffSourceSnapshot.objects.count() == count + 1
+
+
+def test_an_amended_tariff_source_is_named_as_the_booking_shows_it(tariffs):
+    booking = booking_create(
+        draft=draft(), priced=quote_price(vehicle_type=None, depart_at=None, **JOURNEY)
+    )
+
+    booking_amend(
+        booking=booking,
+        actor="test",
+        changes={"tariff_source_own": {"kind": "partner"}, "tariff_snapshot_id": None},
+    )
+
+    event = BookingEvent.objects.get(booking=booking, type="booking.amended")
+    assert event.detail["fields"] == ["tariff_source"]
+    assert Booking.objects.get(pk=booking.pk).tariff_source == {"kind": "partner"}
