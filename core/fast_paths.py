@@ -369,6 +369,73 @@ def row_insert(model: type[models.Model]) -> RowInsert:
     return _inserts(model)
 
 
+# --- new instances --------------------------------------------------------------------------
+
+
+class InstanceNew:
+    """``model(**values)`` through the positional form of ``Model.__init__``.
+
+    Given keywords, ``Model.__init__`` looks each of the model's fields up in them, pops
+    it and sets it one at a time; given every field's value in field order (the form
+    ``Model.from_db`` uses) it only sets them. Here each field gets its value from
+    ``values`` (by name or attname), else its default, in field order as ``__init__``
+    computes them; a related object given by name is passed as ``DEFERRED`` and set after
+    through its descriptor, as ``__init__`` sets it (the key, the cached object, the
+    instance's database). A new booking: 31 -> 19 us (issue 41). ``values`` naming
+    anything else (a property), or a ``pre_init`` receiver, which would see other
+    arguments, takes ``model(**values)`` itself.
+    """
+
+    def __init__(self, model: type[models.Model]) -> None:
+        self.model = model
+        fields = model._meta.concrete_fields
+        self._fields = [
+            (field.name, field.attname, field.is_relation, field.generated, field.get_default)
+            for field in fields
+        ]
+        # __init__ refuses a value for a generated field; so does model(**values).
+        settable = [field for field in fields if not field.generated]
+        self._names = frozenset(field.name for field in settable) | frozenset(
+            field.attname for field in settable
+        )
+
+    def __call__(self, values: Mapping[str, object]) -> models.Model:
+        if not values.keys() <= self._names or signals.pre_init.has_listeners(self.model):
+            return self.model(**values)
+        args, related = [], []
+        for name, attname, relation, generated, default in self._fields:
+            if generated:
+                value = models.DEFERRED
+            elif name in values:
+                value = values[name]
+                if relation:
+                    if attname in values:  # both: __init__ says which error
+                        return self.model(**values)
+                    related.append((name, value))
+                    value = models.DEFERRED
+            elif attname in values:
+                value = values[attname]
+            else:
+                value = default()
+            args.append(value)
+        instance = self.model(*args)
+        for name, value in related:
+            setattr(instance, name, value)
+        return instance
+
+
+_instance_news: dict[type, InstanceNew] = {}
+
+
+def instance_new(model: type[models.Model], values: Mapping[str, object]) -> models.Model:
+    """``model(**values)``, a new unsaved instance, without the keyword form's per-field
+    look-ups (:class:`InstanceNew`, one per model and process)."""
+    new = _instance_news.get(model)
+    if new is None:
+        new = _instance_news[model] = InstanceNew(model)
+    return new(values)
+
+
 # --- input validation ----------------------------------------------------------------------
 
 _validators: dict[type, object] = {}

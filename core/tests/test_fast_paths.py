@@ -545,3 +545,92 @@ def test_an_auto_now_field_is_set_on_the_instance_and_sent():
     row = dict(RowInsert(Booking).row(instance, connection))
     assert row["updated_at"] is instance.updated_at
     assert instance.updated_at.utcoffset() is not None
+
+
+# --- instance_new (issue 41) ------------------------------------------------------------
+
+
+def instance_state(instance) -> dict:
+    values = {k: v for k, v in vars(instance).items() if k != "_state"}
+    state = instance._state
+    return {**values, "adding": state.adding, "db": state.db, "cache": state.fields_cache}
+
+
+def booking_columns(**overrides) -> dict:
+    quote = a_quote()
+    quote.save()
+    return {
+        "reference": "DTD-NEW00001",
+        "source": "api",
+        "quote": quote,
+        "account_id": None,
+        "passenger_name": "Jo Bloggs",
+        "pickup": "Leeds station",
+        "dropoff": "York",
+        "pickup_time": PICKUP_TIME,
+        "created_at": CREATED_AT,
+        "dispatch_opens_at": CREATED_AT,
+        "fare": Decimal("48.20"),
+        "applied_rules": [{"rule": "flag_fall"}],
+        **overrides,
+    }
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        pytest.param({}, id="a related object and a key by attname"),
+        pytest.param({"quote": None, "passenger": None}, id="related objects given as None"),
+    ],
+)
+def test_instance_new_is_the_instance_the_keyword_form_builds(overrides):
+    columns = booking_columns(**overrides)
+    ours, its = fast_paths.instance_new(Booking, columns), Booking(**columns)
+
+    assert type(ours) is Booking
+    assert instance_state(ours) == instance_state(its)
+    assert ours.quote is columns["quote"]  # cached: no query to read it
+
+
+def test_instance_new_of_an_event_keeps_its_booking():
+    parent = booking("DTD-NEW00002")
+    event = fast_paths.instance_new(
+        BookingEvent, {"booking": parent, "sequence": 1, "type": "booking.created"}
+    )
+    assert event.booking is parent
+    assert event.detail == {}  # the default, a new dict
+    assert event.detail is not fast_paths.instance_new(BookingEvent, {"booking": parent}).detail
+
+
+def test_instance_new_refuses_what_the_keyword_form_refuses():
+    columns = {"reference": "X", "nonsense": 1}
+    with pytest.raises(TypeError) as ours:
+        fast_paths.instance_new(Booking, columns)
+    with pytest.raises(TypeError) as its:
+        Booking(**columns)
+    assert str(ours.value) == str(its.value)
+
+
+def test_a_relation_given_by_name_and_attname_is_the_keyword_forms_instance():
+    columns = {"account": None, "account_id": 7, "created_at": CREATED_AT}
+    columns["dispatch_opens_at"] = CREATED_AT  # the other default that reads the clock
+    ours, its = fast_paths.instance_new(Booking, columns), Booking(**columns)
+    assert instance_state(ours) == instance_state(its)
+    assert ours.account_id == 7
+
+
+def test_a_pre_init_receiver_still_sees_the_keywords():
+    from django.db.models.signals import pre_init
+
+    seen = []
+
+    def receiver(sender, args, kwargs, **_):
+        seen.append((args, dict(kwargs)))
+
+    pre_init.connect(receiver, sender=BookingEvent)
+    try:
+        fast_paths.instance_new(BookingEvent, {"sequence": 1, "type": "booking.created"})
+    finally:
+        pre_init.disconnect(receiver, sender=BookingEvent)
+
+    assert seen == [((), {"sequence": 1, "type": "booking.created"})]
