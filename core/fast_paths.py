@@ -85,9 +85,9 @@ def _aware(field, ops, value):
 
 
 # The field classes whose ``get_db_prep_save`` of a value of one of these exact types is
-# the backend's own adapter applied to that very value, called here directly: a new
-# booking's four ints, three Decimals and five JSON values took about 30 us through
-# their fields' chains of calls, most of what :meth:`RowInsert.row` cost (issue 41).
+# the backend's own adapter applied to that very value, called here directly: with a new
+# booking's four ints, three Decimals and five JSON values (and its key and auto_now
+# stamp) its row went from about 26 to 15 us (issue 41).
 _ADAPTED: dict[type[models.Field], tuple[tuple[type, ...], object]] = {
     models.IntegerField: ((int,), _integer),
     models.SmallIntegerField: ((int,), _integer),
@@ -228,7 +228,8 @@ class RowInsert:
         On PostgreSQL a value the field would pass unchanged (``_PASSED_AS_IS``: a str for
         a CharField...) is sent without the field's call chain, and one the backend adapts
         (``_ADAPTED``: an int, a Decimal, a dict for a JSONField...) is given to that
-        adapter directly: together 47 of a new booking's 49 values (issue 41)."""
+        adapter directly: 48 of a new booking's 49 values (the status, a TextChoices member,
+        is not exactly a str) (issue 41)."""
         if connection.vendor != "postgresql":
             return [
                 (field.column, field.get_db_prep_save(field.pre_save(obj, True), connection))
@@ -319,25 +320,24 @@ def rows_insert_with_children(
     atomic by itself: outside a transaction it is one round trip where BEGIN, two
     INSERTs and COMMIT were four.
     """
-    parent_insert, child_insert = _inserts(type(parents[0])), _inserts(type(children[0]))
-    qn = connection.ops.quote_name
-    parent_key = qn(parent_insert.key.column)
-    child_key = qn(child_insert.key.column)
-    child_link = type(children[0])._meta.get_field(link).column
-    match_column = qn(type(parents[0])._meta.get_field(match).column)
+    parent_model, child_model = type(parents[0]), type(children[0])
+    parent_insert, child_insert = _inserts(parent_model), _inserts(child_model)
     parent_rows = [parent_insert.row(parent, connection) for parent in parents]
     omit = parent_insert.nulls_everywhere(parent_rows)
-    parents_sql = parent_insert.sql(connection, rows=len(parents), omit=omit)
-    children_sql = child_insert.select_sql(
-        connection, source="new_parent", expressions={child_link: parent_key}
-    )
-    # Identifiers come from the models' metadata; values are always parameters.
-    sql = (
-        f"WITH new_parent AS ({parents_sql} RETURNING {parent_key}, {match_column}), "  # noqa: S608
-        f"new_child AS ({children_sql} RETURNING {qn(child_link)}, {child_key}) "
-        f"SELECT p.{match_column}, p.{parent_key}, c.{child_key} "
-        f"FROM new_parent p JOIN new_child c ON c.{qn(child_link)} = p.{parent_key}"
-    )
+    # The statement depends only on this shape: composed once per process (issue 41).
+    shape = (connection.vendor, parent_model, child_model, link, match, len(parents), omit)
+    compiled = _with_children.get(shape)
+    if compiled is None:
+        compiled = _with_children[shape] = _with_children_sql(
+            connection,
+            parent_insert,
+            child_insert,
+            link=link,
+            match=match,
+            rows=len(parents),
+            omit=omit,
+        )
+    sql, child_link = compiled
     params = [value for row in parent_rows for column, value in row if column not in omit]
     params += child_insert.params(children[0], connection, skip=(child_link,))
     with connection.cursor() as cursor:
@@ -353,6 +353,40 @@ def rows_insert_with_children(
         setattr(child, link, parent)
         _mark_saved(parent, connection.alias)
         _mark_saved(child, connection.alias)
+
+
+_with_children: dict[tuple, tuple[str, str]] = {}
+
+
+def _with_children_sql(
+    connection,
+    parent_insert: RowInsert,
+    child_insert: RowInsert,
+    *,
+    link: str,
+    match: str,
+    rows: int,
+    omit: frozenset[str],
+) -> tuple[str, str]:
+    """The statement of :func:`rows_insert_with_children` for one shape, and the child's
+    link column."""
+    qn = connection.ops.quote_name
+    parent_key = qn(parent_insert.key.column)
+    child_key = qn(child_insert.key.column)
+    child_link = child_insert.model._meta.get_field(link).column
+    match_column = qn(parent_insert.model._meta.get_field(match).column)
+    parents_sql = parent_insert.sql(connection, rows=rows, omit=omit)
+    children_sql = child_insert.select_sql(
+        connection, source="new_parent", expressions={child_link: parent_key}
+    )
+    # Identifiers come from the models' metadata; values are always parameters.
+    sql = (
+        f"WITH new_parent AS ({parents_sql} RETURNING {parent_key}, {match_column}), "  # noqa: S608
+        f"new_child AS ({children_sql} RETURNING {qn(child_link)}, {child_key}) "
+        f"SELECT p.{match_column}, p.{parent_key}, c.{child_key} "
+        f"FROM new_parent p JOIN new_child c ON c.{qn(child_link)} = p.{parent_key}"
+    )
+    return sql, child_link
 
 
 _row_inserts: dict[type, RowInsert] = {}

@@ -218,6 +218,34 @@ def test_parents_and_children_are_one_statement_matched_back_by_reference():
         assert child.booking is parent
 
 
+@pytest.mark.postgres
+def test_each_shape_of_the_statement_is_its_own_and_composed_once():
+    # The statement is kept per shape: which columns are NULL in every row is part of it.
+    first = booking("DTD-SHAPE001", distance_miles=None)
+    second = booking("DTD-SHAPE002", distance_miles=Decimal("24.60"))
+    third = booking("DTD-SHAPE003", distance_miles=None)
+    sent = []
+
+    def capture(execute, sql, params, many, context):
+        sent.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(capture):
+        for parent in (first, second, third):
+            rows_insert_with_children(
+                connection,
+                parents=[parent],
+                children=events_for([parent]),
+                link="booking",
+                match="reference",
+            )
+
+    assert sent[0] != sent[1]
+    assert sent[0] is sent[2]  # the same string, composed once
+    assert Booking.objects.get(pk=first.pk).distance_miles is None
+    assert Booking.objects.get(pk=second.pk).distance_miles == Decimal("24.60")
+
+
 def test_the_models_written_past_the_orm_have_no_save_of_their_own():
     # RowInsert does not call save(): an override would silently not run (the docstring
     # of core.fast_paths says these models have none).
