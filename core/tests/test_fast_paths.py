@@ -201,6 +201,16 @@ def events_for(bookings):
     ]
 
 
+def insert_with_event(parent: Booking) -> None:
+    rows_insert_with_children(
+        connection,
+        parents=[parent],
+        children=events_for([parent]),
+        link="booking",
+        match="reference",
+    )
+
+
 @pytest.mark.postgres
 def test_parents_and_children_are_one_statement_matched_back_by_reference():
     bookings = [booking(f"DTD-MANY000{n}") for n in range(3)]
@@ -232,13 +242,7 @@ def test_each_shape_of_the_statement_is_its_own_and_composed_once():
 
     with connection.execute_wrapper(capture):
         for parent in (first, second, third):
-            rows_insert_with_children(
-                connection,
-                parents=[parent],
-                children=events_for([parent]),
-                link="booking",
-                match="reference",
-            )
+            insert_with_event(parent)
 
     assert sent[0] != sent[1]
     assert sent[0] is sent[2]  # the same string, composed once
@@ -267,13 +271,7 @@ def test_a_new_booking_and_its_event_stay_within_the_parameters_psycopg_caches()
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(capture):
-        rows_insert_with_children(
-            connection,
-            parents=[parent],
-            children=events_for([parent]),
-            link="booking",
-            match="reference",
-        )
+        insert_with_event(parent)
 
     assert len(sent) == 1
     assert len(sent[0]) <= psycopg_queries.MAX_CACHED_STATEMENT_PARAMS
