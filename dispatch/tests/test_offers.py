@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -422,6 +423,37 @@ def test_a_dispatch_step_after_a_decline_does_not_write_the_trail_again(dispatch
     dispatch_now(offers.offer_decline, offer_id=offer.pk, driver=first)
 
     assert Offer.objects.get(booking=booking, status=OfferStatus.OPEN).driver == second
+    searched = DispatchAttempt.objects.filter(booking=booking, outcome=AttemptOutcome.SEARCHED)
+    assert searched.count() == 1
+
+
+def test_a_step_reads_the_booking_s_offers_and_its_trail_s_rounds_in_one_statement(
+    dispatch_now,
+):
+    # given a booking whose first driver declined (the next step not run yet)
+    first, second = driver_at(north_of(LEEDS, 1)), driver_at(north_of(LEEDS, 2))
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    offers.offer_decline(offer_id=offer.pk, driver=first)
+    # when the next step runs
+    with CaptureQueriesContext(connection) as queries:
+        offer = offers.booking_dispatch_next(booking_id=booking.pk)
+    # then it read the booking's offers and its trail's rounds and searched tiers in one
+    # statement (issue 41), and decided as before: the same round, the driver who said no
+    # passed over, the tier's trail not written again
+    statements = [" ".join(q["sql"].replace('"', "").split()) for q in queries.captured_queries]
+    reads = [
+        sql
+        for sql in statements
+        if sql.startswith("SELECT")
+        and (
+            "dispatch_dispatchattempt" in sql
+            or re.search(r"FROM dispatch_offer (WHERE|INNER|LEFT|ORDER)", sql)
+        )
+    ]
+    assert len(reads) == 1, reads
+    assert "dispatch_offer" in reads[0]
+    assert (offer.driver, offer.round) == (second, 1)
     searched = DispatchAttempt.objects.filter(booking=booking, outcome=AttemptOutcome.SEARCHED)
     assert searched.count() == 1
 

@@ -5,10 +5,11 @@ when a driver near it frees up; bookings that never reached dispatch are started
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.core.mail import mail_admins
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -38,17 +39,45 @@ from drivers.models import Driver
 logger = logging.getLogger("dispatch.services.offers")
 
 
-def _round_and_searched_tiers(booking: Booking) -> tuple[int, set[int]]:
-    """The current round (one more than the rounds exhausted) and the tiers whose trail
-    it already holds (a dispatch step after a decline does not write it again)."""
-    attempts = DispatchAttempt.objects.filter(
-        booking=booking, outcome__in=[AttemptOutcome.EXHAUSTED, AttemptOutcome.SEARCHED]
-    ).values_list("outcome", "round", "tier")
+# What a step needs of the booking's history, in one statement (issue 41: two ORM queries
+# cost more to build than to run): every offer it had (status, round, driver, fleet),
+# then the trail rows that say which rounds were exhausted and which tiers searched
+# (outcome, round, tier). Table and column names and the outcomes are code constants.
+_HISTORY_SQL = f"""
+SELECT 'offer', status, round, driver_id, fleet_id
+FROM {Offer._meta.db_table} WHERE booking_id = %(booking_id)s
+UNION ALL
+SELECT outcome, NULL, round, tier, NULL
+FROM {DispatchAttempt._meta.db_table}
+WHERE booking_id = %(booking_id)s
+    AND outcome IN ('{AttemptOutcome.EXHAUSTED}', '{AttemptOutcome.SEARCHED}')
+"""  # noqa: S608 (table names and constants; the booking is a parameter)
+
+
+@dataclass(frozen=True)
+class _History:
+    """The booking's earlier offers as (status, round, driver id, fleet id), the current
+    round (one more than the rounds exhausted) and the tiers whose trail that round
+    already holds (a dispatch step after a decline does not write it again)."""
+
+    offers: list[tuple[str, int, int | None, int | None]]
+    round: int
+    searched_tiers: set[int]
+
+
+def _history(booking_id: int) -> _History:
+    with connection.cursor() as cursor:
+        cursor.execute(_HISTORY_SQL, {"booking_id": booking_id})
+        rows = cursor.fetchall()
+    offers = [
+        (status, r, driver, fleet) for kind, status, r, driver, fleet in rows if kind == "offer"
+    ]
+    attempts = [(kind, r, tier) for kind, _, r, tier, _ in rows if kind != "offer"]
     round_ = 1 + sum(outcome == AttemptOutcome.EXHAUSTED for outcome, _, _ in attempts)
     searched = {
         tier for outcome, r, tier in attempts if outcome == AttemptOutcome.SEARCHED and r == round_
     }
-    return round_, searched
+    return _History(offers=offers, round=round_, searched_tiers=searched)
 
 
 def _tier_trail(
@@ -228,18 +257,16 @@ def booking_dispatch_next(
             return None
         if booking.dispatch_started_at is None and booking.dispatch_opens_at > now:
             return None  # prebooked: its window has not opened (the dispatcher waits for it)
-        # Every offer the booking had, in one query: any still open ends the step.
-        earlier = list(
-            Offer.objects.filter(booking=booking).values_list(
-                "status", "round", "driver_id", "fleet_id"
-            )
-        )
+        # Every offer the booking had and its trail's rounds, in one query: any offer
+        # still open ends the step.
+        history = _history(booking.pk)
+        earlier = history.offers
         if any(status == OfferStatus.OPEN for status, _, _, _ in earlier):
             return None
         if booking.dispatch_started_at is None:
             # Dispatched without the dispatcher (in process, the sweep): it must not claim it.
             Booking.objects.filter(pk=booking.pk).update(dispatch_started_at=now)
-        round_, searched_tiers = _round_and_searched_tiers(booking)
+        round_, searched_tiers = history.round, history.searched_tiers
         # Tried in this round, or declined in any: a driver who said no is never asked
         # again; one who let it time out is not asked again by the automatic re-dispatch
         # (``quiet``) either, only by the desk's.
