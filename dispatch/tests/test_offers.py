@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 import time_machine
@@ -28,6 +29,7 @@ from dispatch.models import (
 )
 from dispatch.services import offers
 from dispatch.services.matching import candidates, job_busy_window
+from dispatch.services.offers import trail
 from dispatch.signals import fleet_offer_made
 from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory, jobs_held
 from drivers.models import NetworkTier
@@ -413,6 +415,45 @@ def test_the_trail_of_an_offer_names_the_nearer_drivers_passed_over_not_the_furt
         (AttemptOutcome.SEARCHED, None, ""),
         (AttemptOutcome.OFFERED, chosen.pk, ""),
     ]
+
+
+def test_the_trail_s_own_insert_writes_the_rows_bulk_create_writes(dispatch_now):
+    # given trail rows with every column set (and empty), more than one batch of SQLite's
+    driver = driver_at(LEEDS)
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    fleet = PartnerFleetFactory()
+    now = timezone.now()
+
+    def rows(n):
+        return [
+            DispatchAttempt(
+                booking=booking,
+                round=2 + i % 3,
+                tier=None if i % 4 == 0 else Tier.LOCAL,
+                outcome=AttemptOutcome.SKIPPED if i % 2 else AttemptOutcome.SEARCHED,
+                reason=SkipReason.AT_CAPACITY if i % 2 else "",
+                driver=driver if i % 2 else None,
+                vehicle=offer.vehicle if i % 2 else None,
+                fleet=fleet if i % 5 == 0 else None,
+                offer=offer if i % 3 == 0 else None,
+                dead_miles=Decimal("3.4") + i if i % 2 else None,
+                detail=f"{i} skipped",
+                created_at=now + timedelta(seconds=i),
+            )
+            for i in range(n)
+        ]
+
+    DispatchAttempt.objects.filter(booking=booking).delete()
+    expected = rows(120)
+    DispatchAttempt.objects.bulk_create(expected)
+    columns = [f.attname for f in DispatchAttempt._meta.concrete_fields if not f.primary_key]
+    by_orm = list(DispatchAttempt.objects.order_by("pk").values_list(*columns))
+    DispatchAttempt.objects.all().delete()
+    # when the dispatch step's own INSERT writes the same rows
+    trail._trail_write(rows(120))
+    # then the table holds the same rows, column for column, in the same order
+    assert list(DispatchAttempt.objects.order_by("pk").values_list(*columns)) == by_orm
 
 
 def test_a_dispatch_step_after_a_decline_does_not_write_the_trail_again(dispatch_now):

@@ -31,7 +31,7 @@ from dispatch.models import (
 )
 from dispatch.services import matching
 from dispatch.services.matching import Candidate, JobRequirements, NearSearch
-from dispatch.services.offers.trail import DISPATCH_ACTOR, _enqueue, _lock_booking
+from dispatch.services.offers.trail import DISPATCH_ACTOR, _enqueue, _lock_booking, _trail_write
 from dispatch.signals import fleet_offer_made
 from drivers.models import Driver
 
@@ -217,7 +217,7 @@ def _offer_make(
         offer=offer,
         dead_miles=offer.dead_miles,
     )
-    DispatchAttempt.objects.bulk_create([*trail, offered])
+    _trail_write([*trail, offered])
     _enqueue("offer_expire", offer.pk, countdown=timeout)
     if offer.driver_id is not None:
         _enqueue("job_cards_send", offer.pk)
@@ -318,7 +318,7 @@ def _dispatch_exhausted(booking: Booking, round_: int, trail: list[DispatchAttem
         outcome=AttemptOutcome.EXHAUSTED,
         detail="Every tier exhausted.",
     )
-    DispatchAttempt.objects.bulk_create([*trail, exhausted])
+    _trail_write([*trail, exhausted])
     if booking.status != BookingStatus.NO_DRIVER:
         booking_status_change(
             booking=booking,
