@@ -29,7 +29,7 @@ from dispatch.models import (
 )
 from dispatch.services import offers
 from dispatch.services.matching import candidates, job_busy_window
-from dispatch.services.offers import trail
+from dispatch.services.offers import rounds, trail
 from dispatch.signals import fleet_offer_made
 from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory, jobs_held
 from drivers.models import NetworkTier
@@ -454,6 +454,44 @@ def test_the_trail_s_own_insert_writes_the_rows_bulk_create_writes(dispatch_now)
     trail._trail_write(rows(120))
     # then the table holds the same rows, column for column, in the same order
     assert list(DispatchAttempt.objects.order_by("pk").values_list(*columns)) == by_orm
+
+
+def test_a_driver_another_step_offered_meanwhile_is_passed_over_for_the_next(monkeypatch):
+    # given two free drivers, and another booking's step that offers the nearer one a job
+    # between this step's check of that driver and its offer (a lost race on
+    # offer_one_open_per_driver)
+    nearer, further = driver_at(north_of(LEEDS, 1)), driver_at(north_of(LEEDS, 2))
+    other, booking = BookingFactory(), BookingFactory()
+    free_if_untaken = rounds.matching.driver_lock_if_free
+
+    def taken_meanwhile(driver_id, job):
+        free = free_if_untaken(driver_id, job)
+        if driver_id == nearer.pk and not Offer.objects.filter(driver=nearer).exists():
+            now = timezone.now()
+            Offer.objects.create(
+                booking=other, tier=Tier.LOCAL, driver=nearer, expires_at=now + timedelta(60)
+            )
+        return free
+
+    monkeypatch.setattr(rounds.matching, "driver_lock_if_free", taken_meanwhile)
+    # when the step offers the job
+    offer = offers.booking_dispatch_next(booking_id=booking.pk)
+    # then the further driver gets it, the nearer keeps the other job, and the trail
+    # records the nearer one passed over (an offer of theirs now open), the search and
+    # the offer
+    assert offer.driver == further
+    assert Offer.objects.get(booking=booking).pk == offer.pk
+    assert Offer.objects.get(driver=nearer).booking == other
+    trail_rows = sorted(
+        DispatchAttempt.objects.filter(booking=booking).values_list("outcome", "driver", "reason")
+    )
+    assert trail_rows == [
+        (AttemptOutcome.OFFERED, further.pk, ""),
+        (AttemptOutcome.SEARCHED, None, ""),
+        (AttemptOutcome.SKIPPED, nearer.pk, SkipReason.OFFER_PENDING),
+    ]
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.OFFERED
 
 
 def test_a_dispatch_step_after_a_decline_does_not_write_the_trail_again(dispatch_now):
