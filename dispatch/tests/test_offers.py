@@ -532,6 +532,9 @@ def test_a_step_reads_the_booking_s_offers_and_its_trail_s_rounds_in_one_stateme
     ]
     assert len(reads) == 1, reads
     assert "dispatch_offer" in reads[0]
+    # and wrote the offer without a savepoint of its own: the one here is the step's
+    # transaction, nested in the test's
+    assert sum(sql.startswith("SAVEPOINT") for sql in statements) == 1
     assert (offer.driver, offer.round) == (second, 1)
     searched = DispatchAttempt.objects.filter(booking=booking, outcome=AttemptOutcome.SEARCHED)
     assert searched.count() == 1

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.core.mail import mail_admins
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -173,33 +173,62 @@ def _candidate_free(
         tried_drivers.add(candidate.driver.pk)  # taken by another booking meanwhile
 
 
+# The offer's columns in the model's order (the id is the database's).
+_OFFER_FIELDS = [f for f in Offer._meta.concrete_fields if not f.primary_key]
+
+
+def _offer_insert(offer: Offer) -> bool:
+    """INSERT the unsaved ``offer`` and set its id; False, writing nothing, when one of
+    Offer's unique constraints holds another row (a lost race on
+    offer_one_open_per_driver: the caller tries the next candidate). One statement where
+    a savepoint round the ORM's INSERT was three (issue 41); each field converted for the
+    database by its own field, as the ORM does; Offer has no save signals to send."""
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(f.column) for f in _OFFER_FIELDS)
+    placeholders = ", ".join(["%s"] * len(_OFFER_FIELDS))
+    values = [f.get_db_prep_save(getattr(offer, f.attname), connection) for f in _OFFER_FIELDS]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {quote(Offer._meta.db_table)} ({columns}) VALUES ({placeholders}) "  # noqa: S608
+            f"ON CONFLICT DO NOTHING RETURNING {quote(Offer._meta.pk.column)}",
+            values,
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    offer.pk = row[0]
+    return True
+
+
 def _offer_make(
     booking: Booking,
     candidate: Candidate,
     round_: int,
     now: datetime,
     trail: list[DispatchAttempt],
-) -> Offer:
+) -> Offer | None:
+    """Offer the job to ``candidate`` with the step's ``trail``; None when another step
+    offered that driver or fleet a job meanwhile (nothing written)."""
     timeout = (
         conf.fleet_offer_timeout_seconds()
         if candidate.tier == Tier.FLEET
         else conf.offer_timeout_seconds()
     )
-    with transaction.atomic():
-        # The savepoint turns a lost race on offer_one_open_per_driver into "try the next one".
-        offer = Offer.objects.create(
-            booking=booking,
-            round=round_,
-            tier=candidate.tier,
-            driver=candidate.driver,
-            vehicle=candidate.vehicle,
-            fleet=candidate.fleet,
-            subcontracted_to=candidate.subcontracted_to,
-            dead_miles=candidate.dead_miles,
-            created_at=now,
-            expires_at=now + timedelta(seconds=timeout),
-            actor=DISPATCH_ACTOR,
-        )
+    offer = Offer(
+        booking=booking,
+        round=round_,
+        tier=candidate.tier,
+        driver=candidate.driver,
+        vehicle=candidate.vehicle,
+        fleet=candidate.fleet,
+        subcontracted_to=candidate.subcontracted_to,
+        dead_miles=candidate.dead_miles,
+        created_at=now,
+        expires_at=now + timedelta(seconds=timeout),
+        actor=DISPATCH_ACTOR,
+    )
+    if not _offer_insert(offer):
+        return None
     booking_status_change(
         booking=booking,
         to_status=BookingStatus.OFFERED,
@@ -299,13 +328,14 @@ def booking_dispatch_next(
                 if candidate is None:
                     trail.extend(tier_trail)
                     break
-                try:
-                    return _offer_make(booking, candidate, round_, now, [*trail, *tier_trail])
-                except IntegrityError:
-                    if candidate.driver is not None:
-                        tried_drivers.add(candidate.driver.pk)
-                    else:
-                        tried_fleets.add(candidate.fleet.pk)
+                offer = _offer_make(booking, candidate, round_, now, [*trail, *tier_trail])
+                if offer is not None:
+                    return offer
+                # Offered a job by another step meanwhile: try the next one.
+                if candidate.driver is not None:
+                    tried_drivers.add(candidate.driver.pk)
+                else:
+                    tried_fleets.add(candidate.fleet.pk)
         if not quiet:
             _dispatch_exhausted(booking, round_, trail)
         return None
