@@ -214,15 +214,19 @@ def _offer_make(
         if candidate.tier == Tier.FLEET
         else conf.offer_timeout_seconds()
     )
+    # Who gets it, as the offer and its trail row both name them.
+    offered_to = {
+        "booking": booking,
+        "round": round_,
+        "tier": candidate.tier,
+        "driver": candidate.driver,
+        "vehicle": candidate.vehicle,
+        "fleet": candidate.fleet,
+        "dead_miles": candidate.dead_miles,
+    }
     offer = Offer(
-        booking=booking,
-        round=round_,
-        tier=candidate.tier,
-        driver=candidate.driver,
-        vehicle=candidate.vehicle,
-        fleet=candidate.fleet,
+        **offered_to,
         subcontracted_to=candidate.subcontracted_to,
-        dead_miles=candidate.dead_miles,
         created_at=now,
         expires_at=now + timedelta(seconds=timeout),
         actor=DISPATCH_ACTOR,
@@ -235,17 +239,7 @@ def _offer_make(
         actor=DISPATCH_ACTOR,
         detail={"offerId": offer.pk, "tier": candidate.tier},
     )
-    offered = DispatchAttempt(
-        booking=booking,
-        round=round_,
-        outcome=AttemptOutcome.OFFERED,
-        tier=candidate.tier,
-        driver=candidate.driver,
-        vehicle=candidate.vehicle,
-        fleet=candidate.fleet,
-        offer=offer,
-        dead_miles=offer.dead_miles,
-    )
+    offered = DispatchAttempt(**offered_to, outcome=AttemptOutcome.OFFERED, offer=offer)
     _trail_write([*trail, offered])
     _enqueue("offer_expire", offer.pk, countdown=timeout)
     if offer.driver_id is not None:
