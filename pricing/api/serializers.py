@@ -57,12 +57,25 @@ class QuoteV1RequestSerializer(InputSerializer):
     worldwide = serializers.BooleanField(default=False, help_text="True for journeys abroad.")
 
 
+QUOTE_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def quote_time(value: dt.datetime | None) -> str | None:
+    """A quote's time as :class:`QuoteTimeField` renders it: UTC to the second with a
+    ``Z``, a naive one taken as UTC, None for none."""
+    if not value:
+        return None
+    if value.tzinfo is None or value.utcoffset() is None:
+        value = value.replace(tzinfo=dt.UTC)
+    return value.astimezone(dt.UTC).strftime(QUOTE_TIME_FORMAT)
+
+
 class QuoteTimeField(serializers.DateTimeField):
     """UTC to the second with a ``Z`` (contract 1, 2.1)."""
 
     def __init__(self, **kwargs):
         super().__init__(
-            format="%Y-%m-%dT%H:%M:%SZ", default_timezone=dt.UTC, read_only=True, **kwargs
+            format=QUOTE_TIME_FORMAT, default_timezone=dt.UTC, read_only=True, **kwargs
         )
 
 
@@ -224,6 +237,36 @@ class QuoteV1ResponseSerializer(serializers.Serializer):
     dropoffPlace = ResolvedPlaceSerializer(source="dropoff_place", allow_null=True)
     bookingUrl = BookingUrlField()
     expiresAt = QuoteTimeField(source="expires_at")
+
+    def to_representation(self, quote):
+        """What the fields above give, written out: 10 us a quote against 26 us for DRF's
+        loop over them (issue 41). The fields stay the schema's source;
+        ``pricing/tests/test_quote_rendering.py`` holds this to DRF's own rendering of
+        them, byte for byte. A field added above must be added here."""
+        pk = quote.pk
+        return {
+            "quote_id": _or_none(str, pk),
+            "fareGBP": _or_none(float, quote.fare),
+            "currency": _or_none(str, quote.currency),
+            "distanceMiles": _or_none(float, quote.distance_miles),
+            "durationMinutes": _or_none(int, quote.duration_minutes),
+            "distanceSource": _or_none(str, quote.distance_source),
+            "distanceRangeMiles": distance_range_miles(quote.distance_miles, quote.distance_source),
+            "vehicleType": _or_none(str, quote.vehicle_type),
+            "passengers": _or_none(int, quote.passengers),
+            "departAt": quote_time(quote.depart_at),
+            "appliedRules": _or_none(list, quote.applied_rules),
+            "tariffSource": quote.tariff_source,
+            "pickupPlace": quote.pickup_place or None,
+            "dropoffPlace": quote.dropoff_place or None,
+            "bookingUrl": None if pk is None else f"{settings.SITE_URL}/book/?quote={pk}",
+            "expiresAt": quote_time(quote.expires_at),
+        }
+
+
+def _or_none(convert, value):
+    """A DRF field's rendering of a value: None stays None, the rest is converted."""
+    return None if value is None else convert(value)
 
 
 class QuoteEstimateRequestSerializer(InputSerializer):
