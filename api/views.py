@@ -12,6 +12,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from api.idempotency import IdempotentViewMixin
+from api.negotiation import AcceptHeaderNegotiation
 from api.problems import TITLES
 from api.signed_once import SignedOnceMixin
 
@@ -32,6 +33,8 @@ class PublicAPIView(SignedOnceMixin, IdempotentViewMixin, APIView):
     # Anonymous calls are welcome (limited per IP); the schema says so with an empty
     # security requirement beside the key schemes.
     permission_classes = [AllowAny]
+    # DRF's answers, the Accept header read without building request.headers.
+    content_negotiation_class = AcceptHeaderNegotiation
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -139,3 +141,39 @@ def test_make_demo_believes_forwarded_headers_only_from_trusted_proxies():
     }
     asyncio.run(ProxyHeadersMiddleware(app, trusted_hosts="")(scope, None, None))
     assert seen["client"] == ("127.0.0.1", 5000)
+
+
+def test_postgresql_connections_prepare_the_statements_they_repeat():
+    """Issue 41: server-side binding alone prepared nothing (Django turns psycopg's
+    preparing off unless OPTIONS sets a threshold), so PostgreSQL planned every statement
+    of every dispatch step again."""
+    url = "postgres://postgres@127.0.0.1:5432/unused"
+    name = 'DATABASES["default"]["OPTIONS"]'
+    on = setting_under("config.settings.test", name, DATABASE_URL=url)
+    off = setting_under(
+        "config.settings.test", name, DATABASE_URL=url, DATABASE_PREPARED_STATEMENTS="false"
+    )
+    unbound = setting_under(
+        "config.settings.test", name, DATABASE_URL=url, DATABASE_SERVER_SIDE_BINDING="false"
+    )
+
+    assert "'prepare_threshold': 5" in on.stdout, on.stderr
+    assert "'server_side_binding': True" in off.stdout, off.stderr
+    assert "prepare_threshold" not in off.stdout
+    assert "prepare_threshold" not in unbound.stdout, unbound.stderr
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_a_statement_run_again_on_a_connection_is_planned_once():
+    from django.db import connection
+
+    from bookings.models import Booking
+
+    for _ in range(8):
+        Booking.objects.filter(pk=0).exists()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+
+    assert any('FROM "bookings_booking"' in statement for statement in prepared)

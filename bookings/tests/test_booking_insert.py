@@ -57,6 +57,35 @@ def test_a_new_booking_is_stored_with_its_created_event(priced):
     assert event.detail == {"source": "api"}
 
 
+def test_a_new_booking_is_stored_as_save_stores_the_same_values(priced, make_account, settings):
+    # The instance (fast_paths.instance_new) and the row (fast_paths.RowInsert.row) are
+    # built past the ORM's keyword form and save(): the row stored must be save()'s.
+    settings.DISPATCH_IN_PROCESS = False  # nothing changes the row after the insert
+    account = make_account(kind="agent")
+    booking = booking_create(
+        draft=draft(account=account, agent="claude", flight_number="BA1326", notes="Two bags"),
+        priced=priced,
+    )
+    columns = {
+        field.attname: getattr(booking, field.attname)
+        for field in Booking._meta.concrete_fields
+        if not field.primary_key
+    }
+    by_save = Booking(**{**columns, "reference": "DTD-BYSAVE01"})
+    by_save.save(force_insert=True)
+
+    assert booking.account is account
+    assert row_of(booking) == row_of(by_save)
+    assert row_of(booking)["account_id"] == account.pk
+
+
+def row_of(booking: Booking) -> dict:
+    row = Booking.objects.filter(pk=booking.pk).values().get()  # every column
+    for name in ("id", "reference", "updated_at"):
+        row.pop(name)
+    return row
+
+
 @pytest.mark.postgres
 def test_on_postgresql_the_booking_and_its_event_are_one_statement(priced, settings):
     settings.DISPATCH_IN_PROCESS = False  # the dispatcher process hands it over, later

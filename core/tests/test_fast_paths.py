@@ -14,6 +14,7 @@ from unittest import mock
 import django
 import pytest
 import rest_framework
+from django.core.exceptions import ValidationError
 from django.db import connection, models
 from django.db.models.signals import pre_save
 from django.forms.models import model_to_dict
@@ -200,6 +201,16 @@ def events_for(bookings):
     ]
 
 
+def insert_with_event(parent: Booking) -> None:
+    rows_insert_with_children(
+        connection,
+        parents=[parent],
+        children=events_for([parent]),
+        link="booking",
+        match="reference",
+    )
+
+
 @pytest.mark.postgres
 def test_parents_and_children_are_one_statement_matched_back_by_reference():
     bookings = [booking(f"DTD-MANY000{n}") for n in range(3)]
@@ -215,6 +226,28 @@ def test_parents_and_children_are_one_statement_matched_back_by_reference():
         assert Booking.objects.get(pk=parent.pk).reference == parent.reference
         assert BookingEvent.objects.get(pk=child.pk).booking_id == parent.pk
         assert child.booking is parent
+
+
+@pytest.mark.postgres
+def test_each_shape_of_the_statement_is_its_own_and_composed_once():
+    # The statement is kept per shape: which columns are NULL in every row is part of it.
+    first = booking("DTD-SHAPE001", distance_miles=None)
+    second = booking("DTD-SHAPE002", distance_miles=Decimal("24.60"))
+    third = booking("DTD-SHAPE003", distance_miles=None)
+    sent = []
+
+    def capture(execute, sql, params, many, context):
+        sent.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(capture):
+        for parent in (first, second, third):
+            insert_with_event(parent)
+
+    assert sent[0] != sent[1]
+    assert sent[0] is sent[2]  # the same string, composed once
+    assert Booking.objects.get(pk=first.pk).distance_miles is None
+    assert Booking.objects.get(pk=second.pk).distance_miles == Decimal("24.60")
 
 
 def test_the_models_written_past_the_orm_have_no_save_of_their_own():
@@ -238,13 +271,7 @@ def test_a_new_booking_and_its_event_stay_within_the_parameters_psycopg_caches()
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(capture):
-        rows_insert_with_children(
-            connection,
-            parents=[parent],
-            children=events_for([parent]),
-            link="booking",
-            match="reference",
-        )
+        insert_with_event(parent)
 
     assert len(sent) == 1
     assert len(sent[0]) <= psycopg_queries.MAX_CACHED_STATEMENT_PARAMS
@@ -413,6 +440,23 @@ def a_quote(**overrides) -> Quote:
             lambda: a_quote(pickup=12345, asap=1, pickup_lat=53, redeemed_at=None),
             id="other types",
         ),
+        pytest.param(
+            lambda: booking(
+                "DTD-ROW00003",
+                account_id=7,
+                sequence=2,
+                passengers=3,
+                duration_minutes=40,
+                final_fare=Decimal("50.00"),
+                final_fare_lines=[{"code": "waiting", "amountGBP": 1.5}],
+                pickup_place={"label": "Leeds"},
+            ),
+            id="booking with ints, decimals, json and a key",
+        ),
+        pytest.param(
+            lambda: booking("DTD-ROW00004", passengers=True, fare=48.2, pickup_place="{}"),
+            id="booking with other types",
+        ),
     ],
 )
 def test_row_sends_what_each_fields_own_conversion_sends(obj):
@@ -424,6 +468,7 @@ def test_row_sends_what_each_fields_own_conversion_sends(obj):
         )
 
 
+@pytest.mark.postgres  # the values PostgreSQL's backend is given
 def test_a_naive_datetime_still_takes_the_fields_conversion():
     naive = timezone.make_naive(timezone.now())
     insert = RowInsert(Quote)
@@ -432,6 +477,7 @@ def test_a_naive_datetime_still_takes_the_fields_conversion():
     assert row["depart_at"] == timezone.make_aware(naive)
 
 
+@pytest.mark.postgres  # the values PostgreSQL's backend is given
 @pytest.mark.parametrize(
     ("field", "value"),
     [
@@ -442,21 +488,175 @@ def test_a_naive_datetime_still_takes_the_fields_conversion():
         (models.BooleanField(), True),
         (models.FloatField(), 1.5),
         (models.UUIDField(), fast_paths.uuid.uuid4()),
+        (models.BigAutoField(primary_key=True), 7),
         (models.DateTimeField(), timezone.now()),
     ],
 )
 def test_each_field_class_passed_as_is_returns_its_value_unchanged(field, value):
-    # The assumption behind fast_paths._PASSED_AS_IS, for this Django and PostgreSQL.
-    assert fast_paths._passed_as_is(field) is type(value)
+    # The assumption behind fast_paths._PASSED_AS_IS (and _aware), for this Django and
+    # PostgreSQL.
+    types, adapt = fast_paths._conversion(field)
+    assert type(value) in types
+    sent = value if adapt is None else adapt(field, connection.ops, value)
+    assert sent is value
     assert field.get_db_prep_save(value, connection) is value
 
 
-def test_an_auto_now_field_or_a_subclass_is_not_passed_as_is():
+@pytest.mark.postgres  # the values PostgreSQL's backend is given
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        (models.IntegerField(), 3),
+        (models.SmallIntegerField(), 3),
+        (models.BigIntegerField(), 3),
+        (models.PositiveIntegerField(), 3),
+        (models.PositiveSmallIntegerField(), 3),
+        (models.PositiveBigIntegerField(), 3),
+        (models.DecimalField(max_digits=8, decimal_places=2), Decimal("48.20")),
+        (models.DecimalField(max_digits=8, decimal_places=2), Decimal("-0.5E+1")),
+        (models.JSONField(), {"kind": "council", "amounts": [1.5, "2"]}),
+        (models.JSONField(), [{"code": "flag_fall"}]),
+    ],
+)
+def test_each_field_class_adapted_sends_what_its_own_conversion_sends(field, value):
+    # The assumption behind fast_paths._ADAPTED: the field's chain is the adapter.
+    types, adapt = fast_paths._conversion(field)
+    assert type(value) in types
+    ours, its = adapt(field, connection.ops, value), field.get_db_prep_save(value, connection)
+    assert type(ours) is type(its)
+    assert getattr(ours, "obj", ours) == getattr(its, "obj", its)
+    assert str(getattr(ours, "obj", ours)) == str(getattr(its, "obj", its))  # the exponent
+    if hasattr(its, "dumps"):  # Jsonb: the same encoder's dumps
+        assert ours.dumps(value) == its.dumps(value)
+
+
+def test_a_decimal_save_refuses_is_still_refused():
+    insert = RowInsert(Booking)
+    for number in ("NaN", "Infinity"):
+        with pytest.raises(ValidationError):
+            insert.row(booking("DTD-NAN00001", fare=Decimal(number)), connection)
+
+
+def test_a_foreign_key_sends_its_targets_value():
+    insert = RowInsert(Booking)
+    row = dict(insert.row(booking("DTD-FK000001", account_id=7, driver_id=None), connection))
+    assert row["account_id"] == 7
+    assert type(row["account_id"]) is int
+    assert row["driver_id"] is None
+
+
+def test_an_auto_now_field_or_a_subclass_takes_the_fields_own_conversion():
     class Upper(models.CharField):
         def get_prep_value(self, value):
             return value.upper()
 
-    assert fast_paths._passed_as_is(models.DateTimeField(auto_now=True)) is None
-    assert fast_paths._passed_as_is(models.DateTimeField(auto_now_add=True)) is None
-    assert fast_paths._passed_as_is(Upper(max_length=5)) is None
-    assert fast_paths._passed_as_is(models.DecimalField()) is None
+    class Label(models.ForeignKey):
+        pass
+
+    assert fast_paths._conversion(Upper(max_length=5)) == (None, None)
+    assert fast_paths._conversion(models.DurationField()) == (None, None)
+    assert not fast_paths._reads_attribute(models.DateTimeField(auto_now=True))
+    assert not fast_paths._reads_attribute(models.DateTimeField(auto_now_add=True))
+    assert fast_paths._reads_attribute(models.DateTimeField())
+    assert fast_paths._reads_attribute(models.CharField(max_length=5))
+    booking_field = BookingEvent._meta.get_field("booking")
+    assert fast_paths._conversion(booking_field)[0] == (int,)
+    assert fast_paths._conversion(Label(Booking, on_delete=models.CASCADE)) == (None, None)
+
+
+@pytest.mark.postgres  # the values PostgreSQL's backend is given
+def test_an_auto_now_field_is_set_on_the_instance_and_sent():
+    # DateTimeField(auto_now=True).pre_save stamps the instance, as save() does.
+    instance = booking("DTD-AUTO0001")
+    row = dict(RowInsert(Booking).row(instance, connection))
+    assert row["updated_at"] is instance.updated_at
+    assert instance.updated_at.utcoffset() is not None
+
+
+# --- instance_new (issue 41) ------------------------------------------------------------
+
+
+def instance_state(instance) -> dict:
+    values = {k: v for k, v in vars(instance).items() if k != "_state"}
+    state = instance._state
+    return {**values, "adding": state.adding, "db": state.db, "cache": state.fields_cache}
+
+
+def booking_columns(**overrides) -> dict:
+    quote = a_quote()
+    quote.save()
+    return {
+        "reference": "DTD-NEW00001",
+        "source": "api",
+        "quote": quote,
+        "account_id": None,
+        "passenger_name": "Jo Bloggs",
+        "pickup": "Leeds station",
+        "dropoff": "York",
+        "pickup_time": PICKUP_TIME,
+        "created_at": CREATED_AT,
+        "dispatch_opens_at": CREATED_AT,
+        "fare": Decimal("48.20"),
+        "applied_rules": [{"rule": "flag_fall"}],
+        **overrides,
+    }
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        pytest.param({}, id="a related object and a key by attname"),
+        pytest.param({"quote": None, "passenger": None}, id="related objects given as None"),
+    ],
+)
+def test_instance_new_is_the_instance_the_keyword_form_builds(overrides):
+    columns = booking_columns(**overrides)
+    ours, its = fast_paths.instance_new(Booking, columns), Booking(**columns)
+
+    assert type(ours) is Booking
+    assert instance_state(ours) == instance_state(its)
+    assert ours.quote is columns["quote"]  # cached: no query to read it
+
+
+def test_instance_new_of_an_event_keeps_its_booking():
+    parent = booking("DTD-NEW00002")
+    event = fast_paths.instance_new(
+        BookingEvent, {"booking": parent, "sequence": 1, "type": "booking.created"}
+    )
+    assert event.booking is parent
+    assert event.detail == {}  # the default, a new dict
+    assert event.detail is not fast_paths.instance_new(BookingEvent, {"booking": parent}).detail
+
+
+def test_instance_new_refuses_what_the_keyword_form_refuses():
+    columns = {"reference": "X", "nonsense": 1}
+    with pytest.raises(TypeError) as ours:
+        fast_paths.instance_new(Booking, columns)
+    with pytest.raises(TypeError) as its:
+        Booking(**columns)
+    assert str(ours.value) == str(its.value)
+
+
+def test_a_relation_given_by_name_and_attname_is_the_keyword_forms_instance():
+    columns = {"account": None, "account_id": 7, "created_at": CREATED_AT}
+    columns["dispatch_opens_at"] = CREATED_AT  # the other default that reads the clock
+    ours, its = fast_paths.instance_new(Booking, columns), Booking(**columns)
+    assert instance_state(ours) == instance_state(its)
+    assert ours.account_id == 7
+
+
+def test_a_pre_init_receiver_still_sees_the_keywords():
+    from django.db.models.signals import pre_init
+
+    seen = []
+
+    def receiver(sender, args, kwargs, **_):
+        seen.append((args, dict(kwargs)))
+
+    pre_init.connect(receiver, sender=BookingEvent)
+    try:
+        fast_paths.instance_new(BookingEvent, {"sequence": 1, "type": "booking.created"})
+    finally:
+        pre_init.disconnect(receiver, sender=BookingEvent)
+
+    assert seen == [((), {"sequence": 1, "type": "booking.created"})]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from django.db import IntegrityError, InterfaceError, OperationalError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
@@ -305,7 +306,10 @@ def _log_create(
     offer: Offer, channel: str, *, status: str, body: str | None = None
 ) -> NotificationLog | None:
     try:
-        with transaction.atomic():
+        # In a worker's task (autocommit) the INSERT commits alone, and a duplicate fails
+        # alone: BEGIN and COMMIT around it were two statements per card (issue 41). In a
+        # caller's transaction, a savepoint keeps that transaction usable after a duplicate.
+        with transaction.atomic() if connection.in_atomic_block else nullcontext():
             return NotificationLog.objects.create(
                 offer=offer,
                 booking=offer.booking,

@@ -13,6 +13,7 @@ import pytest
 import time_machine
 from django.core import signing
 from django.db import OperationalError, connection
+from django.test.utils import CaptureQueriesContext
 
 from billing.models import SmsUsage
 from bookings.tests.factories import BookingFactory
@@ -239,3 +240,39 @@ def test_a_card_the_sweep_wrote_is_sent_even_when_the_database_goes_before_it_en
     # and the next sweep writes and sends the other one
     assert tasks.job_cards_send_overdue() == 1
     assert NotificationLog.objects.filter(offer=offer, status="sent").count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_writes_each_card_in_one_statement_and_a_duplicate_leaves_it_as_it_was(
+    twilio, offer_cards_unsent
+):
+    # given an offer whose card task runs in a worker (autocommit, no transaction)
+    offer = offer_cards_unsent
+    with CaptureQueriesContext(connection) as queries:
+        job_cards.job_cards_send(offer_id=offer.pk)
+    # then each card's row is one INSERT that commits alone: no BEGIN or savepoint round it
+    # (issue 41: two statements fewer per card), and both cards went out once
+    statements = [q["sql"] for q in queries.captured_queries]
+    inserts = [
+        n
+        for n, sql in enumerate(statements)
+        if sql.startswith('INSERT INTO "dispatch_notificationlog"')
+    ]
+    assert len(inserts) == 2
+    for n in inserts:
+        assert not statements[n - 1].startswith(("BEGIN", "SAVEPOINT")), statements[n - 1]
+        assert not statements[n + 1].startswith(("COMMIT", "RELEASE")), statements[n + 1]
+    logs = {log.channel: log for log in NotificationLog.objects.filter(offer=offer)}
+    assert {c: (log.status, log.attempts) for c, log in logs.items()} == {
+        "sms": ("sent", 1),
+        "whatsapp": ("sent", 1),
+    }
+    # when the task runs again (a redelivered message): the INSERTs fail on the unique
+    # (offer, channel) outside any transaction, and nothing is sent or changed
+    job_cards.job_cards_send(offer_id=offer.pk)
+    assert len(twilio.requests) == 2
+    assert not connection.in_atomic_block
+    again = {log.channel: log for log in NotificationLog.objects.filter(offer=offer)}
+    assert {c: (log.pk, log.status, log.attempts) for c, log in again.items()} == {
+        c: (log.pk, log.status, log.attempts) for c, log in logs.items()
+    }

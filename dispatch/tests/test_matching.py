@@ -341,8 +341,8 @@ def test_national_tier_without_a_dropoff_has_no_candidates():
 
 def near_driver_ids(sql: str) -> list[int]:
     """The driver ids a matcher statement was sent: its VALUES rows (SQLite), or the first
-    array it unnests (PostgreSQL)."""
-    arrays = re.findall(r"unnest\('\{([\d,]*)\}'", sql)
+    array it unnests, in its scalar subquery (PostgreSQL)."""
+    arrays = re.findall(r"unnest\(\(SELECT '\{([\d,]*)\}'", sql)
     if arrays:
         return [int(driver_id) for driver_id in arrays[0].split(",") if driver_id]
     number = r"-?[\d.]+(?:e[+-]?\d+)?"  # SQLite writes floats with an exponent

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 import time_machine
@@ -27,6 +29,7 @@ from dispatch.models import (
 )
 from dispatch.services import offers
 from dispatch.services.matching import candidates, job_busy_window
+from dispatch.services.offers import rounds, trail
 from dispatch.signals import fleet_offer_made
 from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory, jobs_held
 from drivers.models import NetworkTier
@@ -414,6 +417,83 @@ def test_the_trail_of_an_offer_names_the_nearer_drivers_passed_over_not_the_furt
     ]
 
 
+def test_the_trail_s_own_insert_writes_the_rows_bulk_create_writes(dispatch_now):
+    # given trail rows with every column set (and empty), more than one batch of SQLite's
+    driver = driver_at(LEEDS)
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    fleet = PartnerFleetFactory()
+    now = timezone.now()
+
+    def rows(n):
+        return [
+            DispatchAttempt(
+                booking=booking,
+                round=2 + i % 3,
+                tier=None if i % 4 == 0 else Tier.LOCAL,
+                outcome=AttemptOutcome.SKIPPED if i % 2 else AttemptOutcome.SEARCHED,
+                reason=SkipReason.AT_CAPACITY if i % 2 else "",
+                driver=driver if i % 2 else None,
+                vehicle=offer.vehicle if i % 2 else None,
+                fleet=fleet if i % 5 == 0 else None,
+                offer=offer if i % 3 == 0 else None,
+                dead_miles=Decimal("3.4") + i if i % 2 else None,
+                detail=f"{i} skipped",
+                created_at=now + timedelta(seconds=i),
+            )
+            for i in range(n)
+        ]
+
+    DispatchAttempt.objects.filter(booking=booking).delete()
+    expected = rows(120)
+    DispatchAttempt.objects.bulk_create(expected)
+    columns = [f.attname for f in DispatchAttempt._meta.concrete_fields if not f.primary_key]
+    by_orm = list(DispatchAttempt.objects.order_by("pk").values_list(*columns))
+    DispatchAttempt.objects.all().delete()
+    # when the dispatch step's own INSERT writes the same rows
+    trail._trail_write(rows(120))
+    # then the table holds the same rows, column for column, in the same order
+    assert list(DispatchAttempt.objects.order_by("pk").values_list(*columns)) == by_orm
+
+
+def test_a_driver_another_step_offered_meanwhile_is_passed_over_for_the_next(monkeypatch):
+    # given two free drivers, and another booking's step that offers the nearer one a job
+    # between this step's check of that driver and its offer (a lost race on
+    # offer_one_open_per_driver)
+    nearer, further = driver_at(north_of(LEEDS, 1)), driver_at(north_of(LEEDS, 2))
+    other, booking = BookingFactory(), BookingFactory()
+    free_if_untaken = rounds.matching.driver_lock_if_free
+
+    def taken_meanwhile(driver_id, job):
+        free = free_if_untaken(driver_id, job)
+        if driver_id == nearer.pk and not Offer.objects.filter(driver=nearer).exists():
+            now = timezone.now()
+            Offer.objects.create(
+                booking=other, tier=Tier.LOCAL, driver=nearer, expires_at=now + timedelta(60)
+            )
+        return free
+
+    monkeypatch.setattr(rounds.matching, "driver_lock_if_free", taken_meanwhile)
+    # when the step offers the job
+    offer = offers.booking_dispatch_next(booking_id=booking.pk)
+    # then the further driver gets it, the nearer keeps the other job, and the trail
+    # records the nearer one passed over (an offer of theirs now open), the search and
+    # the offer
+    assert offer.driver == further
+    assert Offer.objects.get(booking=booking).pk == offer.pk
+    assert Offer.objects.get(driver=nearer).booking == other
+    trail_rows = sorted(
+        DispatchAttempt.objects.filter(booking=booking).values_list("outcome", "driver", "reason")
+    )
+    assert trail_rows == [
+        (AttemptOutcome.OFFERED, further.pk, ""),
+        (AttemptOutcome.SEARCHED, None, ""),
+        (AttemptOutcome.SKIPPED, nearer.pk, SkipReason.OFFER_PENDING),
+    ]
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.OFFERED
+
+
 def test_a_dispatch_step_after_a_decline_does_not_write_the_trail_again(dispatch_now):
     first, second = driver_at(north_of(LEEDS, 1)), driver_at(north_of(LEEDS, 2))
     booking = BookingFactory()
@@ -422,6 +502,40 @@ def test_a_dispatch_step_after_a_decline_does_not_write_the_trail_again(dispatch
     dispatch_now(offers.offer_decline, offer_id=offer.pk, driver=first)
 
     assert Offer.objects.get(booking=booking, status=OfferStatus.OPEN).driver == second
+    searched = DispatchAttempt.objects.filter(booking=booking, outcome=AttemptOutcome.SEARCHED)
+    assert searched.count() == 1
+
+
+def test_a_step_reads_the_booking_s_offers_and_its_trail_s_rounds_in_one_statement(
+    dispatch_now,
+):
+    # given a booking whose first driver declined (the next step not run yet)
+    first, second = driver_at(north_of(LEEDS, 1)), driver_at(north_of(LEEDS, 2))
+    booking = BookingFactory()
+    offer = dispatch_now(offers.booking_dispatch_next, booking_id=booking.pk)
+    offers.offer_decline(offer_id=offer.pk, driver=first)
+    # when the next step runs
+    with CaptureQueriesContext(connection) as queries:
+        offer = offers.booking_dispatch_next(booking_id=booking.pk)
+    # then it read the booking's offers and its trail's rounds and searched tiers in one
+    # statement (issue 41), and decided as before: the same round, the driver who said no
+    # passed over, the tier's trail not written again
+    statements = [" ".join(q["sql"].replace('"', "").split()) for q in queries.captured_queries]
+    reads = [
+        sql
+        for sql in statements
+        if sql.startswith("SELECT")
+        and (
+            "dispatch_dispatchattempt" in sql
+            or re.search(r"FROM dispatch_offer (WHERE|INNER|LEFT|ORDER)", sql)
+        )
+    ]
+    assert len(reads) == 1, reads
+    assert "dispatch_offer" in reads[0]
+    # and wrote the offer without a savepoint of its own: the one here is the step's
+    # transaction, nested in the test's
+    assert sum(sql.startswith("SAVEPOINT") for sql in statements) == 1
+    assert (offer.driver, offer.round) == (second, 1)
     searched = DispatchAttempt.objects.filter(booking=booking, outcome=AttemptOutcome.SEARCHED)
     assert searched.count() == 1
 

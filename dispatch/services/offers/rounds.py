@@ -5,10 +5,11 @@ when a driver near it frees up; bookings that never reached dispatch are started
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.core.mail import mail_admins
-from django.db import IntegrityError, transaction
+from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -30,7 +31,7 @@ from dispatch.models import (
 )
 from dispatch.services import matching
 from dispatch.services.matching import Candidate, JobRequirements, NearSearch
-from dispatch.services.offers.trail import DISPATCH_ACTOR, _enqueue, _lock_booking
+from dispatch.services.offers.trail import DISPATCH_ACTOR, _enqueue, _lock_booking, _trail_write
 from dispatch.signals import fleet_offer_made
 from drivers.models import Driver
 
@@ -38,17 +39,45 @@ from drivers.models import Driver
 logger = logging.getLogger("dispatch.services.offers")
 
 
-def _round_and_searched_tiers(booking: Booking) -> tuple[int, set[int]]:
-    """The current round (one more than the rounds exhausted) and the tiers whose trail
-    it already holds (a dispatch step after a decline does not write it again)."""
-    attempts = DispatchAttempt.objects.filter(
-        booking=booking, outcome__in=[AttemptOutcome.EXHAUSTED, AttemptOutcome.SEARCHED]
-    ).values_list("outcome", "round", "tier")
+# What a step needs of the booking's history, in one statement (issue 41: two ORM queries
+# cost more to build than to run): every offer it had (status, round, driver, fleet),
+# then the trail rows that say which rounds were exhausted and which tiers searched
+# (outcome, round, tier). Table and column names and the outcomes are code constants.
+_HISTORY_SQL = f"""
+SELECT 'offer', status, round, driver_id, fleet_id
+FROM {Offer._meta.db_table} WHERE booking_id = %(booking_id)s
+UNION ALL
+SELECT outcome, NULL, round, tier, NULL
+FROM {DispatchAttempt._meta.db_table}
+WHERE booking_id = %(booking_id)s
+    AND outcome IN ('{AttemptOutcome.EXHAUSTED}', '{AttemptOutcome.SEARCHED}')
+"""  # noqa: S608 (table names and constants; the booking is a parameter)
+
+
+@dataclass(frozen=True)
+class _History:
+    """The booking's earlier offers as (status, round, driver id, fleet id), the current
+    round (one more than the rounds exhausted) and the tiers whose trail that round
+    already holds (a dispatch step after a decline does not write it again)."""
+
+    offers: list[tuple[str, int, int | None, int | None]]
+    round: int
+    searched_tiers: set[int]
+
+
+def _history(booking_id: int) -> _History:
+    with connection.cursor() as cursor:
+        cursor.execute(_HISTORY_SQL, {"booking_id": booking_id})
+        rows = cursor.fetchall()
+    offers = [
+        (status, r, driver, fleet) for kind, status, r, driver, fleet in rows if kind == "offer"
+    ]
+    attempts = [(kind, r, tier) for kind, _, r, tier, _ in rows if kind != "offer"]
     round_ = 1 + sum(outcome == AttemptOutcome.EXHAUSTED for outcome, _, _ in attempts)
     searched = {
         tier for outcome, r, tier in attempts if outcome == AttemptOutcome.SEARCHED and r == round_
     }
-    return round_, searched
+    return _History(offers=offers, round=round_, searched_tiers=searched)
 
 
 def _tier_trail(
@@ -144,51 +173,74 @@ def _candidate_free(
         tried_drivers.add(candidate.driver.pk)  # taken by another booking meanwhile
 
 
+# The offer's columns in the model's order (the id is the database's).
+_OFFER_FIELDS = [f for f in Offer._meta.concrete_fields if not f.primary_key]
+
+
+def _offer_insert(offer: Offer) -> bool:
+    """INSERT the unsaved ``offer`` and set its id; False, writing nothing, when one of
+    Offer's unique constraints holds another row (a lost race on
+    offer_one_open_per_driver: the caller tries the next candidate). One statement where
+    a savepoint round the ORM's INSERT was three (issue 41); each field converted for the
+    database by its own field, as the ORM does; Offer has no save signals to send."""
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(f.column) for f in _OFFER_FIELDS)
+    placeholders = ", ".join(["%s"] * len(_OFFER_FIELDS))
+    values = [f.get_db_prep_save(getattr(offer, f.attname), connection) for f in _OFFER_FIELDS]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {quote(Offer._meta.db_table)} ({columns}) VALUES ({placeholders}) "  # noqa: S608
+            f"ON CONFLICT DO NOTHING RETURNING {quote(Offer._meta.pk.column)}",
+            values,
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    offer.pk = row[0]
+    return True
+
+
 def _offer_make(
     booking: Booking,
     candidate: Candidate,
     round_: int,
     now: datetime,
     trail: list[DispatchAttempt],
-) -> Offer:
+) -> Offer | None:
+    """Offer the job to ``candidate`` with the step's ``trail``; None when another step
+    offered that driver or fleet a job meanwhile (nothing written)."""
     timeout = (
         conf.fleet_offer_timeout_seconds()
         if candidate.tier == Tier.FLEET
         else conf.offer_timeout_seconds()
     )
-    with transaction.atomic():
-        # The savepoint turns a lost race on offer_one_open_per_driver into "try the next one".
-        offer = Offer.objects.create(
-            booking=booking,
-            round=round_,
-            tier=candidate.tier,
-            driver=candidate.driver,
-            vehicle=candidate.vehicle,
-            fleet=candidate.fleet,
-            subcontracted_to=candidate.subcontracted_to,
-            dead_miles=candidate.dead_miles,
-            created_at=now,
-            expires_at=now + timedelta(seconds=timeout),
-            actor=DISPATCH_ACTOR,
-        )
+    # Who gets it, as the offer and its trail row both name them.
+    offered_to = {
+        "booking": booking,
+        "round": round_,
+        "tier": candidate.tier,
+        "driver": candidate.driver,
+        "vehicle": candidate.vehicle,
+        "fleet": candidate.fleet,
+        "dead_miles": candidate.dead_miles,
+    }
+    offer = Offer(
+        **offered_to,
+        subcontracted_to=candidate.subcontracted_to,
+        created_at=now,
+        expires_at=now + timedelta(seconds=timeout),
+        actor=DISPATCH_ACTOR,
+    )
+    if not _offer_insert(offer):
+        return None
     booking_status_change(
         booking=booking,
         to_status=BookingStatus.OFFERED,
         actor=DISPATCH_ACTOR,
         detail={"offerId": offer.pk, "tier": candidate.tier},
     )
-    offered = DispatchAttempt(
-        booking=booking,
-        round=round_,
-        outcome=AttemptOutcome.OFFERED,
-        tier=candidate.tier,
-        driver=candidate.driver,
-        vehicle=candidate.vehicle,
-        fleet=candidate.fleet,
-        offer=offer,
-        dead_miles=offer.dead_miles,
-    )
-    DispatchAttempt.objects.bulk_create([*trail, offered])
+    offered = DispatchAttempt(**offered_to, outcome=AttemptOutcome.OFFERED, offer=offer)
+    _trail_write([*trail, offered])
     _enqueue("offer_expire", offer.pk, countdown=timeout)
     if offer.driver_id is not None:
         _enqueue("job_cards_send", offer.pk)
@@ -228,18 +280,16 @@ def booking_dispatch_next(
             return None
         if booking.dispatch_started_at is None and booking.dispatch_opens_at > now:
             return None  # prebooked: its window has not opened (the dispatcher waits for it)
-        # Every offer the booking had, in one query: any still open ends the step.
-        earlier = list(
-            Offer.objects.filter(booking=booking).values_list(
-                "status", "round", "driver_id", "fleet_id"
-            )
-        )
+        # Every offer the booking had and its trail's rounds, in one query: any offer
+        # still open ends the step.
+        history = _history(booking.pk)
+        earlier = history.offers
         if any(status == OfferStatus.OPEN for status, _, _, _ in earlier):
             return None
         if booking.dispatch_started_at is None:
             # Dispatched without the dispatcher (in process, the sweep): it must not claim it.
             Booking.objects.filter(pk=booking.pk).update(dispatch_started_at=now)
-        round_, searched_tiers = _round_and_searched_tiers(booking)
+        round_, searched_tiers = history.round, history.searched_tiers
         # Tried in this round, or declined in any: a driver who said no is never asked
         # again; one who let it time out is not asked again by the automatic re-dispatch
         # (``quiet``) either, only by the desk's.
@@ -272,13 +322,14 @@ def booking_dispatch_next(
                 if candidate is None:
                     trail.extend(tier_trail)
                     break
-                try:
-                    return _offer_make(booking, candidate, round_, now, [*trail, *tier_trail])
-                except IntegrityError:
-                    if candidate.driver is not None:
-                        tried_drivers.add(candidate.driver.pk)
-                    else:
-                        tried_fleets.add(candidate.fleet.pk)
+                offer = _offer_make(booking, candidate, round_, now, [*trail, *tier_trail])
+                if offer is not None:
+                    return offer
+                # Offered a job by another step meanwhile: try the next one.
+                if candidate.driver is not None:
+                    tried_drivers.add(candidate.driver.pk)
+                else:
+                    tried_fleets.add(candidate.fleet.pk)
         if not quiet:
             _dispatch_exhausted(booking, round_, trail)
         return None
@@ -291,7 +342,7 @@ def _dispatch_exhausted(booking: Booking, round_: int, trail: list[DispatchAttem
         outcome=AttemptOutcome.EXHAUSTED,
         detail="Every tier exhausted.",
     )
-    DispatchAttempt.objects.bulk_create([*trail, exhausted])
+    _trail_write([*trail, exhausted])
     if booking.status != BookingStatus.NO_DRIVER:
         booking_status_change(
             booking=booking,
