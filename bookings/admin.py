@@ -190,6 +190,8 @@ class BookingAdmin(BackOfficeAdmin):
         # only through the actions and services that apply its rules, never typed over.
         *JOURNEY_FIELDS,
     )
+    # tariffSource is shown whole (read-only above); its two stored columns are not fields.
+    exclude = ("tariff_source_own", "tariff_snapshot")
     inlines = [BookingEventInline, PaymentRecordInline]
 
     def get_search_results(self, request, queryset, search_term):

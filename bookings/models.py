@@ -12,6 +12,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from pricing.models import FrozenTariffSource
+
 
 class BookingStatus(models.TextChoices):
     CONFIRMED = "confirmed"
@@ -66,7 +68,7 @@ class Passenger(models.Model):
         return self.email
 
 
-class Booking(models.Model):
+class Booking(FrozenTariffSource, models.Model):
     reference = models.CharField(max_length=20, unique=True)
     status = models.CharField(
         max_length=16, choices=BookingStatus.choices, default=BookingStatus.CONFIRMED
@@ -138,7 +140,18 @@ class Booking(models.Model):
     duration_minutes = models.PositiveIntegerField(null=True, blank=True)
     distance_source = models.CharField(max_length=8, default="estimate", blank=True)
     applied_rules = models.JSONField(default=list, blank=True)
-    tariff_source = models.JSONField(default=dict, blank=True)
+    # tariffSource (the ``tariff_source`` property, pricing.models.FrozenTariffSource):
+    # this part over the snapshot, or the whole object when there is none.
+    tariff_source_own = models.JSONField(default=dict, blank=True, db_column="tariff_source")
+    # No index: inserting bookings is the hot path, and a snapshot is never deleted.
+    tariff_snapshot = models.ForeignKey(
+        "pricing.TariffSourceSnapshot",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_index=False,
+    )
     # The fare as settled when the passenger boards: the booked fare plus any waiting beyond
     # the free minutes, itemised like applied_rules ({"code", "label", "amountGBP"}).
     # Null until then (dispatch.services.waiting).

@@ -34,7 +34,10 @@ from pricing.models import (
     TariffExtra,
     TariffKind,
     TariffLifecycle,
+    TariffSourceSnapshot,
+    snapshot_content_remember,
 )
+from pricing.tariff_snapshots import source_digest
 from pricing.tariff_windows import windows_compile
 
 
@@ -70,8 +73,20 @@ def _d(value) -> Decimal | None:
     return None if value is None else Decimal(value)
 
 
-def tariff_compile(tariff: Tariff) -> CompiledTariff:
-    """ORM tariff (with bands and extras prefetched or fetched) -> plain structure."""
+def _stored_digests(digests) -> set[str]:
+    return set(TariffSourceSnapshot.objects.filter(pk__in=digests).values_list("pk", flat=True))
+
+
+def tariff_compile(tariff: Tariff, *, stored: set[str] | None = None) -> CompiledTariff:
+    """ORM tariff (with bands and extras prefetched or fetched) -> plain structure.
+
+    ``stored``: the snapshot keys known to exist (else one query looks this one up)."""
+    source = tariff_source(tariff)
+    digest = source_digest(source)
+    if digest in (_stored_digests([digest]) if stored is None else stored):
+        snapshot_content_remember(digest, source)
+    else:
+        digest = None
     time_bands, tail_bands = [], []
     for band in tariff.bands.all():
         compiled = CompiledBand(
@@ -118,7 +133,8 @@ def tariff_compile(tariff: Tariff) -> CompiledTariff:
         time_bands=tuple(sorted(time_bands, key=lambda b: b.position)),
         tail_bands=tuple(sorted(tail_bands, key=lambda b: b.after_distance)),
         extras=extras,
-        source=tariff_source(tariff),
+        source=source,
+        source_digest=digest,
         areas_gss=tuple(tariff.areas_gss or ()),
         account_id=tariff.account_id,
         effective_from=tariff.effective_from,
@@ -172,11 +188,13 @@ def tariff_catalogue_get() -> Catalogue:
     with _lock:
         tariffs = Tariff.objects.filter(is_active=True).prefetch_related("bands", "extras")
         catalogue = Catalogue(fingerprint=fingerprint)
+        pending = [t for t in tariffs if (t.pk, t.updated_at.isoformat()) not in _compiled]
+        stored = _stored_digests([source_digest(tariff_source(t)) for t in pending])
         for tariff in tariffs:
             key = (tariff.pk, tariff.updated_at.isoformat())
             compiled = _compiled.get(key)
             if compiled is None:
-                compiled = _compiled[key] = tariff_compile(tariff)
+                compiled = _compiled[key] = tariff_compile(tariff, stored=stored)
             if tariff.lifecycle != TariffLifecycle.CURRENT:
                 continue
             if tariff.account_id is not None:
@@ -232,8 +250,25 @@ def _tariff_forget(tariff_id: int) -> None:
         _checked_at = 0.0
 
 
-@receiver([post_save, post_delete], sender=Tariff)
+def tariff_snapshot_store(tariff: Tariff) -> str:
+    """Store the tariff's tariffSource part as a snapshot, if not yet stored; its key."""
+    content = tariff_source(tariff)
+    digest = source_digest(content)
+    TariffSourceSnapshot.objects.bulk_create(
+        [TariffSourceSnapshot(digest=digest, content=content)], ignore_conflicts=True
+    )
+    return digest
+
+
+@receiver(post_save, sender=Tariff)
 def _tariff_saved(sender, instance, **kwargs) -> None:
+    # In the save's transaction: the snapshot exists exactly when the tariff row does.
+    tariff_snapshot_store(instance)
+    _tariff_forget(instance.pk)
+
+
+@receiver(post_delete, sender=Tariff)
+def _tariff_deleted(sender, instance, **kwargs) -> None:
     _tariff_forget(instance.pk)
 
 

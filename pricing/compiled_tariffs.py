@@ -111,6 +111,9 @@ class CompiledTariff:
     # Whose public holidays its bands and charges follow (pricing.holidays): the nation of
     # its districts; the network's own rates follow the pickup's (FareOptions.nation).
     nation: str = ENGLAND
+    # The key of its stored TariffSourceSnapshot (pricing.tariff_snapshots), or None when
+    # no such row exists: quotes then store ``source`` whole.
+    source_digest: str | None = None
 
     def in_force_on(self, day: dt.date) -> bool:
         """Whether the table prices a journey picked up on ``day`` (Europe/London): from

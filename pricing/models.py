@@ -5,9 +5,14 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
-from django.db import models
+from django.db import connections, models
 from django.utils import timezone
 
+from pricing.tariff_snapshots import (
+    jsonb_ordered,
+    source_in_order,
+    tariff_source_merge,
+)
 from pricing.vehicles import VehicleType
 
 
@@ -255,7 +260,81 @@ class TariffExtra(models.Model):
         return self.name
 
 
-class Quote(models.Model):
+class TariffSourceSnapshot(models.Model):
+    """What a tariff contributes to tariffSource (:func:`pricing.catalogue.tariff_source`),
+    stored once by the SHA-256 of its canonical JSON (:mod:`pricing.tariff_snapshots`).
+
+    Immutable: written when the tariff is saved (INSERT ... ON CONFLICT DO NOTHING),
+    never changed nor deleted; quotes and bookings priced on it point here.
+    """
+
+    digest = models.CharField(max_length=64, primary_key=True)
+    content = models.JSONField()
+
+    def __str__(self) -> str:
+        return self.digest
+
+
+# Snapshot content by digest, per process (rows never change), in SOURCE_KEYS order.
+_snapshot_contents: dict[str, dict] = {}
+
+
+def snapshot_content_remember(digest: str, content: dict) -> None:
+    """Keep ``content`` (a compiled tariff's source, as priced) for ``digest``."""
+    _snapshot_contents[digest] = content
+
+
+def snapshot_content(digest: str) -> dict:
+    """The content of snapshot ``digest``: read once per process."""
+    content = _snapshot_contents.get(digest)
+    if content is None:
+        row = TariffSourceSnapshot.objects.get(pk=digest)
+        content = _snapshot_contents[digest] = source_in_order(row.content)
+    return content
+
+
+class FrozenTariffSource:
+    """``tariff_source`` of a model that stores it as ``tariff_source_own`` over an
+    optional ``tariff_snapshot`` (a quote, a booking): the whole object as priced.
+
+    A row with no snapshot (all rows before snapshots, and every partner fare) holds the
+    whole object in ``tariff_source_own``. Assigning ``tariff_source`` stores a whole
+    copy. A row read from PostgreSQL shows its keys in jsonb order, as a whole copy would.
+    """
+
+    _tariff_source_jsonb = False
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        instance = super().from_db(db, field_names, values)
+        instance._tariff_source_jsonb = connections[db].vendor == "postgresql"
+        return instance
+
+    def refresh_from_db(self, using=None, fields=None, from_queryset=None):
+        super().refresh_from_db(using=using, fields=fields, from_queryset=from_queryset)
+        self._tariff_source_jsonb = connections[self._state.db].vendor == "postgresql"
+
+    @property
+    def tariff_source(self) -> dict:
+        own = self.tariff_source_own
+        if self.tariff_snapshot_id is None:
+            return own
+        merged = tariff_source_merge(snapshot_content(self.tariff_snapshot_id), own)
+        return jsonb_ordered(merged) if self._tariff_source_jsonb else merged
+
+    @tariff_source.setter
+    def tariff_source(self, value: dict) -> None:
+        self.tariff_source_own = value
+        self.tariff_snapshot_id = None
+
+    def tariff_source_copy(self, other: FrozenTariffSource) -> None:
+        """Hold ``other``'s tariffSource as it shows it (a booking redeeming a quote)."""
+        self.tariff_source_own = other.tariff_source_own
+        self.tariff_snapshot_id = other.tariff_snapshot_id
+        self._tariff_source_jsonb = other._tariff_source_jsonb
+
+
+class Quote(FrozenTariffSource, models.Model):
     """A priced journey; the fare and its breakdown are frozen at issue (contract 2.4).
 
     Redeemed once: bookings.Booking.quote is a OneToOneField to this model.
@@ -291,7 +370,18 @@ class Quote(models.Model):
     fare = models.DecimalField(max_digits=10, decimal_places=2)
     currency = models.CharField(max_length=3, default="GBP")
     applied_rules = models.JSONField(default=list)
-    tariff_source = models.JSONField(default=dict)
+    # tariffSource (the ``tariff_source`` property): this part over the snapshot, or the
+    # whole object when there is none (FrozenTariffSource).
+    tariff_source_own = models.JSONField(default=dict, db_column="tariff_source")
+    # No index: inserting quotes is the hot path, and a snapshot is never deleted.
+    tariff_snapshot = models.ForeignKey(
+        TariffSourceSnapshot,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_index=False,
+    )
     distance_miles = models.DecimalField(max_digits=8, decimal_places=1)
     duration_minutes = models.PositiveIntegerField()
     # Contract 2.1: "road" when a routing backend measured the journey, else "estimate".

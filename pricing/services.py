@@ -53,6 +53,19 @@ class PricedJourney:
     band: str = ""
     uncertain: list[str] = field(default_factory=list)
     distance_source: str = DistanceSource.ESTIMATE  # contract 2.1: "road" or "estimate"
+    # The stored snapshot of the tariff's part of ``tariff_source`` and what the journey
+    # adds to it (pricing.tariff_snapshots); none: the row stores ``tariff_source`` whole.
+    tariff_snapshot: str | None = None
+    tariff_source_own: dict | None = None
+
+    def tariff_source_columns(self) -> dict:
+        """The tariffSource columns of a quote or booking priced on this journey."""
+        if self.tariff_snapshot is None:
+            return {"tariff_source_own": self.tariff_source, "tariff_snapshot_id": None}
+        return {
+            "tariff_source_own": self.tariff_source_own,
+            "tariff_snapshot_id": self.tariff_snapshot,
+        }
 
 
 def _rename(errors: dict[str, list[str]], field_names: Mapping[str, str] | None) -> dict:
@@ -211,6 +224,7 @@ def quote_price(
             ),
         }
         band, uncertain = "", []
+        snapshot, own = None, None
     else:
         tariff = tariff_select(
             pickup=origin, distance_m=route.distance_m, depart_at=depart_at, account=account
@@ -246,16 +260,16 @@ def quote_price(
         note = _network_note(tariff, authority)
         if note is not None:
             uncertain.append(note)
-        source = {
-            **tariff.source,
-            "uncertain": uncertain,
-            "band": result.band,
-            "licensingAuthority": authority,
-        }
+        # What the journey adds to the tariff's part (pricing.tariff_snapshots).
+        own = {"uncertain": uncertain, "band": result.band, "licensingAuthority": authority}
+        source = {**tariff.source, **own}
         estimate = source.get("estimate")
         if estimate and result.band in estimate.get("errorPctByBand", ()):
             # The measured error of the band that priced it (night differs more than day).
-            source["estimate"] = {**estimate, "errorPct": estimate["errorPctByBand"][result.band]}
+            error = {"errorPct": estimate["errorPctByBand"][result.band]}
+            source["estimate"] = {**estimate, **error}
+            own["estimate"] = error
+        snapshot = tariff.source_digest
         line = estimate_rule(source)
         if line is not None:
             rules.append(line)
@@ -277,6 +291,8 @@ def quote_price(
         band=band,
         uncertain=uncertain,
         distance_source=route.source,
+        tariff_snapshot=snapshot,
+        tariff_source_own=own,
     )
 
 
@@ -335,7 +351,7 @@ def quote_create(
         fare=priced.fare,
         currency=priced.currency,
         applied_rules=priced.applied_rules,
-        tariff_source=priced.tariff_source,
+        **priced.tariff_source_columns(),
         distance_miles=priced.distance_miles,
         duration_minutes=priced.duration_minutes,
         distance_source=priced.distance_source,

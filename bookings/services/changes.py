@@ -120,6 +120,9 @@ def booking_unassigned_record(
     return True
 
 
+_SHOWN_AS = {"tariff_source_own": "tariff_source", "tariff_snapshot_id": "tariff_source"}
+
+
 def booking_amend(
     *, booking: Booking, actor: str, changes: dict[str, Any], detail: dict | None = None
 ) -> Booking:
@@ -129,7 +132,9 @@ def booking_amend(
     Guarantees: the UPDATE itself checks the status, so an amendment racing a cancellation
     (or completion) never lands on the finished booking, whatever the caller last read.
     """
-    changed_fields = sorted(changes)  # what the caller changed; the window follows from it
+    # What the caller changed (the window follows from it), as the booking shows it: its
+    # tariffSource is stored in two columns (pricing.models.FrozenTariffSource).
+    changed_fields = sorted({_SHOWN_AS.get(name, name) for name in changes})
     if "pickup_time" in changes or "duration_minutes" in changes:
         changes = {
             **changes,

@@ -86,11 +86,14 @@ def test_booking_admin_searches_the_addresses_as_typed(staff_client, booking_fac
 
 
 def test_a_bookings_journey_time_and_fare_are_read_only(staff_client, booking_factory):
-    booking = booking_factory()
+    booking = booking_factory(tariff_source={"kind": "council", "reference": "leeds-2024"})
     page = staff_client.get(f"/admin/bookings/booking/{booking.pk}/change/")
     fields = page.context["adminform"].form.base_fields
     for name in ("pickup", "dropoff", "pickup_lat", "pickup_time", "fare", "passengers"):
         assert name not in fields, name
+    for name in ("tariff_source", "tariff_source_own", "tariff_snapshot"):  # issue 41
+        assert name not in fields, name
+    assert "leeds-2024" in page.content.decode()
     data = {f: v for f, v in page.context["adminform"].form.initial.items() if v is not None}
     staff_client.post(
         f"/admin/bookings/booking/{booking.pk}/change/",

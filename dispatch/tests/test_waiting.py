@@ -415,7 +415,7 @@ def test_a_no_show_with_half_a_position_is_refused_naming_both_fields(job, lat, 
 
 def test_without_a_tariff_waiting_rate_nothing_is_charged_for_waiting(job):
     client, booking = job
-    Booking.objects.filter(pk=booking.pk).update(tariff_source={})
+    Booking.objects.filter(pk=booking.pk).update(tariff_source_own={})
     status(client, booking, PICKUP, "arrived", **AT_PICKUP)
     status(client, booking, PICKUP + minutes(30), "on_board")
     booking.refresh_from_db()

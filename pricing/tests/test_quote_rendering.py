@@ -4,6 +4,7 @@ declared fields gives, for quotes of every kind: a council's table, an estimate,
 network's rate, abroad, meet and greet, a road distance, and old rows without places."""
 
 import datetime as dt
+import json
 from decimal import Decimal
 
 import pytest
@@ -12,7 +13,8 @@ from rest_framework.renderers import JSONRenderer
 
 from api.output import render
 from pricing.api.serializers import QuoteV1ResponseSerializer
-from pricing.services import quote_create
+from pricing.models import Quote
+from pricing.services import quote_create, quote_price
 from pricing.tests.factories import QuoteFactory
 
 DEPART = dt.datetime(2030, 6, 5, 21, 30, tzinfo=dt.UTC)
@@ -102,3 +104,42 @@ def test_old_and_odd_rows_render_as_drf_renders_them():
         id=None, applied_rules=None, tariff_source=None, pickup_place=None, currency=None
     )
     assert_rendered_as_drf_does(unsaved)
+
+
+def shown(quote) -> bytes:
+    return JSONRenderer().render(render(QuoteV1ResponseSerializer, quote))
+
+
+@pytest.mark.django_db
+def test_a_quote_over_a_snapshot_shows_the_bytes_of_a_whole_copy(estimated_tariffs):
+    """Issue 41: a quote stores its tariffSource as a part over the tariff's snapshot;
+    fresh and read back, it renders byte for byte as the same quote holding the whole
+    object did (key order included: jsonb's once read back from PostgreSQL)."""
+    asked = [
+        {"pickup": "Leeds station", "dropoff": "York", "depart_at": DEPART},  # calibrated
+        {"pickup": "Leeds station", "dropoff": "York", "depart_at": DEPART.replace(hour=9)},
+        {"pickup": "Manchester Piccadilly", "dropoff": "Manchester Airport", "depart_at": None},
+        {"pickup": "Paris", "dropoff": "CDG", "depart_at": None, "worldwide": True},
+    ]
+    kinds = set()
+    for journey in asked:
+        priced = quote_price(passengers=2, vehicle_type=None, **journey)
+        quote = quote_create(passengers=2, vehicle_type=None, **journey)
+        assert quote.tariff_snapshot_id is not None
+        assert len(quote.tariff_source_own) < len(priced.tariff_source)
+        kinds.add((quote.tariff_source["kind"], quote.tariff_source["basis"]))
+        whole = Quote.objects.get(pk=quote.pk)
+        whole.pk, whole.tariff_source = None, priced.tariff_source  # as stored before
+        whole.save(force_insert=True)
+        assert whole.tariff_snapshot_id is None
+        assert json.dumps(quote.tariff_source) == json.dumps(priced.tariff_source)
+        for read_back in (Quote.objects.get(pk=quote.pk), Quote.objects.get(pk=whole.pk)):
+            assert_rendered_as_drf_does(read_back)
+        mine, before = Quote.objects.get(pk=quote.pk), Quote.objects.get(pk=whole.pk)
+        assert json.dumps(mine.tariff_source) == json.dumps(before.tariff_source)
+        assert shown(mine).replace(str(mine.pk).encode(), b"") == shown(before).replace(
+            str(before.pk).encode(), b""
+        )
+        quote.refresh_from_db()
+        assert json.dumps(quote.tariff_source) == json.dumps(before.tariff_source)
+    assert {("council", "calibrated"), ("worldwide", "network")} <= kinds, kinds
