@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from core.testing.migrations import migrate, migrate_to_latest
 
 BEFORE = [
     ("billing", "0002_immutable_records_and_counters"),
@@ -19,13 +19,6 @@ AFTER = [
     ("partners", "0005_account_trial_end_moved_to_subscription"),
     ("drivers", "0003_driver_trial_end_moved_to_subscription"),
 ]
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 @pytest.mark.django_db(transaction=True)
@@ -69,5 +62,4 @@ def test_trial_ends_move_into_the_subscription():
             days=90
         )
     finally:
-        executor = MigrationExecutor(connection)
-        executor.migrate(executor.loader.graph.leaf_nodes())
+        migrate_to_latest()

@@ -6,20 +6,13 @@ from datetime import date
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from core.encryption import secret_decrypt
+from core.testing.migrations import migrate, migrate_to_latest
 
 BEFORE = [("drivers", "0003_driver_trial_end_moved_to_subscription")]
 AFTER = [("drivers", "0004_driver_maps_api_key_encrypted")]
 KEY = "plain-text-key-0123456789"
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 @pytest.mark.django_db(transaction=True)
@@ -54,5 +47,4 @@ def test_plain_text_keys_are_encrypted_and_the_plain_column_is_gone():
         ]
         assert "maps_api_key" not in columns
     finally:
-        executor = MigrationExecutor(connection)
-        executor.migrate(executor.loader.graph.leaf_nodes())
+        migrate_to_latest()

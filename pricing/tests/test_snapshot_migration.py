@@ -7,9 +7,8 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
+from core.testing.migrations import migrate, migrate_to_latest
 from pricing.catalogue import tariff_source
 from pricing.models import Tariff
 from pricing.tariff_snapshots import source_digest
@@ -17,13 +16,6 @@ from pricing.tariff_snapshots import source_digest
 BEFORE = [("pricing", "0014_band_distances_exact")]
 AFTER = [("pricing", "0015_tariff_source_snapshot")]
 WHOLE = {"kind": "council", "name": "Leeds City Council", "reference": "leeds-2024"}
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 @pytest.mark.django_db(transaction=True)
@@ -67,5 +59,4 @@ def test_existing_tariffs_get_their_snapshot_and_old_quotes_keep_their_copy():
         stored = new.get_model("pricing", "Quote").objects.get(pk=quote.pk)
         assert (stored.tariff_source_own, stored.tariff_snapshot_id) == (WHOLE, None)
     finally:
-        executor = MigrationExecutor(connection)
-        executor.migrate(executor.loader.graph.leaf_nodes())
+        migrate_to_latest()
