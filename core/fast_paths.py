@@ -34,7 +34,7 @@ import uuid
 from collections.abc import Mapping
 from decimal import Decimal
 
-from django.db import connections, models, router
+from django.db import IntegrityError, connections, models, router, transaction
 from django.db.models import signals
 
 _DATABASE_ASSIGNED_KEYS = (models.AutoField, models.BigAutoField, models.SmallAutoField)
@@ -290,6 +290,51 @@ class RowInsert:
                 )
         _mark_saved(obj, using)
         return obj
+
+    def insert_unless_conflict(self, obj: models.Model, *, using: str | None = None) -> bool:
+        """INSERT ``obj`` unless one of the table's unique constraints holds another row:
+        True with its key set and marked saved, or False with nothing written (``ON
+        CONFLICT DO NOTHING``, one statement where a savepoint round ``save()`` was three;
+        the statement needs ``INSERT ... RETURNING``: PostgreSQL, SQLite 3.35 or later).
+        A model with save signals is saved in a savepoint instead."""
+        using = using or router.db_for_write(self.model, instance=obj)
+        if self.has_signal_receivers():
+            try:
+                with transaction.atomic(using=using):
+                    obj.save(force_insert=True, using=using)
+            except IntegrityError:
+                return False
+            return True
+        connection = connections[using]
+        key = connection.ops.quote_name(self.key.column)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"{self.sql(connection)} ON CONFLICT DO NOTHING RETURNING {key}",
+                self.params(obj, connection),
+            )
+            written = cursor.fetchone()
+        if written is None:
+            return False
+        obj.pk = written[0]
+        _mark_saved(obj, using)
+        return True
+
+    def rows_write(self, objs: list[models.Model], *, using: str | None = None) -> None:
+        """INSERT unsaved ``objs`` as ``bulk_create`` does (each field's own conversion, no
+        signals, one statement per batch the database takes), without building the ORM's
+        statement and without reading their keys back: for rows nobody reads again in the
+        same step, such as a dispatch trail's (issue 41)."""
+        if not objs:
+            return
+        connection = connections[using or router.db_for_write(self.model)]
+        batch = max(1, connection.ops.bulk_batch_size(self.fields, objs))
+        with connection.cursor() as cursor:
+            for start in range(0, len(objs), batch):
+                rows = objs[start : start + batch]
+                cursor.execute(
+                    self.sql(connection, rows=len(rows)),
+                    [value for obj in rows for value in self.params(obj, connection)],
+                )
 
 
 def _mark_saved(obj: models.Model, using: str) -> None:

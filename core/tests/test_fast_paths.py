@@ -7,6 +7,7 @@ and measure again with ``bench/http_bench.py --baseline-tree``.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import timedelta
 from decimal import Decimal
 from unittest import mock
@@ -75,6 +76,21 @@ def stored(instance) -> dict:
     return values
 
 
+@contextlib.contextmanager
+def booking_saves_seen():
+    """The references of the bookings a pre_save receiver sees while the block runs."""
+    seen = []
+
+    def receiver(sender, instance, **kwargs):
+        seen.append(instance.reference)
+
+    pre_save.connect(receiver, sender=Booking)
+    try:
+        yield seen
+    finally:
+        pre_save.disconnect(receiver, sender=Booking)
+
+
 def test_the_insert_writes_every_column_but_the_database_assigned_key():
     for model in (Booking, BookingEvent, Quote):
         columns = {field.column for field in RowInsert(model).fields}
@@ -109,6 +125,30 @@ def test_an_inserted_instance_saved_again_is_an_update_of_its_row():
     assert Booking.objects.count() == 1
     row = Booking.objects.get(pk=inserted.pk)
     assert (row.notes, row.passenger_name) == ("Door code 1234", "Jo B.")
+
+
+def test_an_insert_unless_conflict_writes_once_and_refuses_a_taken_unique_value():
+    first, second = booking("DTD-ONCE0001"), booking("DTD-ONCE0001")
+
+    assert RowInsert(Booking).insert_unless_conflict(first) is True
+    # the second holds the same reference: nothing is written, and no error is raised
+    assert RowInsert(Booking).insert_unless_conflict(second) is False
+
+    assert Booking.objects.count() == 1
+    assert stored(first) == stored(Booking.objects.get())
+    assert second.pk is None
+    assert second._state.adding
+    first.notes = "Door code 1234"
+    first.save()  # marked as saved: an UPDATE of its row
+    assert Booking.objects.get().notes == "Door code 1234"
+
+
+def test_an_insert_unless_conflict_with_a_receiver_saves_and_refuses_the_same_way():
+    with booking_saves_seen() as seen:
+        assert RowInsert(Booking).insert_unless_conflict(booking("DTD-SIGN0001")) is True
+        assert RowInsert(Booking).insert_unless_conflict(booking("DTD-SIGN0001")) is False
+    assert seen == ["DTD-SIGN0001", "DTD-SIGN0001"]
+    assert Booking.objects.count() == 1
 
 
 def test_a_model_with_its_own_key_keeps_it():
@@ -170,16 +210,8 @@ def test_an_inserted_quote_saved_again_is_an_update_not_a_duplicate_key():
 
 
 def test_a_pre_save_receiver_still_sees_the_save():
-    seen = []
-
-    def receiver(sender, instance, **kwargs):
-        seen.append(instance.reference)
-
-    pre_save.connect(receiver, sender=Booking)
-    try:
+    with booking_saves_seen() as seen:
         RowInsert(Booking).insert(booking("DTD-SIGNAL01"))
-    finally:
-        pre_save.disconnect(receiver, sender=Booking)
 
     assert seen == ["DTD-SIGNAL01"]
     assert Booking.objects.filter(reference="DTD-SIGNAL01").exists()

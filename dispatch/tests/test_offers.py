@@ -17,6 +17,7 @@ from bookings.models import BookingEvent, BookingStatus
 from bookings.services import booking_cancel
 from bookings.tests.factories import BookingFactory
 from core.errors import DomainError
+from core.fast_paths import row_insert
 from core.testing.places import LEEDS, LONDON, north_of
 from dispatch.models import (
     AttemptOutcome,
@@ -29,7 +30,7 @@ from dispatch.models import (
 )
 from dispatch.services import offers
 from dispatch.services.matching import candidates, job_busy_window
-from dispatch.services.offers import rounds, trail
+from dispatch.services.offers import rounds
 from dispatch.signals import fleet_offer_made
 from dispatch.tests.factories import OperatorLicenceFactory, PartnerFleetFactory, jobs_held
 from drivers.models import NetworkTier
@@ -417,7 +418,7 @@ def test_the_trail_of_an_offer_names_the_nearer_drivers_passed_over_not_the_furt
     ]
 
 
-def test_the_trail_s_own_insert_writes_the_rows_bulk_create_writes(dispatch_now):
+def test_the_trail_s_rows_write_writes_the_rows_bulk_create_writes(dispatch_now):
     # given trail rows with every column set (and empty), more than one batch of SQLite's
     driver = driver_at(LEEDS)
     booking = BookingFactory()
@@ -451,7 +452,7 @@ def test_the_trail_s_own_insert_writes_the_rows_bulk_create_writes(dispatch_now)
     by_orm = list(DispatchAttempt.objects.order_by("pk").values_list(*columns))
     DispatchAttempt.objects.all().delete()
     # when the dispatch step's own INSERT writes the same rows
-    trail._trail_write(rows(120))
+    row_insert(DispatchAttempt).rows_write(rows(120))
     # then the table holds the same rows, column for column, in the same order
     assert list(DispatchAttempt.objects.order_by("pk").values_list(*columns)) == by_orm
 

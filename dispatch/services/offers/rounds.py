@@ -18,6 +18,7 @@ from bookings.policies import dispatch_window_closes_at
 from bookings.services import booking_status_change
 from bookings.transitions import DISPATCHABLE
 from core.errors import DomainError
+from core.fast_paths import row_insert
 from core.geo import bounding_box
 from core.localtime import local_time_format
 from dispatch import conf
@@ -31,7 +32,7 @@ from dispatch.models import (
 )
 from dispatch.services import matching
 from dispatch.services.matching import Candidate, JobRequirements, NearSearch
-from dispatch.services.offers.trail import DISPATCH_ACTOR, _enqueue, _lock_booking, _trail_write
+from dispatch.services.offers.trail import DISPATCH_ACTOR, _enqueue, _lock_booking
 from dispatch.signals import fleet_offer_made
 from drivers.models import Driver
 
@@ -173,33 +174,6 @@ def _candidate_free(
         tried_drivers.add(candidate.driver.pk)  # taken by another booking meanwhile
 
 
-# The offer's columns in the model's order (the id is the database's).
-_OFFER_FIELDS = [f for f in Offer._meta.concrete_fields if not f.primary_key]
-
-
-def _offer_insert(offer: Offer) -> bool:
-    """INSERT the unsaved ``offer`` and set its id; False, writing nothing, when one of
-    Offer's unique constraints holds another row (a lost race on
-    offer_one_open_per_driver: the caller tries the next candidate). One statement where
-    a savepoint round the ORM's INSERT was three (issue 41); each field converted for the
-    database by its own field, as the ORM does; Offer has no save signals to send."""
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(f.column) for f in _OFFER_FIELDS)
-    placeholders = ", ".join(["%s"] * len(_OFFER_FIELDS))
-    values = [f.get_db_prep_save(getattr(offer, f.attname), connection) for f in _OFFER_FIELDS]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {quote(Offer._meta.db_table)} ({columns}) VALUES ({placeholders}) "  # noqa: S608
-            f"ON CONFLICT DO NOTHING RETURNING {quote(Offer._meta.pk.column)}",
-            values,
-        )
-        row = cursor.fetchone()
-    if row is None:
-        return False
-    offer.pk = row[0]
-    return True
-
-
 def _offer_make(
     booking: Booking,
     candidate: Candidate,
@@ -231,7 +205,8 @@ def _offer_make(
         expires_at=now + timedelta(seconds=timeout),
         actor=DISPATCH_ACTOR,
     )
-    if not _offer_insert(offer):
+    # One statement; a lost race on offer_one_open_per_driver writes nothing (issue 41).
+    if not row_insert(Offer).insert_unless_conflict(offer):
         return None
     booking_status_change(
         booking=booking,
@@ -240,7 +215,7 @@ def _offer_make(
         detail={"offerId": offer.pk, "tier": candidate.tier},
     )
     offered = DispatchAttempt(**offered_to, outcome=AttemptOutcome.OFFERED, offer=offer)
-    _trail_write([*trail, offered])
+    row_insert(DispatchAttempt).rows_write([*trail, offered])
     _enqueue("offer_expire", offer.pk, countdown=timeout)
     if offer.driver_id is not None:
         _enqueue("job_cards_send", offer.pk)
@@ -342,7 +317,7 @@ def _dispatch_exhausted(booking: Booking, round_: int, trail: list[DispatchAttem
         outcome=AttemptOutcome.EXHAUSTED,
         detail="Every tier exhausted.",
     )
-    _trail_write([*trail, exhausted])
+    row_insert(DispatchAttempt).rows_write([*trail, exhausted])
     if booking.status != BookingStatus.NO_DRIVER:
         booking_status_change(
             booking=booking,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db import connection
 from django.db.models import F
 
 from bookings.locks import booking_lock
@@ -43,34 +42,6 @@ def _current_round(booking: Booking) -> int:
 
 def _attempt(booking: Booking, round_: int, outcome: str, **fields) -> DispatchAttempt:
     return DispatchAttempt.objects.create(booking=booking, round=round_, outcome=outcome, **fields)
-
-
-# The trail's columns in the model's order (the id is the database's).
-_TRAIL_FIELDS = [f for f in DispatchAttempt._meta.concrete_fields if not f.primary_key]
-
-
-def _trail_write(attempts: list[DispatchAttempt]) -> None:
-    """Write unsaved trail rows as ``bulk_create`` does (each field's own conversion for
-    the database, no signals, one INSERT per batch the database takes), without building
-    the ORM's statement: that cost a dispatch step more than running it (issue 41). The
-    rows' ids are not read back: nothing uses them."""
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(f.column) for f in _TRAIL_FIELDS)
-    row = "(" + ", ".join(["%s"] * len(_TRAIL_FIELDS)) + ")"
-    batch = max(1, connection.ops.bulk_batch_size(_TRAIL_FIELDS, attempts))
-    with connection.cursor() as cursor:
-        for start in range(0, len(attempts), batch):
-            rows = attempts[start : start + batch]
-            values = [
-                f.get_db_prep_save(getattr(attempt, f.attname), connection)
-                for attempt in rows
-                for f in _TRAIL_FIELDS
-            ]
-            cursor.execute(
-                f"INSERT INTO {quote(DispatchAttempt._meta.db_table)} ({columns}) "  # noqa: S608
-                f"VALUES {', '.join([row] * len(rows))}",
-                values,
-            )
 
 
 def _enqueue(task_name: str, *args, countdown: int | None = None) -> None:
