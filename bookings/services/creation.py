@@ -110,8 +110,7 @@ def _quote_fields(quote) -> dict[str, Any]:
         "duration_minutes": quote.duration_minutes,
         "distance_source": quote.distance_source,
         "applied_rules": quote.applied_rules,
-        "tariff_source_own": quote.tariff_source_own,
-        "tariff_snapshot_id": quote.tariff_snapshot_id,
+        # tariffSource: copied by _booking_build (Booking.tariff_source_copy)
     }
 
 
