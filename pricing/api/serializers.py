@@ -79,6 +79,11 @@ class QuoteTimeField(serializers.DateTimeField):
         )
 
 
+def quote_booking_url(quote_id) -> str:
+    """The prefilled website booking page for the quote (seed 2.3)."""
+    return f"{settings.SITE_URL}/book/?quote={quote_id}"
+
+
 @extend_schema_field(OpenApiTypes.URI)
 class BookingUrlField(serializers.Field):
     """The prefilled website booking page for the quote (seed 2.3)."""
@@ -87,7 +92,7 @@ class BookingUrlField(serializers.Field):
         super().__init__(source="pk", read_only=True, **kwargs)
 
     def to_representation(self, quote_id):
-        return f"{settings.SITE_URL}/book/?quote={quote_id}"
+        return quote_booking_url(quote_id)
 
 
 class FrozenJSONSerializer(serializers.Serializer):
@@ -259,7 +264,7 @@ class QuoteV1ResponseSerializer(serializers.Serializer):
             "tariffSource": quote.tariff_source,
             "pickupPlace": quote.pickup_place or None,
             "dropoffPlace": quote.dropoff_place or None,
-            "bookingUrl": None if pk is None else f"{settings.SITE_URL}/book/?quote={pk}",
+            "bookingUrl": None if pk is None else quote_booking_url(pk),
             "expiresAt": quote_time(quote.expires_at),
         }
 
